@@ -1,0 +1,92 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "OrderTrack",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "OrderModel", targets: ["OrderModel"]),
+        .library(name: "OrderZip", targets: ["OrderZip"]),
+        .library(name: "OrderSigning", targets: ["OrderSigning"]),
+        .library(name: "OrderPackage", targets: ["OrderPackage"]),
+        .library(name: "OrderStore", targets: ["OrderStore"]),
+        .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
+        .executable(name: "ordertrack", targets: ["ordertrack"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // CMS signing is SPI in swift-certificates: pinned exactly because SPI may change between releases.
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+    ],
+    targets: [
+        // order.json: typed model, JSON value tree, schema and validator. No dependencies.
+        .target(name: "OrderModel"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // Minimal zip writer/reader for .order packages, with safety checks on read.
+        .target(name: "OrderZip", dependencies: ["CZlib"]),
+        // Signing identities (PEM, encrypted PKCS#8, PKCS#12), CMS detached signatures, development identities.
+        .target(
+            name: "OrderSigning",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Builds and verifies signed .order packages.
+        .target(
+            name: "OrderPackage",
+            dependencies: [
+                "OrderModel", "OrderZip", "OrderSigning",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Persistence: one store interface, one SQL vocabulary.
+        .target(
+            name: "OrderStore",
+            dependencies: [
+                "OrderModel",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HTTP: the Wallet Orders web service and the merchant API.
+        .target(
+            name: "OrderTrackServer",
+            dependencies: [
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "ordertrack",
+            dependencies: [
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "OrderTrackServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "OrderModelTests", dependencies: ["OrderModel"]),
+        .testTarget(name: "OrderZipTests", dependencies: ["OrderZip"]),
+        .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
+        .testTarget(name: "OrderPackageTests", dependencies: ["OrderPackage", "OrderModel", "OrderSigning", "OrderZip"]),
+        .testTarget(
+            name: "OrderTrackServerTests",
+            dependencies: [
+                "OrderTrackServer", "OrderStore", "OrderPackage",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
