@@ -1,0 +1,66 @@
+/// Schema-driven transformations of order.json trees.
+public enum OrderNormalizer {
+    /// Writes every money amount as a JSON number with its currency's minor units (`"12.5"` USD → `12.50`).
+    /// Amounts that are not valid decimals are left alone for the validator to report.
+    public static func normalize(_ value: JSONValue, node: SchemaNode) -> JSONValue {
+        switch node {
+        case .object(let schema):
+            guard var members = value.objectValue else { return value }
+            for (key, member) in members {
+                guard let property = schema.property(named: key) else { continue }
+                members[key] = normalize(member, node: property.node)
+            }
+            if schema.name == OrderSchema.currencyAmount.name, let currency = members["currency"]?.stringValue,
+                let text = members["amount"].flatMap(Amount.literal(of:)), let normalized = Amount.normalized(text, currency: currency)
+            {
+                members["amount"] = .number(normalized)
+            }
+            return .object(members)
+        case .array(let element, _):
+            guard let elements = value.arrayValue else { return value }
+            return .array(elements.map { normalize($0, node: element) })
+        case .tagged(let discriminator, let variants):
+            guard let variant = value[discriminator]?.stringValue.flatMap({ variants[$0] }) else { return value }
+            return normalize(value, node: .object(variant))
+        default:
+            return value
+        }
+    }
+
+    /// `updated` plus every key of `original` that the schema does not know, at every depth. Array elements are
+    /// matched by their identifier key where the schema names one (fulfillments, returns), else by position.
+    public static func preservingUnknownKeys(from original: JSONValue, in updated: JSONValue, node: SchemaNode) -> JSONValue {
+        switch node {
+        case .object(let schema):
+            guard let old = original.objectValue, var new = updated.objectValue else { return updated }
+            for (key, value) in old {
+                if let property = schema.property(named: key) {
+                    if let newValue = new[key] {
+                        new[key] = preservingUnknownKeys(from: value, in: newValue, node: property.node)
+                    }
+                } else if new[key] == nil {
+                    new[key] = value
+                }
+            }
+            return .object(new)
+        case .array(let element, let identifierKey):
+            guard let old = original.arrayValue, let new = updated.arrayValue else { return updated }
+            return .array(new.enumerated().map { position, item in
+                let match: JSONValue?
+                if let identifierKey, let identifier = item[identifierKey] {
+                    match = old.first { $0[identifierKey] == identifier }
+                } else {
+                    match = position < old.count ? old[position] : nil
+                }
+                return match.map { preservingUnknownKeys(from: $0, in: item, node: element) } ?? item
+            })
+        case .tagged(let discriminator, let variants):
+            guard let variant = updated[discriminator]?.stringValue.flatMap({ variants[$0] }),
+                original[discriminator] == updated[discriminator]
+            else { return updated }
+            return preservingUnknownKeys(from: original, in: updated, node: .object(variant))
+        default:
+            return updated
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The files of an order package other than `manifest.json` and `signature`, keyed by path relative to the package root.
+public struct PackageContents: Sendable {
+    public var files: [String: [UInt8]]
+
+    public init(files: [String: [UInt8]]) {
+        self.files = files
+    }
+}
+
+/// Knobs for rules that depend on where the order is used.
+public struct ValidationOptions: Sendable {
+    /// Accept `http://` web service URLs with a warning (local development servers); Wallet itself requires HTTPS.
+    public var allowInsecureWebServiceURL: Bool
+
+    public init(allowInsecureWebServiceURL: Bool = false) {
+        self.allowInsecureWebServiceURL = allowInsecureWebServiceURL
+    }
+}
+
+/// Validates order.json against the full Wallet Orders schema and, given the package files, everything the package
+/// must hold. Reports every problem at once; never throws, crashes or hangs, whatever the input.
+public enum OrderValidator {
+    /// Apple's limit for a whole order package.
+    public static let maximumPackageSize = 5 * 1024 * 1024
+    /// Token length below which an authentication token carries less than 128 bits of randomness as base64url.
+    static let recommendedTokenLength = 22
+
+    /// Validates raw order.json bytes; when `package` is given, also checks referenced files, localizations and size.
+    public static func validate(
+        orderJSON: some Collection<UInt8>,
+        package: PackageContents? = nil,
+        options: ValidationOptions = ValidationOptions()
+    ) -> ValidationReport {
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(orderJSON)
+        } catch {
+            return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(error)")])
+        }
+        return validate(document: document, package: package, options: options)
+    }
+
+    /// Validates an already parsed order.json.
+    public static func validate(
+        document: JSONValue,
+        package: PackageContents? = nil,
+        options: ValidationOptions = ValidationOptions()
+    ) -> ValidationReport {
+        var walker = SchemaWalker(options: options)
+        walker.check(document, against: .object(OrderSchema.order), at: "")
+        if document.objectValue != nil { checkCrossFieldRules(document, walker: &walker) }
+        if let package { PackageRules.check(package, references: walker.fileReferences, walker: &walker) }
+        return ValidationReport(problems: walker.problems)
+    }
+
+    private static func checkCrossFieldRules(_ order: JSONValue, walker: inout SchemaWalker) {
+        if let created = order["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
+            let updated = order["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339), updated < created
+        {
+            walker.error("updatedAt", "must not be earlier than createdAt; it equals createdAt until the first update and increases with every change")
+        }
+        let token = order["authenticationToken"]?.stringValue
+        if order["webServiceURL"] != nil, token == nil {
+            walker.error("authenticationToken", "missing; an order with a webServiceURL needs an authenticationToken of at least 16 characters")
+        }
+        if let token, token.count >= 16, token.count < recommendedTokenLength {
+            walker.warning("authenticationToken", "has only \(token.count) characters; use at least 128 random bits (22 base64url characters)")
+        }
+        if token != nil, order["webServiceURL"] == nil {
+            walker.warning("webServiceURL", "missing; without it Wallet never asks for updates, so the authenticationToken is unused")
+        }
+        for (index, fulfillment) in (order["fulfillments"]?.arrayValue ?? []).enumerated() {
+            let path = "fulfillments[\(index)]"
+            if fulfillment["estimatedDeliveryWindowDuration"] != nil, fulfillment["estimatedDeliveryAt"] == nil {
+                walker.error("\(path).estimatedDeliveryWindowDuration", "needs estimatedDeliveryAt, the start of the window")
+            }
+            if fulfillment["pickupWindowDuration"] != nil, fulfillment["pickupAt"] == nil {
+                walker.error("\(path).pickupWindowDuration", "needs pickupAt, the start of the window")
+            }
+        }
+    }
+}
