@@ -79,6 +79,7 @@ let package = Package(
         .testTarget(name: "OrderModelTests", dependencies: ["OrderModel"]),
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
+        .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore"]),
         .testTarget(name: "OrderPackageTests", dependencies: ["OrderPackage", "OrderModel", "OrderSigning", "OrderZip"]),
         .testTarget(
             name: "OrderTrackServerTests",

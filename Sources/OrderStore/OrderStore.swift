@@ -1,1 +1,117 @@
-// OrderStore
+import Foundation
+
+/// Persistence of OrderTrack: merchants, API keys, order types, orders, device registrations,
+/// idempotent responses, assets and the signed-package cache.
+///
+/// All methods throw ``OrderStoreError``.
+public protocol OrderStore: Sendable {
+    // MARK: Merchants and API keys
+
+    /// Creates a merchant with a new random UUID.
+    func createMerchant(name: String) async throws -> Merchant
+    func merchant(id: String) async throws -> Merchant?
+    func merchants() async throws -> [Merchant]
+
+    /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller) and display prefix.
+    /// Throws ``OrderStoreError/merchantNotFound(id:)`` or ``OrderStoreError/apiKeyAlreadyExists(prefix:)``.
+    func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws
+    /// The merchant owning the API key with this SHA-256, if any.
+    func merchant(forAPIKeyHash keyHash: String) async throws -> Merchant?
+    func apiKeys(merchantID: String) async throws -> [APIKeyInfo]
+
+    // MARK: Order types
+
+    /// Creates or replaces an order type. Throws ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)``
+    /// if another merchant already owns the identifier.
+    func upsertOrderType(_ record: OrderTypeRecord) async throws
+    func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord?
+    func orderTypes(merchantID: String) async throws -> [OrderTypeRecord]
+
+    // MARK: Orders
+
+    /// Stores a new order with version 1 and a new change sequence; returns it as stored.
+    /// Throws ``OrderStoreError/orderAlreadyExists(orderTypeIdentifier:orderIdentifier:)`` on a duplicate.
+    @discardableResult
+    func createOrder(_ order: OrderRecord) async throws -> OrderRecord
+    func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
+    /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
+    /// change sequence. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
+    /// when another update came first (re-read and retry) or ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
+    func updateOrder(
+        type orderTypeIdentifier: String,
+        id orderIdentifier: String,
+        expectedVersion: Int,
+        document: [UInt8],
+        status: String?,
+        updatedAt: Date
+    ) async throws -> OrderRecord
+    /// A merchant's orders in creation order, optionally filtered; `after` is the cursor of the previous page.
+    func listOrders(
+        merchantID: String,
+        orderTypeIdentifier: String?,
+        status: String?,
+        updatedSince: Date?,
+        after cursor: String?,
+        limit: Int
+    ) async throws -> OrderPage
+
+    // MARK: Registrations
+
+    /// Registers a device for pushes of an order, replacing its push token if it changed.
+    /// Throws ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist.
+    func register(
+        deviceLibraryIdentifier: String,
+        pushToken: String,
+        orderTypeIdentifier: String,
+        orderIdentifier: String
+    ) async throws -> RegistrationOutcome
+    /// Removes a registration; `false` if there was none.
+    func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool
+    /// The device's registered orders of a type whose change sequence is after `changedAfter`
+    /// (all of them when `nil`); `nil` when there are none.
+    func registeredOrderIdentifiers(
+        deviceLibraryIdentifier: String,
+        orderTypeIdentifier: String,
+        changedAfter: Int64?
+    ) async throws -> ChangedOrders?
+    /// Every registration of an order, to push an update to each device.
+    func registrations(orderTypeIdentifier: String, orderIdentifier: String) async throws -> [Registration]
+    /// Deletes the registrations of a push token rejected by APNs; with `registeredBefore`, only those whose
+    /// token was registered before that instant (APNs 410 timestamp). Returns the number deleted.
+    func deleteRegistrations(pushToken: String, registeredBefore: Date?) async throws -> Int
+
+    // MARK: Idempotency
+
+    func idempotentResponse(merchantID: String, key: String) async throws -> IdempotencyRecord?
+    /// Stores a response under an idempotency key; the first writer wins and later writers get the stored one.
+    func saveIdempotentResponse(merchantID: String, key: String, record: IdempotencyRecord) async throws -> IdempotencySaveOutcome
+    /// Deletes idempotent responses created before `date`; returns the number deleted.
+    func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int
+
+    // MARK: Assets
+
+    /// Creates or replaces an asset.
+    @discardableResult
+    func putAsset(merchantID: String, name: String, contentType: String, bytes: [UInt8], sha256: String) async throws -> AssetInfo
+    func asset(merchantID: String, name: String) async throws -> Asset?
+    func deleteAsset(merchantID: String, name: String) async throws -> Bool
+    func assets(merchantID: String) async throws -> [AssetInfo]
+
+    // MARK: Package cache
+
+    /// The signed package built for this version of the order, if cached.
+    func cachedPackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int) async throws -> [UInt8]?
+    /// Caches a signed package; only the latest version per order is kept, an older version never replaces a newer one.
+    func storePackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int, bytes: [UInt8]) async throws
+
+    // MARK: Bulk
+
+    /// Inserts many new orders in one transaction (version 1, consecutive change sequences), for seeding
+    /// benchmarks and imports. Fails as a whole on any duplicate.
+    func insertOrders(_ orders: [OrderRecord]) async throws
+    /// Inserts many new registrations in one transaction. Fails as a whole on any duplicate or unknown order.
+    func insertRegistrations(_ registrations: [Registration]) async throws
+
+    /// Closes connections and threads. Further calls throw ``OrderStoreError/storeClosed``.
+    func shutdown() async throws
+}

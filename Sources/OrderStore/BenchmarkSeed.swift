@@ -1,0 +1,71 @@
+/// Synthetic orders and registrations for load tests, generated inside the database so that a million
+/// rows take seconds instead of minutes of per-row binds.
+///
+/// Order `i` (from 0) gets identifier `orderIdentifierPrefix + i` and authentication token
+/// `authenticationTokenPrefix + i`: pass a random prefix of at least 128 bits so tokens stay unguessable.
+/// Registration `j` registers device `deviceIdentifierPrefix + j / ordersPerDevice` (push token
+/// `pushTokenPrefix + j / ordersPerDevice`) for order `j % orderCount`.
+public struct BenchmarkSeed: Sendable {
+    public var merchantID: String
+    /// Must exist and belong to `merchantID`.
+    public var orderTypeIdentifier: String
+    public var orderCount: Int
+    public var registrationCount: Int
+    /// At most `orderCount`, so that no device registers twice for one order.
+    public var ordersPerDevice: Int
+    public var document: [UInt8]
+    public var status: String?
+    public var authenticationTokenPrefix: String
+    public var orderIdentifierPrefix: String
+    public var deviceIdentifierPrefix: String
+    public var pushTokenPrefix: String
+    /// Rows per transaction; smaller batches hold the write lock for shorter times.
+    public var batchSize: Int
+
+    public init(
+        merchantID: String,
+        orderTypeIdentifier: String,
+        orderCount: Int,
+        registrationCount: Int,
+        ordersPerDevice: Int = 10,
+        document: [UInt8],
+        status: String? = "open",
+        authenticationTokenPrefix: String,
+        orderIdentifierPrefix: String = "bench-order-",
+        deviceIdentifierPrefix: String = "bench-device-",
+        pushTokenPrefix: String = "bench-push-",
+        batchSize: Int = 100_000
+    ) {
+        self.merchantID = merchantID
+        self.orderTypeIdentifier = orderTypeIdentifier
+        self.orderCount = orderCount
+        self.registrationCount = registrationCount
+        self.ordersPerDevice = ordersPerDevice
+        self.document = document
+        self.status = status
+        self.authenticationTokenPrefix = authenticationTokenPrefix
+        self.orderIdentifierPrefix = orderIdentifierPrefix
+        self.deviceIdentifierPrefix = deviceIdentifierPrefix
+        self.pushTokenPrefix = pushTokenPrefix
+        self.batchSize = batchSize
+    }
+
+    func validate() throws {
+        guard orderCount >= 0 else { throw invalid("orderCount", "\(orderCount) is negative") }
+        guard registrationCount >= 0 else { throw invalid("registrationCount", "\(registrationCount) is negative") }
+        guard batchSize >= 1 else { throw invalid("batchSize", "\(batchSize) is not at least 1") }
+        guard authenticationTokenPrefix.count >= 16 else {
+            throw invalid("authenticationTokenPrefix", "must have at least 16 characters so tokens are not guessable")
+        }
+        if registrationCount > 0 {
+            guard orderCount >= 1 else { throw invalid("orderCount", "registrations need at least one order") }
+            guard (1...orderCount).contains(ordersPerDevice) else {
+                throw invalid("ordersPerDevice", "\(ordersPerDevice) is not between 1 and orderCount (\(orderCount))")
+            }
+        }
+    }
+
+    private func invalid(_ name: String, _ reason: String) -> OrderStoreError {
+        .invalidArgument(name: "benchmark seed \(name)", reason: reason)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import SQLKit
+
+/// One step of the schema, applied once in its own transaction and recorded in `schema_migrations`.
+struct Migration: Sendable {
+    var version: Int
+    var name: String
+    var apply: @Sendable (any SQLDatabase) async throws -> Void
+}
+
+/// The ordered schema history. Append new migrations; never edit an applied one.
+enum Migrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "initial schema", apply: InitialSchema.apply),
+    ]
+
+    static var latestVersion: Int { all.map(\.version).max() ?? 0 }
+
+    /// Brings the database to ``latestVersion``; refuses a database written by a newer ordertrack.
+    static func migrate(_ backend: any SQLStoreBackend) async throws {
+        try await backend.withWriteTransaction { database in
+            try await database.create(table: "schema_migrations")
+                .ifNotExists()
+                .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+                .column("name", type: .text, .notNull)
+                .column("applied_at", type: .bigint, .notNull)
+                .run()
+        }
+        for migration in all {
+            try await backend.withWriteTransaction { database in
+                // Re-read inside the write lock: another process may have migrated meanwhile.
+                let current = try await currentVersion(database)
+                guard current <= latestVersion else {
+                    throw OrderStoreError.schemaTooNew(databaseVersion: current, knownVersion: latestVersion)
+                }
+                guard current < migration.version else { return }
+                do {
+                    try await migration.apply(database)
+                } catch {
+                    throw OrderStoreError.migrationFailed(
+                        version: migration.version,
+                        name: migration.name,
+                        reason: backend.describe(error).message
+                    )
+                }
+                try await database.insert(into: "schema_migrations")
+                    .columns("version", "name", "applied_at")
+                    .values(migration.version, migration.name, Date().millisecondsSince1970)
+                    .run()
+            }
+        }
+    }
+
+    /// The highest applied migration, 0 for a new database.
+    static func currentVersion(_ database: any SQLDatabase) async throws -> Int {
+        let highest = SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("version")), SQLLiteral.numeric("0"))
+        return try await database.select()
+            .column(highest, as: "version")
+            .from("schema_migrations")
+            .first(decodingColumn: "version", as: Int.self) ?? 0
+    }
+}

@@ -1,0 +1,59 @@
+/// Every failure of an ``OrderStore``, with a message saying what went wrong and what to do.
+public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    case merchantNotFound(id: String)
+    case apiKeyAlreadyExists(prefix: String)
+    case orderTypeNotFound(orderTypeIdentifier: String)
+    case orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: String)
+    case orderAlreadyExists(orderTypeIdentifier: String, orderIdentifier: String)
+    case orderNotFound(orderTypeIdentifier: String, orderIdentifier: String)
+    /// The order's version moved since it was read: re-read and retry.
+    case versionConflict(orderTypeIdentifier: String, orderIdentifier: String, expected: Int, actual: Int)
+    case invalidCursor(String)
+    case invalidArgument(name: String, reason: String)
+    /// The database was written by a newer OrderTrack.
+    case schemaTooNew(databaseVersion: Int, knownVersion: Int)
+    /// A migration failed; the database stays at `version - 1`.
+    case migrationFailed(version: Int, name: String, reason: String)
+    /// A stored value could not be decoded.
+    case corruptRecord(table: String, reason: String)
+    case storeClosed
+    /// Opening the database failed.
+    case openFailed(path: String, reason: String)
+    /// Any other database failure, with the operation that was attempted.
+    case database(operation: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .merchantNotFound(let id):
+            "merchant \(id) does not exist; create it first"
+        case .apiKeyAlreadyExists(let prefix):
+            "an API key with this hash (prefix \(prefix)) is already stored; generate a new key"
+        case .orderTypeNotFound(let type):
+            "order type \(type) is not configured; add it with its signing identity first"
+        case .orderTypeOwnedByAnotherMerchant(let type):
+            "order type \(type) belongs to another merchant; an order type identifier can have only one owner"
+        case .orderAlreadyExists(let type, let id):
+            "order \(type)/\(id) already exists; update it instead of creating it"
+        case .orderNotFound(let type, let id):
+            "order \(type)/\(id) does not exist"
+        case .versionConflict(let type, let id, let expected, let actual):
+            "order \(type)/\(id) is at version \(actual), not \(expected): it changed concurrently; re-read it and retry"
+        case .invalidCursor(let cursor):
+            "cursor \"\(cursor)\" is not one this server issued; start again without a cursor"
+        case .invalidArgument(let name, let reason):
+            "invalid \(name): \(reason)"
+        case .schemaTooNew(let databaseVersion, let knownVersion):
+            "database schema version \(databaseVersion) is newer than this ordertrack (knows up to \(knownVersion)); upgrade ordertrack"
+        case .migrationFailed(let version, let name, let reason):
+            "database migration \(version) (\(name)) failed: \(reason); the database was left at version \(version - 1)"
+        case .corruptRecord(let table, let reason):
+            "a row of table \(table) cannot be read: \(reason)"
+        case .storeClosed:
+            "the order store was shut down"
+        case .openFailed(let path, let reason):
+            "cannot open database \(path): \(reason)"
+        case .database(let operation, let reason):
+            "database error while trying to \(operation): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let assetInfoColumns = ["merchant_id", "name", "content_type", "sha256", "size", "updated_at"]
+
+    @discardableResult
+    public func putAsset(merchantID: String, name: String, contentType: String, bytes: [UInt8], sha256: String) async throws -> AssetInfo {
+        let info = AssetInfo(
+            merchantID: merchantID, name: name, contentType: contentType, sha256: sha256, size: bytes.count, updatedAt: Self.now()
+        )
+        try await write("store asset \(name)") { db in
+            try await Self.requireMerchant(db, merchantID)
+            try await db.insert(into: "assets")
+                .columns(Self.assetInfoColumns + ["bytes"])
+                .values(merchantID, name, contentType, sha256, bytes.count, info.updatedAt.millisecondsSince1970, Data(bytes))
+                .onConflict(with: ["merchant_id", "name"]) {
+                    $0.set(excludedValueOf: "content_type")
+                        .set(excludedValueOf: "sha256")
+                        .set(excludedValueOf: "size")
+                        .set(excludedValueOf: "updated_at")
+                        .set(excludedValueOf: "bytes")
+                }
+                .run()
+        }
+        return info
+    }
+
+    public func asset(merchantID: String, name: String) async throws -> Asset? {
+        try await read("read asset \(name)") { db in
+            try await db.select().columns(Self.assetInfoColumns + ["bytes"]).from("assets")
+                .where("merchant_id", .equal, merchantID)
+                .where("name", .equal, name)
+                .first()
+                .map { Asset(info: try Self.assetInfo(from: $0), bytes: try $0.bytes("bytes")) }
+        }
+    }
+
+    public func deleteAsset(merchantID: String, name: String) async throws -> Bool {
+        try await write("delete asset \(name)") { db in
+            try await db.delete(from: "assets")
+                .where("merchant_id", .equal, merchantID)
+                .where("name", .equal, name)
+                .returning("name")
+                .first() != nil
+        }
+    }
+
+    public func assets(merchantID: String) async throws -> [AssetInfo] {
+        try await read("list assets of merchant \(merchantID)") { db in
+            try await db.select().columns(Self.assetInfoColumns).from("assets")
+                .where("merchant_id", .equal, merchantID)
+                .orderBy("name")
+                .all()
+                .map(Self.assetInfo(from:))
+        }
+    }
+
+    static func assetInfo(from row: any SQLRow) throws -> AssetInfo {
+        AssetInfo(
+            merchantID: try row.string("merchant_id"),
+            name: try row.string("name"),
+            contentType: try row.string("content_type"),
+            sha256: try row.string("sha256"),
+            size: try row.int("size"),
+            updatedAt: try row.date("updated_at")
+        )
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let orderColumns = [
+        "order_type_identifier", "order_identifier", "merchant_id", "authentication_token", "document", "status",
+        "created_at", "updated_at", "version", "change_sequence", "created_sequence",
+    ]
+
+    /// The largest page ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)`` returns.
+    public static let maximumPageSize = 1000
+
+    @discardableResult
+    public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {
+        try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
+            try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
+            var stored = order
+            stored.version = 1
+            stored.changeSequence = try await nextChangeSequence(db)
+            stored.createdAt = Date(millisecondsSince1970: order.createdAt.millisecondsSince1970)
+            stored.updatedAt = Date(millisecondsSince1970: order.updatedAt.millisecondsSince1970)
+            let inserted = try await db.insert(into: "orders")
+                .columns(Self.orderColumns)
+                .values(Self.orderValues(stored, createdSequence: stored.changeSequence))
+                .ignoringConflicts(with: ["order_type_identifier", "order_identifier"])
+                .returning("order_identifier")
+                .first()
+            guard inserted != nil else {
+                throw OrderStoreError.orderAlreadyExists(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
+            }
+            return stored
+        }
+    }
+
+    public func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
+        try await read("read order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await db.select().columns(Self.orderColumns).from("orders")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .first()
+                .map(Self.order(from:))
+        }
+    }
+
+    /// `updatedAt` is stored as given when it is later than the stored value, otherwise as the stored
+    /// value plus 1 ms, so it strictly increases even if the clock steps back.
+    public func updateOrder(
+        type orderTypeIdentifier: String,
+        id orderIdentifier: String,
+        expectedVersion: Int,
+        document: [UInt8],
+        status: String?,
+        updatedAt: Date
+    ) async throws -> OrderRecord {
+        try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            let sequence = try await nextChangeSequence(db)
+            let milliseconds = updatedAt.millisecondsSince1970
+            let updated = try await db.update("orders")
+                .set("document", to: Data(document))
+                .set("status", to: status)
+                .set("updated_at", to: SQLQueryString(
+                    "CASE WHEN \(bind: milliseconds) > updated_at THEN \(bind: milliseconds) ELSE updated_at + 1 END"
+                ))
+                .set("version", to: SQLBinaryExpression(SQLColumn("version"), .add, SQLLiteral.numeric("1")))
+                .set("change_sequence", to: sequence)
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .where("version", .equal, expectedVersion)
+                .returning(Self.orderColumns.map { SQLColumn($0) })
+                .first()
+            if let updated {
+                return try Self.order(from: updated)
+            }
+            let actual = try await db.select().column("version").from("orders")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .first(decodingColumn: "version", as: Int.self)
+            guard let actual else {
+                throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+            }
+            throw OrderStoreError.versionConflict(
+                orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier,
+                expected: expectedVersion, actual: actual
+            )
+        }
+    }
+
+    /// Pages follow creation order (keyset on the immutable creation sequence), so an order updated while
+    /// a client pages is neither skipped nor repeated. `updatedSince` is inclusive.
+    public func listOrders(
+        merchantID: String,
+        orderTypeIdentifier: String?,
+        status: String?,
+        updatedSince: Date?,
+        after cursor: String?,
+        limit: Int
+    ) async throws -> OrderPage {
+        guard (1...Self.maximumPageSize).contains(limit) else {
+            throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
+        }
+        let afterSequence = try cursor.map(OrderCursor.decode)
+        return try await read("list orders of merchant \(merchantID)") { db in
+            let query = db.select().columns(Self.orderColumns).from("orders")
+                .where("merchant_id", .equal, merchantID)
+            if let orderTypeIdentifier {
+                query.where("order_type_identifier", .equal, orderTypeIdentifier)
+            }
+            if let status {
+                query.where("status", .equal, status)
+            }
+            if let updatedSince {
+                query.where("updated_at", .greaterThanOrEqual, updatedSince.millisecondsSince1970)
+            }
+            if let afterSequence {
+                query.where("created_sequence", .greaterThan, afterSequence)
+            }
+            let rows = try await query.orderBy("created_sequence").limit(limit + 1).all()
+            let page = rows.prefix(limit)
+            let orders = try page.map(Self.order(from:))
+            let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
+            return OrderPage(orders: orders, nextCursor: nextCursor)
+        }
+    }
+
+    public func insertOrders(_ orders: [OrderRecord]) async throws {
+        guard !orders.isEmpty else { return }
+        try await write("insert \(orders.count) orders") { db in
+            var owners: [String: String] = [:]
+            for order in orders where owners[order.orderTypeIdentifier] == nil {
+                try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
+                owners[order.orderTypeIdentifier] = order.merchantID
+            }
+            if let mismatch = orders.first(where: { owners[$0.orderTypeIdentifier] != $0.merchantID }) {
+                throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: mismatch.orderTypeIdentifier)
+            }
+            let last = try await nextChangeSequence(db, count: Int64(orders.count))
+            var sequence = last - Int64(orders.count)
+            // 11 binds per row stays under SQLite's and PostgreSQL's bind limits.
+            for chunk in orders.chunked(into: 1000) {
+                let insert = db.insert(into: "orders").columns(Self.orderColumns)
+                for var order in chunk {
+                    sequence += 1
+                    order.version = 1
+                    order.changeSequence = sequence
+                    insert.values(Self.orderValues(order, createdSequence: sequence))
+                }
+                try await insert.run()
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func requireOrderType(_ db: any SQLDatabase, _ orderTypeIdentifier: String, ownedBy merchantID: String) async throws {
+        let owner = try await db.select().column("merchant_id").from("order_types")
+            .where("order_type_identifier", .equal, orderTypeIdentifier)
+            .first(decodingColumn: "merchant_id", as: String.self)
+        guard let owner else { throw OrderStoreError.orderTypeNotFound(orderTypeIdentifier: orderTypeIdentifier) }
+        guard owner == merchantID else {
+            throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: orderTypeIdentifier)
+        }
+    }
+
+    static func orderValues(_ order: OrderRecord, createdSequence: Int64) -> [any Encodable & Sendable] {
+        [
+            order.orderTypeIdentifier, order.orderIdentifier, order.merchantID, order.authenticationToken,
+            Data(order.document), order.status, order.createdAt.millisecondsSince1970,
+            order.updatedAt.millisecondsSince1970, order.version, order.changeSequence, createdSequence,
+        ]
+    }
+
+    static func order(from row: any SQLRow) throws -> OrderRecord {
+        OrderRecord(
+            orderTypeIdentifier: try row.string("order_type_identifier"),
+            orderIdentifier: try row.string("order_identifier"),
+            merchantID: try row.string("merchant_id"),
+            authenticationToken: try row.string("authentication_token"),
+            document: try row.bytes("document"),
+            status: try row.optionalString("status"),
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at"),
+            version: try row.int("version"),
+            changeSequence: try row.int64("change_sequence")
+        )
+    }
+}
+
+extension Array {
+    func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    public func register(
+        deviceLibraryIdentifier: String,
+        pushToken: String,
+        orderTypeIdentifier: String,
+        orderIdentifier: String
+    ) async throws -> RegistrationOutcome {
+        try await write("register device \(deviceLibraryIdentifier) for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            let order = try await db.select().column("version").from("orders")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .first()
+            guard order != nil else {
+                throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+            }
+            let now = Self.now().millisecondsSince1970
+            // Insert-or-nothing first: race-free on engines that run writers concurrently.
+            let inserted = try await db.insert(into: "registrations")
+                .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at")
+                .values(deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, pushToken, now)
+                .ignoringConflicts(with: ["device_library_identifier", "order_type_identifier", "order_identifier"])
+                .returning("push_token")
+                .first()
+            if inserted != nil {
+                return .created
+            }
+            let previousToken = try await db.select().column("push_token").from("registrations")
+                .where("device_library_identifier", .equal, deviceLibraryIdentifier)
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .first(decodingColumn: "push_token", as: String.self)
+            // registered_at is refreshed even for the same token: a re-registration after an APNs 410
+            // proves the token valid again, so deletions for that 410 must spare it.
+            try await db.update("registrations")
+                .set("push_token", to: pushToken)
+                .set("registered_at", to: now)
+                .where("device_library_identifier", .equal, deviceLibraryIdentifier)
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .run()
+            return .alreadyRegistered(pushTokenReplaced: previousToken != pushToken)
+        }
+    }
+
+    public func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool {
+        try await write("unregister device \(deviceLibraryIdentifier) from \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await db.delete(from: "registrations")
+                .where("device_library_identifier", .equal, deviceLibraryIdentifier)
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .returning("push_token")
+                .first() != nil
+        }
+    }
+
+    /// One index range of `registrations` (its primary key starts with device and type) joined to `orders`
+    /// by primary key: the cost follows the device's registrations, not the size of either table.
+    public func registeredOrderIdentifiers(
+        deviceLibraryIdentifier: String,
+        orderTypeIdentifier: String,
+        changedAfter: Int64?
+    ) async throws -> ChangedOrders? {
+        try await read("list registrations of device \(deviceLibraryIdentifier)") { db in
+            let rows = try await db.raw(Self.registeredOrdersQuery(
+                deviceLibraryIdentifier: deviceLibraryIdentifier,
+                orderTypeIdentifier: orderTypeIdentifier,
+                changedAfter: changedAfter
+            )).all()
+            let changes = try rows.map { (id: try $0.string("order_identifier"), sequence: try $0.int64("change_sequence")) }
+                .sorted { $0.sequence < $1.sequence }
+            guard let last = changes.last else { return nil }
+            return ChangedOrders(orderIdentifiers: changes.map(\.id), lastChange: last.sequence)
+        }
+    }
+
+    static func registeredOrdersQuery(deviceLibraryIdentifier: String, orderTypeIdentifier: String, changedAfter: Int64?) -> SQLQueryString {
+        var query: SQLQueryString = """
+            SELECT o.order_identifier, o.change_sequence FROM registrations r \
+            JOIN orders o ON o.order_type_identifier = r.order_type_identifier AND o.order_identifier = r.order_identifier \
+            WHERE r.device_library_identifier = \(bind: deviceLibraryIdentifier) \
+            AND r.order_type_identifier = \(bind: orderTypeIdentifier)
+            """
+        if let changedAfter {
+            query = query + " AND o.change_sequence > \(bind: changedAfter)"
+        }
+        return query
+    }
+
+    public func registrations(orderTypeIdentifier: String, orderIdentifier: String) async throws -> [Registration] {
+        try await read("list registrations of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await db.select()
+                .columns("device_library_identifier", "push_token", "order_type_identifier", "order_identifier", "registered_at")
+                .from("registrations")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .orderBy("device_library_identifier")
+                .all()
+                .map(Self.registration(from:))
+        }
+    }
+
+    public func deleteRegistrations(pushToken: String, registeredBefore: Date?) async throws -> Int {
+        try await write("delete registrations of a push token") { db in
+            let delete = db.delete(from: "registrations").where("push_token", .equal, pushToken)
+            if let registeredBefore {
+                delete.where("registered_at", .lessThan, registeredBefore.millisecondsSince1970)
+            }
+            return try await delete.returning("push_token").all().count
+        }
+    }
+
+    public func insertRegistrations(_ registrations: [Registration]) async throws {
+        guard !registrations.isEmpty else { return }
+        try await write("insert \(registrations.count) registrations") { db in
+            for chunk in registrations.chunked(into: 2000) {
+                let insert = db.insert(into: "registrations")
+                    .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at")
+                for registration in chunk {
+                    insert.values(
+                        registration.deviceLibraryIdentifier, registration.orderTypeIdentifier, registration.orderIdentifier,
+                        registration.pushToken, registration.registeredAt.millisecondsSince1970
+                    )
+                }
+                try await insert.run()
+            }
+        }
+    }
+
+    static func registration(from row: any SQLRow) throws -> Registration {
+        Registration(
+            deviceLibraryIdentifier: try row.string("device_library_identifier"),
+            pushToken: try row.string("push_token"),
+            orderTypeIdentifier: try row.string("order_type_identifier"),
+            orderIdentifier: try row.string("order_identifier"),
+            registeredAt: try row.date("registered_at")
+        )
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// The ``OrderStore`` over SQLKit: the same queries serve every SQL engine behind an ``SQLStoreBackend``.
+public final class SQLOrderStore: OrderStore {
+    let backend: any SQLStoreBackend
+    let logger: Logger
+
+    init(backend: any SQLStoreBackend, logger: Logger) {
+        self.backend = backend
+        self.logger = logger
+    }
+
+    /// Opens (creating if needed) an SQLite database file in WAL mode and migrates it to the current schema.
+    ///
+    /// - Parameters:
+    ///   - path: Database file path; its directory must exist.
+    ///   - readerCount: Connections for concurrent reads, besides the one writer connection.
+    /// - Throws: ``OrderStoreError/openFailed(path:reason:)``, ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``,
+    ///   ``OrderStoreError/migrationFailed(version:name:reason:)``.
+    public static func sqlite(path: String, readerCount: Int = 4, logger: Logger = Logger(label: "ordertrack.store")) async throws -> SQLOrderStore {
+        guard readerCount >= 1 else {
+            throw OrderStoreError.invalidArgument(name: "readerCount", reason: "\(readerCount) is not at least 1")
+        }
+        let backend = try await SQLiteBackend.open(path: path, readerCount: readerCount, logger: logger)
+        return try await migrated(backend: backend, logger: logger)
+    }
+
+    /// Opens a private in-memory SQLite database (lost on shutdown), migrated to the current schema.
+    public static func inMemory(logger: Logger = Logger(label: "ordertrack.store")) async throws -> SQLOrderStore {
+        let backend = try await SQLiteBackend.openInMemory(logger: logger)
+        return try await migrated(backend: backend, logger: logger)
+    }
+
+    private static func migrated(backend: any SQLStoreBackend, logger: Logger) async throws -> SQLOrderStore {
+        do {
+            try await Migrations.migrate(backend)
+        } catch {
+            try? await backend.shutdown()
+            if let error = error as? OrderStoreError { throw error }
+            throw OrderStoreError.database(operation: "migrate the schema", reason: backend.describe(error).message)
+        }
+        return SQLOrderStore(backend: backend, logger: logger)
+    }
+
+    /// The schema version this build creates and understands.
+    public static var schemaVersion: Int { Migrations.latestVersion }
+
+    public func shutdown() async throws {
+        do {
+            try await backend.shutdown()
+        } catch {
+            throw OrderStoreError.database(operation: "shut down the store", reason: backend.describe(error).message)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a write transaction; errors other than ``OrderStoreError`` get the operation as context.
+    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        do {
+            return try await backend.withWriteTransaction(body)
+        } catch {
+            throw wrap(error, operation: operation())
+        }
+    }
+
+    /// Runs `body` on a reader connection; errors other than ``OrderStoreError`` get the operation as context.
+    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        do {
+            return try await backend.withReader(body)
+        } catch {
+            throw wrap(error, operation: operation())
+        }
+    }
+
+    func wrap(_ error: any Error, operation: String) -> OrderStoreError {
+        if let error = error as? OrderStoreError { return error }
+        let description = backend.describe(error)
+        switch description.kind {
+        case .foreignKeyViolation:
+            return .database(operation: operation, reason: "a referenced row does not exist (\(description.message))")
+        case .uniqueViolation:
+            return .database(operation: operation, reason: "a row with the same key already exists (\(description.message))")
+        case .other:
+            return .database(operation: operation, reason: description.message)
+        }
+    }
+
+    /// Takes the next change tags inside the caller's write transaction and returns the last one.
+    ///
+    /// Why a locked counter row and not a database SEQUENCE: a PostgreSQL sequence hands out numbers
+    /// outside transaction order, so a device could read tag 6 before the transaction holding 5 commits
+    /// and miss 5 forever. The UPDATE locks the row until commit, so tags become visible in increasing order.
+    func nextChangeSequence(_ db: any SQLDatabase, count: Int64 = 1) async throws -> Int64 {
+        let value = try await db.update("counters")
+            .set("value", to: SQLBinaryExpression(SQLColumn("value"), .add, SQLBind(count)))
+            .where("name", .equal, "change")
+            .returning("value")
+            .first(decodingColumn: "value", as: Int64.self)
+        guard let value else {
+            throw OrderStoreError.corruptRecord(table: "counters", reason: "the 'change' counter row is missing")
+        }
+        return value
+    }
+
+    // MARK: Merchants and API keys
+
+    public func createMerchant(name: String) async throws -> Merchant {
+        let merchant = Merchant(id: UUID().uuidString.lowercased(), name: name, createdAt: Self.now())
+        try await write("create merchant \(name)") { db in
+            try await db.insert(into: "merchants")
+                .columns("id", "name", "created_at")
+                .values(merchant.id, merchant.name, merchant.createdAt.millisecondsSince1970)
+                .run()
+        }
+        return merchant
+    }
+
+    public func merchant(id: String) async throws -> Merchant? {
+        try await read("read merchant \(id)") { db in
+            try await db.select().columns("id", "name", "created_at").from("merchants")
+                .where("id", .equal, id)
+                .first()
+                .map(Self.merchant(from:))
+        }
+    }
+
+    public func merchants() async throws -> [Merchant] {
+        try await read("list merchants") { db in
+            try await db.select().columns("id", "name", "created_at").from("merchants")
+                .orderBy("created_at").orderBy("id")
+                .all()
+                .map(Self.merchant(from:))
+        }
+    }
+
+    public func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws {
+        try await write("add an API key for merchant \(merchantID)") { db in
+            try await Self.requireMerchant(db, merchantID)
+            let inserted = try await db.insert(into: "api_keys")
+                .columns("key_hash", "merchant_id", "prefix", "created_at")
+                .values(keyHash, merchantID, prefix, Self.now().millisecondsSince1970)
+                .ignoringConflicts(with: "key_hash")
+                .returning("key_hash")
+                .first()
+            guard inserted != nil else { throw OrderStoreError.apiKeyAlreadyExists(prefix: prefix) }
+        }
+    }
+
+    public func merchant(forAPIKeyHash keyHash: String) async throws -> Merchant? {
+        try await read("look up an API key") { db in
+            try await db.raw("""
+                SELECT m.id, m.name, m.created_at FROM api_keys k JOIN merchants m ON m.id = k.merchant_id \
+                WHERE k.key_hash = \(bind: keyHash)
+                """)
+                .first()
+                .map(Self.merchant(from:))
+        }
+    }
+
+    public func apiKeys(merchantID: String) async throws -> [APIKeyInfo] {
+        try await read("list API keys of merchant \(merchantID)") { db in
+            try await db.select().columns("merchant_id", "prefix", "created_at").from("api_keys")
+                .where("merchant_id", .equal, merchantID)
+                .orderBy("created_at").orderBy("prefix")
+                .all()
+                .map { APIKeyInfo(merchantID: try $0.string("merchant_id"), prefix: try $0.string("prefix"), createdAt: try $0.date("created_at")) }
+        }
+    }
+
+    // MARK: Order types
+
+    public func upsertOrderType(_ record: OrderTypeRecord) async throws {
+        let identity = try Self.encodeIdentity(record.identity)
+        try await write("save order type \(record.orderTypeIdentifier)") { db in
+            try await Self.requireMerchant(db, record.merchantID)
+            let owner = try await db.select().column("merchant_id").from("order_types")
+                .where("order_type_identifier", .equal, record.orderTypeIdentifier)
+                .first(decodingColumn: "merchant_id", as: String.self)
+            if let owner, owner != record.merchantID {
+                throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: record.orderTypeIdentifier)
+            }
+            try await db.insert(into: "order_types")
+                .columns("order_type_identifier", "merchant_id", "identity", "updated_at")
+                .values(record.orderTypeIdentifier, record.merchantID, identity, Self.now().millisecondsSince1970)
+                .onConflict(with: "order_type_identifier") {
+                    $0.set(excludedValueOf: "identity").set(excludedValueOf: "updated_at")
+                }
+                .run()
+        }
+    }
+
+    public func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord? {
+        try await read("read order type \(orderTypeIdentifier)") { db in
+            try await db.select().columns("order_type_identifier", "merchant_id", "identity").from("order_types")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .first()
+                .map(Self.orderType(from:))
+        }
+    }
+
+    public func orderTypes(merchantID: String) async throws -> [OrderTypeRecord] {
+        try await read("list order types of merchant \(merchantID)") { db in
+            try await db.select().columns("order_type_identifier", "merchant_id", "identity").from("order_types")
+                .where("merchant_id", .equal, merchantID)
+                .orderBy("order_type_identifier")
+                .all()
+                .map(Self.orderType(from:))
+        }
+    }
+
+    // MARK: Helpers
+
+    static func now() -> Date {
+        Date(millisecondsSince1970: Date().millisecondsSince1970)
+    }
+
+    static func requireMerchant(_ db: any SQLDatabase, _ id: String) async throws {
+        let found = try await db.select().column("id").from("merchants").where("id", .equal, id).first()
+        guard found != nil else { throw OrderStoreError.merchantNotFound(id: id) }
+    }
+
+    static func merchant(from row: any SQLRow) throws -> Merchant {
+        Merchant(id: try row.string("id"), name: try row.string("name"), createdAt: try row.date("created_at"))
+    }
+
+    static func encodeIdentity(_ identity: IdentityConfig) throws -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(identity), as: UTF8.self)
+        } catch {
+            throw OrderStoreError.invalidArgument(name: "identity", reason: "cannot be encoded: \(error)")
+        }
+    }
+
+    static func orderType(from row: any SQLRow) throws -> OrderTypeRecord {
+        let type = try row.string("order_type_identifier")
+        let identity: IdentityConfig
+        do {
+            identity = try JSONDecoder().decode(IdentityConfig.self, from: Data(try row.string("identity").utf8))
+        } catch {
+            throw OrderStoreError.corruptRecord(table: "order_types", reason: "identity of \(type) is not valid: \(error)")
+        }
+        return OrderTypeRecord(orderTypeIdentifier: type, merchantID: try row.string("merchant_id"), identity: identity)
+    }
+}

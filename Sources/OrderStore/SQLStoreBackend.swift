@@ -1,0 +1,26 @@
+import SQLKit
+
+/// The engine-specific part of the store: how connections are leased, how a write transaction begins,
+/// and how engine errors read. Every query lives in shared SQLKit code in ``SQLOrderStore``.
+protocol SQLStoreBackend: Sendable {
+    /// Runs `body` inside a write transaction, committed if `body` returns and rolled back if it throws.
+    /// Concurrent callers never fail with "database is busy": the backend serializes or locks as needed.
+    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
+
+    /// Runs `body` on a connection that sees every committed write.
+    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
+
+    /// A one-line explanation of an engine error, with the kind of constraint it violated, if any.
+    func describe(_ error: any Error) -> BackendErrorDescription
+
+    /// Waits for running operations, then closes every connection and thread.
+    func shutdown() async throws
+}
+
+/// An engine error in engine-neutral terms.
+struct BackendErrorDescription: Sendable {
+    enum Kind: Sendable { case uniqueViolation, foreignKeyViolation, other }
+
+    var kind: Kind
+    var message: String
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLiteKit
+
+/// SQLite through sqlite-nio: one writer connection and a few reader connections in WAL mode.
+///
+/// Writes go through the single writer connection one transaction at a time, each opened with
+/// `BEGIN IMMEDIATE` so that another process writing the same file makes it wait (busy timeout)
+/// instead of failing mid-transaction. WAL lets readers run while a write is in progress.
+final class SQLiteBackend: SQLStoreBackend {
+    private let writer: ConnectionPool<SQLiteConnection>
+    /// The same pool as `writer` for an in-memory database, which cannot be shared by connections.
+    private let readers: ConnectionPool<SQLiteConnection>
+    private let threadPool: NIOThreadPool
+    private let sharesWriter: Bool
+
+    /// How long a connection waits for another process's lock before failing.
+    static let busyTimeoutMilliseconds = 10_000
+
+    private init(writer: ConnectionPool<SQLiteConnection>, readers: ConnectionPool<SQLiteConnection>?, threadPool: NIOThreadPool) {
+        self.writer = writer
+        self.readers = readers ?? writer
+        self.sharesWriter = readers == nil
+        self.threadPool = threadPool
+    }
+
+    /// Opens the database file (created if missing) with `readerCount` reader connections.
+    static func open(path: String, readerCount: Int, logger: Logger) async throws -> SQLiteBackend {
+        let threadPool = NIOThreadPool(numberOfThreads: readerCount + 1)
+        threadPool.start()
+        var opened: [SQLiteConnection] = []
+        do {
+            let writer = try await openConnection(.file(path: path), threadPool: threadPool, logger: logger)
+            opened.append(writer)
+            // Persistent in the file; must run outside a transaction. It answers with the mode now in force.
+            let mode = try await writer.query("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
+            guard mode?.lowercased() == "wal" else {
+                throw OrderStoreError.openFailed(path: path, reason: "SQLite refused WAL journal mode (got \(mode ?? "nothing")); put the database on a local file system")
+            }
+            // In WAL mode NORMAL never corrupts the database; a power loss may drop only the last commits.
+            _ = try await writer.query("PRAGMA synchronous = NORMAL")
+            var readers: [SQLiteConnection] = []
+            for _ in 0..<readerCount {
+                let reader = try await openConnection(.file(path: path), threadPool: threadPool, logger: logger)
+                opened.append(reader)
+                readers.append(reader)
+            }
+            return SQLiteBackend(
+                writer: ConnectionPool(connections: [writer]),
+                readers: ConnectionPool(connections: readers),
+                threadPool: threadPool
+            )
+        } catch {
+            await closeAll(opened)
+            try? await threadPool.shutdownGracefully()
+            if let error = error as? OrderStoreError { throw error }
+            throw OrderStoreError.openFailed(path: path, reason: String(describing: error))
+        }
+    }
+
+    /// Opens a private in-memory database on one connection, for tests and throwaway runs.
+    static func openInMemory(logger: Logger) async throws -> SQLiteBackend {
+        let threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
+        do {
+            let connection = try await openConnection(.memory, threadPool: threadPool, logger: logger)
+            return SQLiteBackend(writer: ConnectionPool(connections: [connection]), readers: nil, threadPool: threadPool)
+        } catch {
+            try? await threadPool.shutdownGracefully()
+            throw OrderStoreError.openFailed(path: ":memory:", reason: String(describing: error))
+        }
+    }
+
+    private static func openConnection(
+        _ storage: SQLiteConnection.Storage,
+        threadPool: NIOThreadPool,
+        logger: Logger
+    ) async throws -> SQLiteConnection {
+        let connection = try await SQLiteConnection.open(
+            storage: storage,
+            threadPool: threadPool,
+            logger: logger,
+            on: MultiThreadedEventLoopGroup.singleton.any()
+        )
+        do {
+            // Per connection. busy_timeout replaces sqlite-nio's busy handler, which retries without sleeping.
+            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+            _ = try await connection.query("PRAGMA foreign_keys = ON")
+            return connection
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    private static func closeAll(_ connections: [SQLiteConnection]) async {
+        for connection in connections {
+            try? await connection.close()
+        }
+    }
+
+    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await writer.withConnection { connection in
+            let database = connection.sql(queryLogLevel: .trace)
+            try await database.raw("BEGIN IMMEDIATE").run()
+            do {
+                let result = try await body(database)
+                try await database.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await readers.withConnection { connection in
+            try await body(connection.sql(queryLogLevel: .trace))
+        }
+    }
+
+    func describe(_ error: any Error) -> BackendErrorDescription {
+        guard let error = error as? SQLiteError else {
+            return .init(kind: .other, message: String(describing: error))
+        }
+        switch error.reason {
+        case .constraintUniqueFailed, .constraintPrimaryKeyFailed:
+            return .init(kind: .uniqueViolation, message: error.message)
+        case .constraintForeignKeyFailed:
+            return .init(kind: .foreignKeyViolation, message: error.message)
+        default:
+            return .init(kind: .other, message: "SQLite: \(error.message)")
+        }
+    }
+
+    func shutdown() async throws {
+        var connections = await writer.drain()
+        guard !connections.isEmpty else { return }  // already shut down
+        if !sharesWriter {
+            connections += await readers.drain()
+        }
+        await Self.closeAll(connections)
+        try await threadPool.shutdownGracefully()
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import OrderStore
+
+@Suite struct AuxiliaryStoreTests {
+    @Test func firstIdempotentResponseWins() async throws {
+        try await withStore { store, _ in
+            let merchant = try await store.createMerchant(name: "Shop")
+            let created = milliseconds(Date(timeIntervalSince1970: 1_750_000_000.5))
+            let first = IdempotencyRecord(requestHash: "h1", status: 201, body: Array(#"{"id":"A"}"#.utf8), createdAt: created)
+            let second = IdempotencyRecord(requestHash: "h2", status: 409, body: [], createdAt: Date())
+
+            #expect(try await store.idempotentResponse(merchantID: merchant.id, key: "k1") == nil)
+            #expect(try await store.saveIdempotentResponse(merchantID: merchant.id, key: "k1", record: first) == .saved)
+            #expect(try await store.saveIdempotentResponse(merchantID: merchant.id, key: "k1", record: second) == .conflict(existing: first))
+            #expect(try await store.idempotentResponse(merchantID: merchant.id, key: "k1") == first)
+
+            // Keys are per merchant.
+            let other = try await store.createMerchant(name: "Other")
+            #expect(try await store.idempotentResponse(merchantID: other.id, key: "k1") == nil)
+            #expect(try await store.saveIdempotentResponse(merchantID: other.id, key: "k1", record: second) == .saved)
+
+            #expect(try await store.deleteIdempotentResponses(createdBefore: created) == 0)
+            #expect(try await store.deleteIdempotentResponses(createdBefore: created.addingTimeInterval(1)) == 1)
+            #expect(try await store.idempotentResponse(merchantID: merchant.id, key: "k1") == nil)
+            #expect(try await store.idempotentResponse(merchantID: other.id, key: "k1") == second.withMillisecondDate)
+        }
+    }
+
+    @Test func assetsAreStoredReplacedListedAndDeleted() async throws {
+        try await withStore { store, _ in
+            let merchant = try await store.createMerchant(name: "Shop")
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]
+            let info = try await store.putAsset(merchantID: merchant.id, name: "logo.png", contentType: "image/png", bytes: png, sha256: "aa")
+            #expect(info.size == png.count)
+            let stored = try #require(try await store.asset(merchantID: merchant.id, name: "logo.png"))
+            #expect(stored.bytes == png)
+            #expect(stored.info == info)
+
+            try await store.putAsset(merchantID: merchant.id, name: "logo.png", contentType: "image/jpeg", bytes: [1, 2], sha256: "bb")
+            try await store.putAsset(merchantID: merchant.id, name: "banner.png", contentType: "image/png", bytes: [3], sha256: "cc")
+            let replaced = try #require(try await store.asset(merchantID: merchant.id, name: "logo.png"))
+            #expect(replaced.bytes == [1, 2])
+            #expect(replaced.info.contentType == "image/jpeg")
+            #expect(replaced.info.sha256 == "bb")
+            #expect(try await store.assets(merchantID: merchant.id).map(\.name) == ["banner.png", "logo.png"])
+
+            let other = try await store.createMerchant(name: "Other")
+            #expect(try await store.asset(merchantID: other.id, name: "logo.png") == nil)
+            #expect(try await store.deleteAsset(merchantID: other.id, name: "logo.png") == false)
+            #expect(try await store.deleteAsset(merchantID: merchant.id, name: "logo.png"))
+            #expect(try await store.asset(merchantID: merchant.id, name: "logo.png") == nil)
+            await #expect(throws: OrderStoreError.merchantNotFound(id: "ghost")) {
+                try await store.putAsset(merchantID: "ghost", name: "a", contentType: "image/png", bytes: [], sha256: "")
+            }
+        }
+    }
+
+    @Test func packageCacheKeepsOnlyTheLatestVersion() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let type = fixture.orderType
+            try await store.createOrder(fixture.order("A"))
+
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 1) == nil)
+            try await store.storePackage(type: type, id: "A", version: 1, bytes: [1])
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 1) == [1])
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 2) == nil)
+
+            try await store.storePackage(type: type, id: "A", version: 2, bytes: [2])
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 1) == nil)
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 2) == [2])
+
+            // A late build of an older version does not replace the newer package.
+            try await store.storePackage(type: type, id: "A", version: 1, bytes: [9])
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 2) == [2])
+            #expect(try await store.cachedPackage(type: type, id: "A", version: 1) == nil)
+
+            await #expect(throws: OrderStoreError.orderNotFound(orderTypeIdentifier: type, orderIdentifier: "B")) {
+                try await store.storePackage(type: type, id: "B", version: 1, bytes: [1])
+            }
+        }
+    }
+}
+
+extension IdempotencyRecord {
+    var withMillisecondDate: IdempotencyRecord {
+        var copy = self
+        copy.createdAt = milliseconds(createdAt)
+        return copy
+    }
+}

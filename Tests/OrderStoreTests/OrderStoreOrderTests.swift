@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import OrderStore
+
+@Suite struct OrderStoreOrderTests {
+    @Test func createsReadsAndRejectsDuplicates() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let date = Date(timeIntervalSince1970: 1_750_000_000.123456)
+            let created = try await store.createOrder(fixture.order("A", at: date))
+            #expect(created.version == 1)
+            #expect(created.changeSequence == 1)
+            #expect(created.updatedAt == milliseconds(date))
+            #expect(created.updatedAt.timeIntervalSince1970 == 1_750_000_000.123)
+
+            let read = try #require(try await store.order(type: fixture.orderType, id: "A"))
+            #expect(read == created)
+            #expect(read.document == Array(#"{"status":"open"}"#.utf8))
+            #expect(try await store.order(type: fixture.orderType, id: "B") == nil)
+
+            await #expect(throws: OrderStoreError.orderAlreadyExists(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")) {
+                try await store.createOrder(fixture.order("A"))
+            }
+            await #expect(throws: OrderStoreError.orderTypeNotFound(orderTypeIdentifier: "order.com.unknown")) {
+                var order = fixture.order("C")
+                order.orderTypeIdentifier = "order.com.unknown"
+                try await store.createOrder(order)
+            }
+            // A failed create must not consume a change tag.
+            let next = try await store.createOrder(fixture.order("D"))
+            #expect(next.changeSequence == 2)
+        }
+    }
+
+    @Test func ordersOfAnotherMerchantsTypeAreRefused() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let intruder = try await store.createMerchant(name: "Intruder")
+            var order = fixture.order("X")
+            order.merchantID = intruder.id
+            await #expect(throws: OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: fixture.orderType)) {
+                try await store.createOrder(order)
+            }
+        }
+    }
+
+    @Test func optimisticUpdateBumpsVersionAndDetectsConflicts() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let start = Date(timeIntervalSince1970: 1_750_000_000)
+            let created = try await store.createOrder(fixture.order("A", at: start))
+
+            let later = start.addingTimeInterval(5)
+            let updated = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: 1,
+                document: Array(#"{"status":"completed"}"#.utf8), status: "completed", updatedAt: later
+            )
+            #expect(updated.version == 2)
+            #expect(updated.status == "completed")
+            #expect(updated.updatedAt == later)
+            #expect(updated.changeSequence > created.changeSequence)
+            #expect(updated.createdAt == created.createdAt)
+            #expect(try await store.order(type: fixture.orderType, id: "A") == updated)
+
+            await #expect(throws: OrderStoreError.versionConflict(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", expected: 1, actual: 2)) {
+                try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: 1, document: [], status: nil, updatedAt: later)
+            }
+            await #expect(throws: OrderStoreError.orderNotFound(orderTypeIdentifier: fixture.orderType, orderIdentifier: "missing")) {
+                try await store.updateOrder(type: fixture.orderType, id: "missing", expectedVersion: 1, document: [], status: nil, updatedAt: later)
+            }
+            // A clock that stepped back still yields a strictly later updatedAt.
+            let stepped = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: 2, document: [1], status: nil, updatedAt: start
+            )
+            #expect(stepped.updatedAt.millisecondsSince1970 == later.millisecondsSince1970 + 1)
+            #expect(stepped.status == nil)
+            #expect(stepped.version == 3)
+        }
+    }
+
+    @Test func changeSequenceStrictlyIncreasesAcrossCreatesAndUpdates() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            var tags: [Int64] = []
+            for index in 0..<10 {
+                tags.append(try await store.createOrder(fixture.order("O\(index)")).changeSequence)
+            }
+            for index in 0..<10 {
+                let updated = try await store.updateOrder(
+                    type: fixture.orderType, id: "O\(index)", expectedVersion: 1, document: [UInt8(index)], status: nil, updatedAt: Date()
+                )
+                tags.append(updated.changeSequence)
+            }
+            #expect(tags == Array(1...20))
+        }
+    }
+
+    @Test func paginationWalksEveryOrderOnceEvenWhileOrdersChange() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let other = try await Fixture.make(store, orderType: "order.com.example.other")
+            let base = Date(timeIntervalSince1970: 1_750_000_000)
+            try await store.insertOrders((0..<95).map { fixture.order("A\($0)", status: $0 % 3 == 0 ? "completed" : "open", at: base) })
+            try await store.createOrder(other.order("foreign"))
+
+            var seen: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await store.listOrders(
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 10
+                )
+                seen += page.orders.map(\.orderIdentifier)
+                // Updating an already listed order must not make it reappear later.
+                if let first = page.orders.first {
+                    _ = try await store.updateOrder(
+                        type: first.orderTypeIdentifier, id: first.orderIdentifier, expectedVersion: first.version,
+                        document: [], status: first.status, updatedAt: Date()
+                    )
+                }
+                cursor = page.nextCursor
+                pages += 1
+            } while cursor != nil
+            #expect(seen == (0..<95).map { "A\($0)" })
+            #expect(pages == 10)
+
+            let completed = try await store.listOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: fixture.orderType, status: "completed",
+                updatedSince: nil, after: nil, limit: 100
+            )
+            #expect(completed.orders.count == 32)
+            #expect(completed.nextCursor == nil)
+
+            let recent = try await store.listOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil,
+                updatedSince: base.addingTimeInterval(1), after: nil, limit: 100
+            )
+            #expect(recent.orders.count == 10)  // the first order of each page was updated just now
+        }
+    }
+
+    @Test func badCursorsAndLimitsAreRefused() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            for cursor in ["", "not-a-cursor", "YzEuLTE"] {
+                await #expect(throws: OrderStoreError.invalidCursor(cursor)) {
+                    try await store.listOrders(merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 10)
+                }
+            }
+            for limit in [0, -1, 1001] {
+                await #expect(throws: OrderStoreError.self) {
+                    try await store.listOrders(merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: limit)
+                }
+            }
+            #expect(try OrderCursor.decode(OrderCursor.encode(123_456)) == 123_456)
+        }
+    }
+}
+
+@Test func millisecondTimestampsRoundTripExactly() {
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<10_000 {
+        let milliseconds = Int64.random(in: 0...4_102_444_800_000, using: &generator)
+        #expect(Date(millisecondsSince1970: milliseconds).millisecondsSince1970 == milliseconds)
+    }
+}

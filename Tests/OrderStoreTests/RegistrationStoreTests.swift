@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import OrderStore
+
+@Suite struct RegistrationStoreTests {
+    @Test func registerReportsCreationAndTokenRotation() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            try await store.createOrder(fixture.order("A"))
+            let type = fixture.orderType
+
+            #expect(try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "A") == .created)
+            #expect(try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "A")
+                == .alreadyRegistered(pushTokenReplaced: false))
+            #expect(try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok2", orderTypeIdentifier: type, orderIdentifier: "A")
+                == .alreadyRegistered(pushTokenReplaced: true))
+            #expect(try await store.register(deviceLibraryIdentifier: "dev2", pushToken: "tok3", orderTypeIdentifier: type, orderIdentifier: "A") == .created)
+
+            let registrations = try await store.registrations(orderTypeIdentifier: type, orderIdentifier: "A")
+            #expect(registrations.map(\.deviceLibraryIdentifier) == ["dev1", "dev2"])
+            #expect(registrations.map(\.pushToken) == ["tok2", "tok3"])
+
+            await #expect(throws: OrderStoreError.orderNotFound(orderTypeIdentifier: type, orderIdentifier: "missing")) {
+                try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "missing")
+            }
+
+            #expect(try await store.unregister(deviceLibraryIdentifier: "dev1", orderTypeIdentifier: type, orderIdentifier: "A"))
+            #expect(try await store.unregister(deviceLibraryIdentifier: "dev1", orderTypeIdentifier: type, orderIdentifier: "A") == false)
+            #expect(try await store.registrations(orderTypeIdentifier: type, orderIdentifier: "A").map(\.deviceLibraryIdentifier) == ["dev2"])
+        }
+    }
+
+    @Test func changedAfterReturnsExactlyTheChangedOrders() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let type = fixture.orderType
+            for id in ["A", "B", "C", "D"] {
+                try await store.createOrder(fixture.order(id))
+            }
+            for id in ["A", "B", "C"] {
+                _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: type, orderIdentifier: id)
+            }
+            // D changes but the device is not registered for it; another device's registration must not leak.
+            _ = try await store.register(deviceLibraryIdentifier: "other", pushToken: "tok", orderTypeIdentifier: type, orderIdentifier: "D")
+
+            let all = try #require(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: nil))
+            #expect(all.orderIdentifiers == ["A", "B", "C"])
+            #expect(all.lastChange == 3)
+            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange) == nil)
+
+            let updatedC = try await store.updateOrder(type: type, id: "C", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
+            _ = try await store.updateOrder(type: type, id: "D", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
+            let updatedA = try await store.updateOrder(type: type, id: "A", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
+
+            let changed = try #require(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange))
+            #expect(changed.orderIdentifiers == ["C", "A"])
+            #expect(changed.lastChange == updatedA.changeSequence)
+            let afterC = try #require(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: updatedC.changeSequence))
+            #expect(afterC.orderIdentifiers == ["A"])
+            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: "order.com.other", changedAfter: nil) == nil)
+            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "nobody", orderTypeIdentifier: type, changedAfter: nil) == nil)
+        }
+    }
+
+    @Test func deletingByPushTokenHonoursTheRegistrationTime() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let type = fixture.orderType
+            for id in ["A", "B", "C"] {
+                try await store.createOrder(fixture.order(id))
+            }
+            _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "dead", orderTypeIdentifier: type, orderIdentifier: "A")
+            _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "dead", orderTypeIdentifier: type, orderIdentifier: "B")
+            _ = try await store.register(deviceLibraryIdentifier: "dev2", pushToken: "alive", orderTypeIdentifier: type, orderIdentifier: "C")
+
+            let longAgo = Date(timeIntervalSince1970: 1_000_000)
+            #expect(try await store.deleteRegistrations(pushToken: "dead", registeredBefore: longAgo) == 0)
+            #expect(try await store.deleteRegistrations(pushToken: "dead", registeredBefore: Date().addingTimeInterval(60)) == 2)
+            #expect(try await store.deleteRegistrations(pushToken: "dead", registeredBefore: nil) == 0)
+            #expect(try await store.deleteRegistrations(pushToken: "alive", registeredBefore: nil) == 1)
+            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: nil) == nil)
+        }
+    }
+
+    @Test func reregistrationRefreshesTheRegistrationTime() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            try await store.createOrder(fixture.order("A"))
+            let before = milliseconds(Date())
+            _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            let first = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)
+            #expect(first.registeredAt >= before)
+
+            // APNs reports the token invalid at `rejectedAt`; the device then registers the same token again.
+            try await Task.sleep(for: .milliseconds(5))
+            let rejectedAt = Date()
+            try await Task.sleep(for: .milliseconds(5))
+            _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            let second = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)
+            #expect(second.registeredAt > rejectedAt)
+            #expect(try await store.deleteRegistrations(pushToken: "tok", registeredBefore: rejectedAt) == 0)
+            #expect(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").count == 1)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import OrderStore
+
+/// A fresh directory under the system temp dir, removed by `cleanup()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("orderstore-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    var databasePath: String { url.appendingPathComponent("ordertrack.sqlite").path }
+
+    func cleanup() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Opens a store on a new SQLite file, runs `body`, shuts the store down and removes the file.
+func withStore<T>(readerCount: Int = 4, _ body: (SQLOrderStore, TemporaryDirectory) async throws -> T) async throws -> T {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let store = try await SQLOrderStore.sqlite(path: directory.databasePath, readerCount: readerCount)
+    do {
+        let result = try await body(store, directory)
+        try await store.shutdown()
+        return result
+    } catch {
+        try? await store.shutdown()
+        throw error
+    }
+}
+
+/// A merchant with one order type, ready for orders.
+struct Fixture {
+    let merchant: Merchant
+    let orderType: String
+
+    static func make(_ store: SQLOrderStore, orderType: String = "order.com.example.shop") async throws -> Fixture {
+        let merchant = try await store.createMerchant(name: "Example Shop")
+        try await store.upsertOrderType(OrderTypeRecord(
+            orderTypeIdentifier: orderType, merchantID: merchant.id, identity: .directory(path: "/etc/ordertrack/identity")
+        ))
+        return Fixture(merchant: merchant, orderType: orderType)
+    }
+
+    func order(_ id: String, status: String? = "open", document: String = #"{"status":"open"}"#, at date: Date = Date()) -> OrderRecord {
+        OrderRecord(
+            orderTypeIdentifier: orderType, orderIdentifier: id, merchantID: merchant.id,
+            authenticationToken: "token-\(id)-0123456789abcdef", document: Array(document.utf8), status: status,
+            createdAt: date, updatedAt: date
+        )
+    }
+}
+
+/// Truncates to the millisecond precision the store keeps.
+func milliseconds(_ date: Date) -> Date {
+    Date(millisecondsSince1970: date.millisecondsSince1970)
+}
