@@ -67,7 +67,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "ordertrack",

@@ -8,15 +8,15 @@ public protocol OrderStore: Sendable {
     // MARK: Merchants and API keys
 
     /// Creates a merchant with a new random UUID.
-    func createMerchant(name: String) async throws -> Merchant
-    func merchant(id: String) async throws -> Merchant?
-    func merchants() async throws -> [Merchant]
+    func createMerchant(name: String) async throws -> MerchantRecord
+    func merchant(id: String) async throws -> MerchantRecord?
+    func merchants() async throws -> [MerchantRecord]
 
     /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller) and display prefix.
     /// Throws ``OrderStoreError/merchantNotFound(id:)`` or ``OrderStoreError/apiKeyAlreadyExists(prefix:)``.
     func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws
     /// The merchant owning the API key with this SHA-256, if any.
-    func merchant(forAPIKeyHash keyHash: String) async throws -> Merchant?
+    func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord?
     func apiKeys(merchantID: String) async throws -> [APIKeyInfo]
 
     // MARK: Order types

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A merchant: the tenant that owns order types, orders, API keys and assets.
-public struct Merchant: Sendable, Hashable, Codable {
+public struct MerchantRecord: Sendable, Hashable, Codable {
     /// Lowercase UUID string.
     public var id: String
     public var name: String

@@ -107,8 +107,8 @@ public final class SQLOrderStore: OrderStore {
 
     // MARK: Merchants and API keys
 
-    public func createMerchant(name: String) async throws -> Merchant {
-        let merchant = Merchant(id: UUID().uuidString.lowercased(), name: name, createdAt: Self.now())
+    public func createMerchant(name: String) async throws -> MerchantRecord {
+        let merchant = MerchantRecord(id: UUID().uuidString.lowercased(), name: name, createdAt: Self.now())
         try await write("create merchant \(name)") { db in
             try await db.insert(into: "merchants")
                 .columns("id", "name", "created_at")
@@ -118,7 +118,7 @@ public final class SQLOrderStore: OrderStore {
         return merchant
     }
 
-    public func merchant(id: String) async throws -> Merchant? {
+    public func merchant(id: String) async throws -> MerchantRecord? {
         try await read("read merchant \(id)") { db in
             try await db.select().columns("id", "name", "created_at").from("merchants")
                 .where("id", .equal, id)
@@ -127,7 +127,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    public func merchants() async throws -> [Merchant] {
+    public func merchants() async throws -> [MerchantRecord] {
         try await read("list merchants") { db in
             try await db.select().columns("id", "name", "created_at").from("merchants")
                 .orderBy("created_at").orderBy("id")
@@ -149,7 +149,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    public func merchant(forAPIKeyHash keyHash: String) async throws -> Merchant? {
+    public func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord? {
         try await read("look up an API key") { db in
             try await db.raw("""
                 SELECT m.id, m.name, m.created_at FROM api_keys k JOIN merchants m ON m.id = k.merchant_id \
@@ -222,8 +222,8 @@ public final class SQLOrderStore: OrderStore {
         guard found != nil else { throw OrderStoreError.merchantNotFound(id: id) }
     }
 
-    static func merchant(from row: any SQLRow) throws -> Merchant {
-        Merchant(id: try row.string("id"), name: try row.string("name"), createdAt: try row.date("created_at"))
+    static func merchant(from row: any SQLRow) throws -> MerchantRecord {
+        MerchantRecord(id: try row.string("id"), name: try row.string("name"), createdAt: try row.date("created_at"))
     }
 
     static func encodeIdentity(_ identity: IdentityConfig) throws -> String {

@@ -1,1 +1,72 @@
-// OrderTrackServer
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import OrderModel
+import OrderStore
+
+/// The OrderTrack server: the Wallet Orders web service under `/wallet` and the merchant API under `/api/v1`.
+public struct OrderTrackServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let store: any OrderStore
+    public let application: Application<RouterResponder<BasicRequestContext>>
+    /// Set on the first start of an empty data directory.
+    public let developmentCredentials: DevelopmentCredentials?
+
+    /// A ready-to-paste `curl` that creates an order with the development API key, after a first start.
+    public var developmentExample: String? {
+        developmentCredentials.map { DevelopmentBootstrap.exampleCommand($0, publicURL: configuration.publicURL) }
+    }
+
+    /// Opens the database (creating it and a development identity on first start) and assembles the routes.
+    public static func build(configuration: ServerConfiguration, logger: Logger) async throws -> OrderTrackServer {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        let store: any OrderStore
+        switch configuration.database {
+        case .sqlite(let path):
+            store = try await SQLOrderStore.sqlite(path: path, logger: logger)
+        }
+        do {
+            let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
+            let application = makeApplication(configuration: configuration, store: store, logger: logger)
+            return OrderTrackServer(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+    }
+
+    static func makeApplication(configuration: ServerConfiguration, store: any OrderStore, logger: Logger) -> Application<RouterResponder<BasicRequestContext>> {
+        if configuration.isInsecure {
+            logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
+        }
+        let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
+        let packages = PackageService(store: store, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
+        let orders = OrderService(
+            store: store, packages: packages, notifier: LoggingChangeNotifier(store: store, logger: logger),
+            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, logger: logger)
+
+        let router = Router(context: BasicRequestContext.self)
+        router.get("healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok"))) }
+        router.get("openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
+        }
+        WalletRoutes(store: store, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
+        MerchantRoutes(store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize).add(to: router)
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
+            logger: logger)
+    }
+
+    /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and closes the database.
+    public func run() async throws {
+        do {
+            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        try await store.shutdown()
+    }
+}

@@ -35,7 +35,7 @@ func withStore<T>(readerCount: Int = 4, _ body: (SQLOrderStore, TemporaryDirecto
 
 /// A merchant with one order type, ready for orders.
 struct Fixture {
-    let merchant: Merchant
+    let merchant: MerchantRecord
     let orderType: String
 
     static func make(_ store: SQLOrderStore, orderType: String = "order.com.example.shop") async throws -> Fixture {

@@ -55,6 +55,13 @@ public enum OrderValidator {
         return ValidationReport(problems: walker.problems)
     }
 
+    /// The names of the files a document references (merchant logo, line-item images, labels, receipts, provider logos).
+    public static func referencedFiles(in document: JSONValue) -> Set<String> {
+        var walker = SchemaWalker(options: ValidationOptions(allowInsecureWebServiceURL: true))
+        walker.check(document, against: .object(OrderSchema.order), at: "")
+        return Set(walker.fileReferences.map(\.name))
+    }
+
     private static func checkCrossFieldRules(_ order: JSONValue, walker: inout SchemaWalker) {
         if let created = order["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = order["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339), updated < created

@@ -35,7 +35,7 @@ enum PackageRules {
             checkReference(reference, package: package, topLevel: topLevel, localized: localized, walker: &walker)
         }
         for name in topLevel.union(localized.values.joined()).sorted() where name != stringsFileName && !name.hasPrefix(".") {
-            if !referenced.contains(name), !referenced.contains(baseName(ofScaledImage: name)) {
+            if !referenced.contains(name), !referenced.contains(PackageFileName.unscaled(name)) {
                 walker.warning(name, "not referenced by order.json; Wallet ignores it, so it only adds to the package size")
             }
         }
@@ -107,16 +107,6 @@ enum PackageRules {
         }
     }
 
-    /// `logo@2x.png` → `logo.png`: scaled variants belong to the image they scale.
-    static func baseName(ofScaledImage name: String) -> String {
-        guard let dot = name.lastIndex(of: ".") else { return name }
-        let stem = name[..<dot]
-        for scale in ["@2x", "@3x"] where stem.hasSuffix(scale) {
-            return String(stem.dropLast(scale.count)) + name[dot...]
-        }
-        return name
-    }
-
     /// BCP 47-style folder names: a 2–3 letter language, then optional script (4 letters) and region (2 letters or 3
     /// digits) joined by `-` or `_`.
     static func isLanguageTag(_ text: String) -> Bool {
@@ -133,17 +123,17 @@ enum PackageRules {
 }
 
 /// What a file's first bytes say it is.
-enum FileType: Equatable {
+public enum FileType: Sendable, Equatable {
     case png, jpeg, pdf, other
 
-    static func detect(_ bytes: [UInt8]) -> FileType {
+    public static func detect(_ bytes: [UInt8]) -> FileType {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.starts(with: Array("%PDF-".utf8)) { return .pdf }
         return .other
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .png: "a PNG image"
         case .jpeg: "a JPEG image"
@@ -152,12 +142,37 @@ enum FileType: Equatable {
         }
     }
 
-    var extensions: [String] {
+    public var extensions: [String] {
         switch self {
         case .png: ["png"]
         case .jpeg: ["jpg", "jpeg"]
         case .pdf: ["pdf"]
         case .other: []
         }
+    }
+}
+
+extension FileType {
+    /// The media type of the detected content, `nil` for ``other``.
+    public var mediaType: String? {
+        switch self {
+        case .png: "image/png"
+        case .jpeg: "image/jpeg"
+        case .pdf: "application/pdf"
+        case .other: nil
+        }
+    }
+}
+
+/// Names of files inside an order package.
+public enum PackageFileName {
+    /// `logo@2x.png` → `logo.png`: scaled variants belong to the image they scale.
+    public static func unscaled(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: ".") else { return name }
+        let stem = name[..<dot]
+        for scale in ["@2x", "@3x"] where stem.hasSuffix(scale) {
+            return String(stem.dropLast(scale.count)) + name[dot...]
+        }
+        return name
     }
 }

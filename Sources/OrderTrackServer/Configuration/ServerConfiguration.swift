@@ -1,0 +1,83 @@
+import Foundation
+
+/// A configuration value that cannot be used, and why.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var setting: String
+    public var message: String
+
+    public var description: String { "\(setting): \(message)" }
+}
+
+/// Where the server listens, where it keeps its data and how it names itself to devices.
+public struct ServerConfiguration: Sendable {
+    public enum Database: Sendable, Equatable {
+        case sqlite(path: String)
+    }
+
+    public var host: String
+    public var port: Int
+    public var dataDirectory: URL
+    public var database: Database
+    /// The base URL devices reach this server at; orders get `webServiceURL = <publicURL>/wallet`.
+    public var publicURL: String
+    /// Largest merchant request body (order content, assets, PKCS#12 uploads).
+    public var maximumMerchantBodySize: Int
+    /// Largest device request body (push token, log entries).
+    public var maximumDeviceBodySize: Int
+    /// Bytes of signed packages kept in memory for device fetches.
+    public var packageCacheBytes: Int
+
+    /// Builds a configuration, resolving defaults the way the `serve` command documents them.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        dataDirectory: String = "./ordertrack-data",
+        databaseURL: String? = nil,
+        publicURL: String? = nil,
+        maximumMerchantBodySize: Int = 4 * 1024 * 1024,
+        maximumDeviceBodySize: Int = 64 * 1024,
+        packageCacheBytes: Int = 256 * 1024 * 1024
+    ) throws(ConfigurationError) {
+        guard (0...65_535).contains(port) else {
+            throw ConfigurationError(setting: "port", message: "\(port) is not a TCP port (0–65535)")
+        }
+        guard !host.isEmpty else { throw ConfigurationError(setting: "host", message: "must not be empty") }
+        self.host = host
+        self.port = port
+        self.dataDirectory = URL(fileURLWithPath: dataDirectory, isDirectory: true).standardizedFileURL
+        self.database = try Self.parseDatabaseURL(databaseURL ?? "sqlite://\(self.dataDirectory.appendingPathComponent("ordertrack.sqlite").path)")
+        let resolvedPublicURL = publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        guard let components = URLComponents(string: resolvedPublicURL), let scheme = components.scheme, ["http", "https"].contains(scheme),
+            components.host?.isEmpty == false, components.query == nil, components.fragment == nil
+        else {
+            throw ConfigurationError(setting: "public-url", message: "\"\(resolvedPublicURL)\" must be an absolute http:// or https:// URL without query or fragment, like https://orders.example.com")
+        }
+        self.publicURL = resolvedPublicURL.hasSuffix("/") ? String(resolvedPublicURL.dropLast()) : resolvedPublicURL
+        for (name, value) in [("maximum merchant body size", maximumMerchantBodySize), ("maximum device body size", maximumDeviceBodySize), ("package cache size", packageCacheBytes)] where value <= 0 {
+            throw ConfigurationError(setting: name, message: "must be positive, but is \(value)")
+        }
+        self.maximumMerchantBodySize = maximumMerchantBodySize
+        self.maximumDeviceBodySize = maximumDeviceBodySize
+        self.packageCacheBytes = packageCacheBytes
+    }
+
+    /// `<publicURL>/wallet`: what devices append `v1/...` to.
+    public var webServiceURL: String { publicURL + "/wallet" }
+
+    /// Whether the public URL is plain HTTP, which Wallet refuses; accepted for local development with warnings.
+    public var isInsecure: Bool { publicURL.hasPrefix("http://") }
+
+    static func parseDatabaseURL(_ text: String) throws(ConfigurationError) -> Database {
+        if text.hasPrefix("sqlite://") {
+            let path = String(text.dropFirst("sqlite://".count))
+            guard !path.isEmpty else {
+                throw ConfigurationError(setting: "database", message: "sqlite:// needs a file path, like sqlite:///var/lib/ordertrack/ordertrack.sqlite")
+            }
+            return .sqlite(path: path)
+        }
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            throw ConfigurationError(setting: "database", message: "PostgreSQL is not supported by this build yet; use sqlite://PATH")
+        }
+        throw ConfigurationError(setting: "database", message: "\"\(text)\" is not a database URL; use sqlite://PATH")
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import OrderModel
+import OrderStore
+
+/// Creating, changing and reading orders on behalf of merchants, independent of HTTP.
+struct OrderService: Sendable {
+    let store: any OrderStore
+    let packages: PackageService
+    let notifier: any OrderChangeNotifier
+    /// `webServiceURL` of every order this server creates.
+    let webServiceURL: String
+    let validationOptions: ValidationOptions
+    let logger: Logger
+
+    /// Identifiers a merchant may choose: URL-safe, so they never need escaping in device paths.
+    static func isValidIdentifier(_ text: String) -> Bool {
+        (1...255).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || Array("._~:@+-".utf8).contains(byte)
+            }
+    }
+
+    struct CreatedOrder: Sendable {
+        var record: OrderRecord
+        var document: JSONValue
+        var warnings: [ValidationProblem]
+    }
+
+    /// Completes order content sent at payment completion, validates it with the merchant's assets, and stores it.
+    func createOrder(merchant: MerchantRecord, content: JSONValue, now: Date = Date()) async throws -> CreatedOrder {
+        guard var document = content.objectValue else {
+            throw APIError.badRequest("body_not_object", "the body must be a JSON object with the order content, but is \(content.kindName)")
+        }
+        let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
+        if let identifier = document["orderIdentifier"] {
+            guard let text = identifier.stringValue, Self.isValidIdentifier(text) else {
+                throw APIError.badRequest("invalid_order_identifier", "orderIdentifier must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: "orderIdentifier")
+            }
+        } else {
+            document["orderIdentifier"] = .string(UUID().uuidString.lowercased())
+        }
+        if let given = document["webServiceURL"], given != .string(webServiceURL) {
+            throw APIError.badRequest("web_service_url_fixed", "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", param: "webServiceURL")
+        }
+        let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
+        document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
+        document["webServiceURL"] = .string(webServiceURL)
+        document["authenticationToken"] = document["authenticationToken"] ?? .string(Secrets.authenticationToken())
+        document["schemaVersion"] = document["schemaVersion"] ?? 1
+        document["orderType"] = document["orderType"] ?? "ecommerce"
+        document["status"] = document["status"] ?? "open"
+        document["createdAt"] = document["createdAt"] ?? timestamp
+        document["updatedAt"] = document["updatedAt"] ?? document["createdAt"]
+
+        let (normalized, warnings) = try await validated(.object(document), merchantID: merchant.id)
+        guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
+            let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
+            let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
+        else { throw APIError.badRequest("order_invalid", "the order lacks identifiers or dates") }
+        let record = OrderRecord(
+            orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
+            authenticationToken: token, document: normalized.serialized(), status: normalized["status"]?.stringValue,
+            createdAt: created, updatedAt: updated, version: 1, changeSequence: 0)
+        let stored: OrderRecord
+        do {
+            stored = try await store.createOrder(record)
+        } catch OrderStoreError.orderAlreadyExists {
+            throw APIError.conflict("order_exists", "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
+        }
+        packages.prepare(stored)
+        return CreatedOrder(record: stored, document: normalized, warnings: warnings)
+    }
+
+    /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
+    func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> (OrderRecord, changed: Bool) {
+        for _ in 0..<8 {
+            let current = try await order(merchant: merchant, type: type, id: id)
+            let existing = try JSONValue.parse(current.document)
+            var patched: JSONValue
+            do {
+                patched = try OrderPatch.apply(patch, to: existing)
+            } catch {
+                throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
+            }
+            if patched == existing { return (current, false) }
+            // updatedAt strictly increases even if the clock steps back.
+            let updatedAt = max(now, current.updatedAt.addingTimeInterval(0.001))
+            patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
+            let (normalized, _) = try await validated(patched, merchantID: merchant.id)
+            do {
+                let stored = try await store.updateOrder(
+                    type: type, id: id, expectedVersion: current.version, document: normalized.serialized(),
+                    status: normalized["status"]?.stringValue, updatedAt: updatedAt)
+                packages.prepare(stored)
+                await notifier.orderChanged(stored)
+                return (stored, true)
+            } catch OrderStoreError.versionConflict {
+                continue
+            }
+        }
+        throw APIError.conflict("update_contention", "the order is being changed by many requests at once; retry")
+    }
+
+    /// An order of this merchant; 404 for unknown orders and for other merchants' orders alike.
+    func order(merchant: MerchantRecord, type: String, id: String) async throws -> OrderRecord {
+        guard let record = try await store.order(type: type, id: id), record.merchantID == merchant.id else {
+            throw APIError.notFound("no order \(id) of type \(type)")
+        }
+        return record
+    }
+
+    /// Pushes the current version to every registered device again, without changing the order.
+    func notifyDevices(merchant: MerchantRecord, type: String, id: String) async throws -> Int {
+        let record = try await order(merchant: merchant, type: type, id: id)
+        return try await notifier.renotify(record)
+    }
+
+    /// The signed package of an order's current version.
+    func package(merchant: MerchantRecord, type: String, id: String) async throws -> (OrderRecord, [UInt8]) {
+        let record = try await order(merchant: merchant, type: type, id: id)
+        return (record, try await packages.package(for: record))
+    }
+
+    private func resolveOrderType(merchant: MerchantRecord, requested: JSONValue?) async throws -> OrderTypeRecord {
+        if let requested {
+            guard let identifier = requested.stringValue else {
+                throw APIError.badRequest("invalid_order_type", "orderTypeIdentifier must be a string", param: "orderTypeIdentifier")
+            }
+            guard let record = try await store.orderType(identifier), record.merchantID == merchant.id else {
+                throw APIError(status: .forbidden, kind: .permission, code: "order_type_not_owned",
+                    message: "order type \(identifier) is not configured for this merchant", param: "orderTypeIdentifier")
+            }
+            return record
+        }
+        let owned = try await store.orderTypes(merchantID: merchant.id)
+        guard owned.count == 1 else {
+            let message = owned.isEmpty
+                ? "this merchant has no order type yet; configure one with PUT /api/v1/order-types/{orderTypeIdentifier}"
+                : "orderTypeIdentifier is required: this merchant has several order types (\(owned.map(\.orderTypeIdentifier).sorted().joined(separator: ", ")))"
+            throw APIError.badRequest("order_type_required", message, param: "orderTypeIdentifier")
+        }
+        return owned[0]
+    }
+
+    /// Validates a complete document against the schema and the merchant's assets; returns it normalized.
+    private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, [ValidationProblem]) {
+        let files = try await packages.assetFiles(for: document, merchantID: merchantID)
+        let report = OrderValidator.validate(document: document, package: PackageContents(files: files), options: validationOptions)
+        guard report.isValid else { throw APIError.invalidOrder(report.problems) }
+        do {
+            return (try OrderDocument(json: document, options: validationOptions).json, report.warnings)
+        } catch {
+            throw APIError.invalidOrder(error.report.problems)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Crypto
+import Foundation
+
+/// Random secrets and their comparison.
+enum Secrets {
+    /// `count` bytes from the system CSPRNG as unpadded base64url.
+    static func randomToken(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// An order's authenticationToken: 192 random bits (32 characters), above the 128 bits we require.
+    static func authenticationToken() -> String { randomToken(bytes: 24) }
+
+    /// A merchant API key; only its SHA-256 is stored.
+    static func apiKey() -> String { "sk_" + randomToken(bytes: 32) }
+
+    /// Lowercase hex SHA-256 of a secret, the form keys are stored and looked up by.
+    static func sha256Hex(_ text: some DataProtocol) -> String {
+        SHA256.hash(data: text).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Compares secrets in time that depends only on their lengths, never on where they differ.
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        var difference = UInt8(truncatingIfNeeded: left.count ^ right.count)
+        for index in 0..<max(left.count, right.count) {
+            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import OrderPackage
+import OrderSigning
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Benchmarks (build with -c release).", subcommands: [BenchPackageCommand.self])
+}
+
+struct BenchPackageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "package",
+        abstract: "Build N distinct signed packages and compare with raw RSA-2048 signatures made with the same key in the same run.")
+
+    @Option(help: "Number of orders to build")
+    var orders = 2000
+
+    @Option(help: "light (a small logo) or heavy (600 KB of incompressible PNGs)")
+    var assets: PackageBenchmark.AssetProfile = .light
+
+    @Option(help: "Concurrent build tasks (default: one per core)")
+    var concurrency: Int?
+
+    func validate() throws {
+        guard orders > 0 else { throw ValidationError("--orders must be positive") }
+    }
+
+    func run() async throws {
+        let identity = try DevelopmentIdentity.make(orderTypeIdentifier: "order.com.example.benchmark").identity
+        let digest = [UInt8](repeating: 0x5A, count: 320)
+        let result = try await PackageBenchmark.run(
+            orders: orders, assets: assets, signer: identity,
+            concurrency: concurrency ?? ProcessInfo.processInfo.activeProcessorCount,
+            rawSign: { _ = try identity.rawSignatureForBenchmark(digest) })
+        print("""
+            packages:          \(result.orders) (\(assets.rawValue) assets, \(result.concurrency) tasks)
+            packages/s:        \(String(format: "%.0f", result.ordersPerSecond)) (\(String(format: "%.3f", result.millisecondsPerOrder)) ms each, \(result.averagePackageBytes) bytes average)
+            RSA-2048 sigs/s:   \(String(format: "%.0f", result.rawSignaturesPerSecond)) (same key, same run)
+            cost per package:  \(String(format: "%.2f", result.ratio)) raw signatures
+            """)
+    }
+}
+
+extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+
+/// `ordertrack`: validate, build and verify Wallet order packages, and run the OrderTrack server.
+///
+/// Exit status: 0 fine, 1 problems found, 2 usage error.
+@main
+struct OrderTrackCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ordertrack",
+        abstract: "Apple Wallet order tracking: validate, build and verify signed .order packages, and serve the Wallet Orders web service.",
+        subcommands: [ServeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self, IdentityCommand.self, BenchCommand.self])
+
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || code == .failure || error is ExitCode {
+                exit(withError: error)
+            }
+            // Usage errors: ArgumentParser's message, our exit status 2.
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// Problems go to standard error, one per line.
+func reportProblems(_ lines: [String]) {
+    guard !lines.isEmpty else { return }
+    FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+}
+
+/// A usage error raised after parsing (a file that cannot be read, conflicting options): exit status 2.
+func usageError(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    return ExitCode(2)
+}

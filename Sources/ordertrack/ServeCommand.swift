@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OrderTrackServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Wallet Orders web service and the merchant API. Every option can also be set as ORDERTRACK_<NAME> (e.g. ORDERTRACK_PORT).")
+
+    @Option(help: "Address to listen on (default 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "Port to listen on (default 8080)")
+    var port: Int?
+
+    @Option(help: "Data directory: database, development identity, credentials (default ./ordertrack-data)")
+    var dataDir: String?
+
+    @Option(help: "Database URL (default sqlite://<data-dir>/ordertrack.sqlite)")
+    var database: String?
+
+    @Option(help: "Base URL devices reach this server at (default http://<host>:<port>); orders get webServiceURL <public-url>/wallet")
+    var publicURL: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func setting(_ value: String?, _ name: String) -> String? { value ?? environment["ORDERTRACK_\(name)"] }
+        let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelText) else {
+            throw usageError("log level \"\(levelText)\" is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        var portNumber = 8080
+        if let port {
+            portNumber = port
+        } else if let text = environment["ORDERTRACK_PORT"] {
+            guard let parsed = Int(text) else { throw usageError("ORDERTRACK_PORT=\"\(text)\" is not a port number") }
+            portNumber = parsed
+        }
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration(
+                host: setting(host, "HOST") ?? "127.0.0.1", port: portNumber, dataDirectory: setting(dataDir, "DATA_DIR") ?? "./ordertrack-data",
+                databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"))
+        } catch {
+            throw usageError("\(error)")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "ordertrack")
+        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger)
+        if let credentials = server.developmentCredentials {
+            print("""
+
+                OrderTrack created a demo merchant and a development signing identity (not trusted by Wallet).
+                  API key:     \(credentials.apiKey)
+                  credentials: \(configuration.dataDirectory.appendingPathComponent("dev-credentials.json").path)
+                Create an order:
+
+                \(server.developmentExample ?? "")
+
+                """)
+        }
+        print("OrderTrack listening on \(configuration.host):\(configuration.port); devices use \(configuration.webServiceURL)")
+        try await server.run()
+    }
+}
