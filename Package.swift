@@ -47,6 +47,8 @@ let package = Package(
             dependencies: [
                 "OrderModel", "OrderZip", "OrderSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // Persistence: one store interface, one SQL vocabulary.
@@ -81,7 +83,15 @@ let package = Package(
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
         .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore"]),
-        .testTarget(name: "OrderPackageTests", dependencies: ["OrderPackage", "OrderModel", "OrderSigning", "OrderZip"]),
+        .testTarget(
+            name: "OrderPackageTests",
+            dependencies: [
+                "OrderPackage", "OrderModel", "OrderSigning", "OrderZip",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [

@@ -1,0 +1,43 @@
+import OrderZip
+import Synchronization
+
+/// Compressed forms of asset contents, keyed by content digest, shared across asset sets and threads:
+/// the same image in many orders is compressed and checksummed once.
+public final class AssetCache: Sendable {
+    struct Compressed: Sendable {
+        var method: ZipMethod
+        var crc32: UInt32
+        var bytes: [UInt8]
+        var uncompressedSize: Int
+    }
+
+    private struct Key: Hashable {
+        var sha256Hex: String
+        var method: ZipMethod
+    }
+
+    private let storage = Mutex<[Key: Compressed]>([:])
+
+    public init() {}
+
+    /// How many distinct contents are cached.
+    public var count: Int { storage.withLock { $0.count } }
+
+    /// The zip entry for `bytes` stored as `path`, compressing only on the first sight of this content.
+    func entry(path: String, bytes: [UInt8], sha256Hex: String) throws(ZipWriteError) -> ZipEntry {
+        let key = Key(sha256Hex: sha256Hex, method: PackageLayout.method(forPath: path))
+        if let hit = storage.withLock({ $0[key] }) {
+            return try ZipEntry(
+                name: path, method: hit.method, crc32: hit.crc32, compressedBytes: hit.bytes,
+                uncompressedSize: hit.uncompressedSize
+            )
+        }
+        let entry = try ZipEntry(name: path, data: bytes, method: key.method)
+        let compressed = Compressed(
+            method: entry.method, crc32: entry.crc32, bytes: entry.compressedBytes,
+            uncompressedSize: entry.uncompressedSize
+        )
+        storage.withLock { $0[key] = compressed }
+        return entry
+    }
+}

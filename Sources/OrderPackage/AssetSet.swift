@@ -1,0 +1,44 @@
+import Foundation
+import OrderZip
+
+/// One static file of a package, hashed and compressed once and reused by every build.
+public struct PreparedAsset: Sendable {
+    /// Path relative to the package root, e.g. `logo@2x.png` or `fr.lproj/order.strings`.
+    public let path: String
+    public let sha256Hex: String
+    public let bytes: [UInt8]
+    let entry: ZipEntry
+}
+
+/// The files of a package besides order.json, manifest.json and signature, ready to be copied into many packages.
+public struct AssetSet: Sendable {
+    /// Sorted by path.
+    public let assets: [PreparedAsset]
+    /// Path to bytes, as the validator wants them.
+    let contents: [String: [UInt8]]
+
+    public static let empty = AssetSet(assets: [])
+
+    private init(assets: [PreparedAsset]) {
+        self.assets = assets
+        self.contents = Dictionary(uniqueKeysWithValues: assets.map { ($0.path, $0.bytes) })
+    }
+
+    /// Hashes and compresses every file; `cache` shares the work across sets with the same contents.
+    public init(files: [String: [UInt8]], cache: AssetCache = AssetCache()) throws(OrderPackageError) {
+        var prepared: [PreparedAsset] = []
+        prepared.reserveCapacity(files.count)
+        for (path, bytes) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            guard !PackageLayout.reservedNames.contains(path) else { throw .reservedAssetName(path) }
+            let digest = ManifestDigest.sha256Hex(bytes)
+            let entry: ZipEntry
+            do {
+                entry = try cache.entry(path: path, bytes: bytes, sha256Hex: digest)
+            } catch {
+                throw error == .invalidName(path) ? .invalidAssetPath(path) : .archiveFailed(error)
+            }
+            prepared.append(PreparedAsset(path: path, sha256Hex: digest, bytes: bytes, entry: entry))
+        }
+        self.init(assets: prepared)
+    }
+}

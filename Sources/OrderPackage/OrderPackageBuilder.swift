@@ -1,0 +1,77 @@
+import Foundation
+import OrderModel
+import OrderZip
+
+/// Builds signed `.order` packages: validate, check the order type, hash, sign, zip.
+///
+/// Static assets go through an ``AssetSet`` once; each build then hashes and compresses only order.json and
+/// the manifest, signs, and copies the cached asset bytes into one preallocated zip buffer.
+public struct OrderPackageBuilder: Sendable {
+    public let signer: any PackageSigner
+    /// Timestamp of every zip entry; the fixed default makes output depend only on content and signing time.
+    public var zipTimestamp: ZipTimestamp
+
+    public init(signer: any PackageSigner, zipTimestamp: ZipTimestamp = .fixed) {
+        self.signer = signer
+        self.zipTimestamp = zipTimestamp
+    }
+
+    /// Builds a package from order.json bytes and prepared assets.
+    public func build(
+        orderJSON: [UInt8], assets: AssetSet = .empty, signingTime: Date = Date()
+    ) throws(OrderPackageError) -> BuiltOrderPackage {
+        var contents = assets.contents
+        contents[PackageLayout.orderJSON] = orderJSON
+        let report = OrderValidator.validate(orderJSON: orderJSON, package: PackageContents(files: contents))
+        guard report.isValid else { throw .invalidOrder(report) }
+
+        guard let orderType = Self.orderTypeIdentifier(in: orderJSON) else { throw .missingOrderTypeIdentifier }
+        if let certificateType = signer.orderTypeIdentifier, certificateType != orderType {
+            throw .orderTypeIdentifierMismatch(order: orderType, certificate: certificateType)
+        }
+
+        var digests: [(path: String, sha256Hex: String)] = [(PackageLayout.orderJSON, ManifestDigest.sha256Hex(orderJSON))]
+        digests.reserveCapacity(assets.assets.count + 1)
+        for asset in assets.assets { digests.append((asset.path, asset.sha256Hex)) }
+        let manifest = ManifestWriter.json(digests)
+
+        let signature: [UInt8]
+        do {
+            signature = try signer.signDetached(manifest, signingTime: signingTime)
+        } catch {
+            throw .signingFailed(reason: String(describing: error))
+        }
+
+        do {
+            var entries = [try ZipEntry(name: PackageLayout.orderJSON, data: orderJSON, method: .deflated)]
+            entries.reserveCapacity(assets.assets.count + 3)
+            for asset in assets.assets { entries.append(asset.entry) }
+            entries.append(try ZipEntry(name: PackageLayout.manifest, data: manifest, method: .deflated))
+            entries.append(try ZipEntry(name: PackageLayout.signature, data: signature, method: .deflated))
+            let archive = try ZipWriter.archive(entries, timestamp: zipTimestamp)
+            return BuiltOrderPackage(
+                bytes: archive, manifest: manifest, orderTypeIdentifier: orderType, warnings: report.warnings
+            )
+        } catch {
+            throw .archiveFailed(error)
+        }
+    }
+
+    /// Builds a package from a source directory (order.json, images, `*.lproj/`).
+    public func build(
+        sourceDirectory: URL, cache: AssetCache = AssetCache(), signingTime: Date = Date()
+    ) throws(OrderPackageError) -> BuiltOrderPackage {
+        let source = try PackageSource(directory: sourceDirectory)
+        return try build(
+            orderJSON: source.orderJSON, assets: AssetSet(files: source.assets, cache: cache), signingTime: signingTime
+        )
+    }
+
+    /// `orderTypeIdentifier` of order.json, read with JSONSerialization only; nil when absent or not a string.
+    static func orderTypeIdentifier(in orderJSON: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(orderJSON)) as? [String: Any] else {
+            return nil
+        }
+        return object["orderTypeIdentifier"] as? String
+    }
+}

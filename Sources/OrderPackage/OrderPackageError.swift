@@ -1,0 +1,49 @@
+import OrderModel
+import OrderZip
+
+/// Why a package could not be built.
+public enum OrderPackageError: Error, Sendable, CustomStringConvertible {
+    /// order.json breaks the schema; the report lists every problem.
+    case invalidOrder(ValidationReport)
+    /// order.json is not a JSON object with a string `orderTypeIdentifier`.
+    case missingOrderTypeIdentifier
+    /// The signing certificate is for another order type than order.json names.
+    case orderTypeIdentifierMismatch(order: String, certificate: String)
+    /// An asset uses a name the builder writes itself (`order.json`, `manifest.json`, `signature`).
+    case reservedAssetName(String)
+    /// An asset path is not a safe relative path.
+    case invalidAssetPath(String)
+    /// The source directory has no top-level order.json.
+    case missingOrderJSON(directory: String)
+    case unreadableSource(path: String, reason: String)
+    case signingFailed(reason: String)
+    case archiveFailed(ZipWriteError)
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidOrder(let report):
+            "order.json is invalid (\(report.errors.count) error(s)):\n"
+                + report.problems.map { "  \($0)" }.joined(separator: "\n")
+        case .missingOrderTypeIdentifier:
+            "order.json must be a JSON object with a string 'orderTypeIdentifier' (the certificate's order type ID)"
+        case .orderTypeIdentifierMismatch(let order, let certificate):
+            "order.json has orderTypeIdentifier '\(order)' but the signing certificate is for '\(certificate)': "
+                + "sign with that order type's certificate or fix order.json"
+        case .reservedAssetName(let name):
+            "asset '\(name)' uses a name the builder writes itself; rename it"
+        case .invalidAssetPath(let path):
+            "asset path '\(path)' is not a safe relative path: use '/'-separated names without '..', leading '/' or '\\'"
+        case .missingOrderJSON(let directory):
+            "\(directory) has no order.json at its top level"
+        case .unreadableSource(let path, let reason):
+            "cannot read \(path): \(reason)"
+        case .signingFailed(let reason):
+            "signing the manifest failed: \(reason)"
+        case .archiveFailed(let error):
+            "writing the zip failed: \(error)"
+        case .writeFailed(let path, let reason):
+            "cannot write \(path): \(reason)"
+        }
+    }
+}
