@@ -10,9 +10,12 @@ public struct OrderPackageBuilder: Sendable {
     public let signer: any PackageSigner
     /// Timestamp of every zip entry; the fixed default makes output depend only on content and signing time.
     public var zipTimestamp: ZipTimestamp
+    /// Rules that depend on where the package is used (e.g. http:// web services in local development).
+    public var validationOptions: ValidationOptions
 
-    public init(signer: any PackageSigner, zipTimestamp: ZipTimestamp = .fixed) {
+    public init(signer: any PackageSigner, validationOptions: ValidationOptions = ValidationOptions(), zipTimestamp: ZipTimestamp = .fixed) {
         self.signer = signer
+        self.validationOptions = validationOptions
         self.zipTimestamp = zipTimestamp
     }
 
@@ -22,7 +25,7 @@ public struct OrderPackageBuilder: Sendable {
     ) throws(OrderPackageError) -> BuiltOrderPackage {
         var contents = assets.contents
         contents[PackageLayout.orderJSON] = orderJSON
-        let report = OrderValidator.validate(orderJSON: orderJSON, package: PackageContents(files: contents))
+        let report = OrderValidator.validate(orderJSON: orderJSON, package: PackageContents(files: contents), options: validationOptions)
         guard report.isValid else { throw .invalidOrder(report) }
 
         guard let orderType = Self.orderTypeIdentifier(in: orderJSON) else { throw .missingOrderTypeIdentifier }

@@ -1,15 +1,17 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import OrderModel
 import OrderStore
+import UnixSignals
 
 /// The OrderTrack server: the Wallet Orders web service under `/wallet` and the merchant API under `/api/v1`.
 public struct OrderTrackServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: any OrderStore
-    public let application: Application<RouterResponder<BasicRequestContext>>
+    public let application: Hummingbird.Application<RouterResponder<BasicRequestContext>>
     /// Set on the first start of an empty data directory.
     public let developmentCredentials: DevelopmentCredentials?
 
@@ -19,7 +21,10 @@ public struct OrderTrackServer: Sendable {
     }
 
     /// Opens the database (creating it and a development identity on first start) and assembles the routes.
-    public static func build(configuration: ServerConfiguration, logger: Logger) async throws -> OrderTrackServer {
+    /// `onServerRunning` receives the bound port (useful with port 0).
+    public static func build(
+        configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> OrderTrackServer {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         let store: any OrderStore
         switch configuration.database {
@@ -28,7 +33,7 @@ public struct OrderTrackServer: Sendable {
         }
         do {
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
-            let application = makeApplication(configuration: configuration, store: store, logger: logger)
+            let application = makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
             return OrderTrackServer(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
         } catch {
             try? await store.shutdown()
@@ -36,7 +41,9 @@ public struct OrderTrackServer: Sendable {
         }
     }
 
-    static func makeApplication(configuration: ServerConfiguration, store: any OrderStore, logger: Logger) -> Application<RouterResponder<BasicRequestContext>> {
+    static func makeApplication(
+        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) -> Hummingbird.Application<RouterResponder<BasicRequestContext>> {
         if configuration.isInsecure {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
         }
@@ -53,9 +60,10 @@ public struct OrderTrackServer: Sendable {
         }
         WalletRoutes(store: store, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
         MerchantRoutes(store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize).add(to: router)
-        return Application(
+        return Hummingbird.Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
 

@@ -109,22 +109,3 @@ enum Fixtures {
         report.problems.map(\.description).joined(separator: "\n")
     }
 }
-
-extension JSONValue {
-    /// A copy with the value at a dotted path (array indices as numbers) replaced; `nil` removes the key.
-    func setting(_ path: String, to newValue: JSONValue?) -> JSONValue {
-        var components = path.split(separator: ".").map(String.init)
-        let first = components.removeFirst()
-        if let index = Int(first), case .array(var elements) = self {
-            elements[index] = components.isEmpty ? newValue ?? .null : elements[index].setting(components.joined(separator: "."), to: newValue)
-            return .array(elements)
-        }
-        guard case .object(var members) = self else { return self }
-        if components.isEmpty {
-            members[first] = newValue
-        } else {
-            members[first] = members[first]?.setting(components.joined(separator: "."), to: newValue)
-        }
-        return .object(members)
-    }
-}

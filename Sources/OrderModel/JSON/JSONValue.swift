@@ -79,3 +79,29 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
+
+extension JSONValue {
+    /// A copy with the value at a dotted path replaced (`"fulfillments.0.status"`: numbers index arrays);
+    /// `nil` removes the key. Paths that do not exist are left alone.
+    public func setting(_ dottedPath: String, to newValue: JSONValue?) -> JSONValue {
+        var components = dottedPath.split(separator: ".").map(String.init)
+        guard !components.isEmpty else { return newValue ?? self }
+        let first = components.removeFirst()
+        let rest = components.joined(separator: ".")
+        if let index = Int(first), case .array(var elements) = self, elements.indices.contains(index) {
+            if components.isEmpty {
+                if let newValue { elements[index] = newValue } else { elements.remove(at: index) }
+            } else {
+                elements[index] = elements[index].setting(rest, to: newValue)
+            }
+            return .array(elements)
+        }
+        guard case .object(var members) = self else { return self }
+        if components.isEmpty {
+            members[first] = newValue
+        } else if let member = members[first] {
+            members[first] = member.setting(rest, to: newValue)
+        }
+        return .object(members)
+    }
+}

@@ -12,6 +12,7 @@ struct OrderService: Sendable {
     let webServiceURL: String
     let validationOptions: ValidationOptions
     let logger: Logger
+    let updateLock = KeyedLock()
 
     /// Identifiers a merchant may choose: URL-safe, so they never need escaping in device paths.
     static func isValidIdentifier(_ text: String) -> Bool {
@@ -75,6 +76,12 @@ struct OrderService: Sendable {
 
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
     func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> (OrderRecord, changed: Bool) {
+        try await updateLock.withLock("\(type)\u{0}\(id)") {
+            try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, now: now)
+        }
+    }
+
+    private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> (OrderRecord, changed: Bool) {
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
             let existing = try JSONValue.parse(current.document)
@@ -85,8 +92,7 @@ struct OrderService: Sendable {
                 throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
             }
             if patched == existing { return (current, false) }
-            // updatedAt strictly increases even if the clock steps back.
-            let updatedAt = max(now, current.updatedAt.addingTimeInterval(0.001))
+            let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
             patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
             let (normalized, _) = try await validated(patched, merchantID: merchant.id)
             do {
@@ -101,6 +107,15 @@ struct OrderService: Sendable {
             }
         }
         throw APIError.conflict("update_contention", "the order is being changed by many requests at once; retry")
+    }
+
+    /// `updatedAt` of a new version: after the previous one even if the clock stepped back, and in a later whole
+    /// second, because devices revalidate with second-granular HTTP-dates: two versions within one second would
+    /// look alike to `If-Modified-Since` and the second would never reach the device.
+    static func nextUpdatedAt(previous: Date, now: Date) -> Date {
+        let candidate = max(now, previous.addingTimeInterval(0.001))
+        let previousSecond = previous.timeIntervalSince1970.rounded(.down)
+        return candidate.timeIntervalSince1970.rounded(.down) > previousSecond ? candidate : Date(timeIntervalSince1970: previousSecond + 1)
     }
 
     /// An order of this merchant; 404 for unknown orders and for other merchants' orders alike.

@@ -1,0 +1,3 @@
+import OrderSigning
+
+extension SigningIdentity: PackageSigner {}

@@ -1,0 +1,177 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import OrderModel
+import OrderStore
+import OrderTrackServer
+
+/// Measures the server over loopback: cached-package GETs against `/healthz` in the same run, and
+/// registrations-list latency at two table sizes.
+struct BenchServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Benchmark the web service over loopback (build with -c release): cached package GET vs /healthz, and registrations-list latency at 10,000 and 1,000,000 rows.")
+
+    @Option(help: "Concurrent connections for the throughput phase")
+    var connections = 16
+
+    @Option(help: "Seconds per throughput measurement")
+    var seconds = 5.0
+
+    @Option(help: "Orders and registrations of the small table")
+    var smallRows = 10_000
+
+    @Option(help: "Orders and registrations of the large table")
+    var largeRows = 1_000_000
+
+    @Option(help: "Registrations-list requests per latency measurement")
+    var samples = 5000
+
+    func validate() throws {
+        guard connections > 0, seconds > 0, smallRows >= 10, largeRows >= smallRows, samples > 0 else {
+            throw ValidationError("connections, seconds and samples must be positive, and large-rows ≥ small-rows ≥ 10")
+        }
+    }
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "ordertrack-bench")
+        logger.logLevel = .error
+        let configuration = try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "https://bench.example")
+        let ports = AsyncStream<Int>.makeStream()
+        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
+        guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.application.run() }
+            var iterator = ports.stream.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            let base = "http://127.0.0.1:\(port)"
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+            do {
+                try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
+                try await measureRegistrations(http: http, base: base, store: server.store, credentials: credentials)
+            } catch {
+                try await http.shutdown()
+                throw error
+            }
+            try await http.shutdown()
+            group.cancelAll()
+        }
+        try await server.store.shutdown()
+    }
+
+    private func measureThroughput(http: HTTPClient, base: String, apiKey: String) async throws {
+        var create = HTTPClientRequest(url: "\(base)/api/v1/orders")
+        create.method = .POST
+        create.headers.add(name: "Authorization", value: "Bearer \(apiKey)")
+        let content: JSONValue = [
+            "merchant": ["displayName": "Bench Shop", "merchantIdentifier": "merchant.bench", "url": "https://shop.example.com"],
+            "orderManagementURL": "https://shop.example.com/orders/1",
+            "payment": ["total": ["amount": "42.00", "currency": "USD"], "status": "paid"],
+            "lineItems": [["title": "Coffee", "quantity": 2]],
+        ]
+        create.body = .bytes(ByteBuffer(bytes: content.serialized()))
+        let response = try await http.execute(create, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let details = try JSONValue.parse(body.readableBytesView)["orderDetails"]
+        guard response.status == .created, let type = details?["orderTypeIdentifier"]?.stringValue,
+            let id = details?["orderIdentifier"]?.stringValue, let token = details?["authenticationToken"]?.stringValue
+        else { throw usageError("could not create the benchmark order: \(response.status)") }
+        let packagePath = "/wallet/v1/orders/\(type)/\(id)"
+        _ = try await load(http: http, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: 1)
+
+        let health = try await load(http: http, url: base + "/healthz", authorization: nil, seconds: seconds)
+        let package = try await load(http: http, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: seconds)
+        print("""
+            throughput (\(connections) connections, \(String(format: "%.0f", seconds)) s each, same run):
+              GET /healthz               \(String(format: "%8.0f", health)) req/s
+              GET cached order package   \(String(format: "%8.0f", package)) req/s
+              ratio package / healthz    \(String(format: "%8.2f", package / health))
+            """)
+    }
+
+    /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
+    private func load(http: HTTPClient, url: String, authorization: String?, seconds: Double) async throws -> Double {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let start = ContinuousClock.now
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    var count = 0
+                    var request = HTTPClientRequest(url: url)
+                    if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+                    while ContinuousClock.now < deadline {
+                        let response = try await http.execute(request, timeout: .seconds(30))
+                        _ = try await response.body.collect(upTo: 16 << 20)
+                        guard response.status == .ok else { throw usageError("\(url) answered \(response.status)") }
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(total) / Self.seconds(ContinuousClock.now - start)
+    }
+
+    private func measureRegistrations(http: HTTPClient, base: String, store: any OrderStore, credentials: DevelopmentCredentials) async throws {
+        guard let store = store as? SQLOrderStore else { throw usageError("seeding needs the SQL store") }
+        let document = Array(#"{"orderTypeIdentifier":"order.dev.ordertrack.demo"}"#.utf8)
+        var seeded = 0
+        var results: [(rows: Int, changed: Summary, unchanged: Summary)] = []
+        for rows in [smallRows, largeRows] {
+            let started = ContinuousClock.now
+            try await store.seedForBenchmark(BenchmarkSeed(
+                merchantID: credentials.merchantID, orderTypeIdentifier: credentials.orderTypeIdentifier,
+                orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
+                authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
+                deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"))
+            print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", Self.seconds(ContinuousClock.now - started))) s")
+            seeded = rows
+            let devices = rows / 10
+            // The devices of the first batch registered at the start: listing from tag 0 returns their 10 orders,
+            // listing from the latest tag returns nothing changed (204).
+            let changed = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: "0")
+            let unchanged = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: String(Int64.max / 2))
+            results.append((rows, changed, unchanged))
+        }
+        print("registrations list, \(samples) sequential requests per row (one connection):")
+        for result in results {
+            print("  \(String(format: "%9d", result.rows)) orders+registrations: 10 changed p50 \(result.changed.p50) ms p99 \(result.changed.p99) ms; nothing changed p50 \(result.unchanged.p50) ms p99 \(result.unchanged.p99) ms")
+        }
+        if results.count == 2, let small = Double(results[0].changed.p99), let large = Double(results[1].changed.p99) {
+            print("  p99 ratio large/small: \(String(format: "%.2f", large / small))")
+        }
+    }
+
+    private struct Summary {
+        var p50: String
+        var p99: String
+    }
+
+    private func latencies(http: HTTPClient, base: String, devices: Int, prefix: String, tag: String) async throws -> Summary {
+        var timings: [Double] = []
+        timings.reserveCapacity(samples)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<samples {
+            let device = Int.random(in: 0..<devices, using: &generator)
+            let request = HTTPClientRequest(url: "\(base)/wallet/v1/devices/\(prefix)\(device)/registrations/order.dev.ordertrack.demo?ordersModifiedSince=\(tag)")
+            let start = ContinuousClock.now
+            let response = try await http.execute(request, timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            timings.append(Self.seconds(ContinuousClock.now - start) * 1000)
+            guard response.status == .ok || response.status == .noContent else { throw usageError("registrations list answered \(response.status)") }
+        }
+        timings.sort()
+        func percentile(_ fraction: Double) -> String { String(format: "%.3f", timings[min(timings.count - 1, Int(Double(timings.count) * fraction))]) }
+        return Summary(p50: percentile(0.5), p99: percentile(0.99))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import OrderModel
+import OrderTrackServer
+import OrderZip
+
+/// A server on a fresh data directory, driven over real HTTP on loopback.
+struct TestServer {
+    static let publicURL = "https://orders.example.test"
+
+    let dataDirectory: URL
+
+    init() throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-test-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    func configuration() throws -> ServerConfiguration {
+        try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, publicURL: Self.publicURL)
+    }
+
+    /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).
+    func run<Value: Sendable>(_ body: @Sendable (Client) async throws -> Value) async throws -> Value {
+        var logger = Logger(label: "ordertrack-test")
+        logger.logLevel = .warning
+        let server = try await OrderTrackServer.build(configuration: try configuration(), logger: logger)
+        let credentials = try loadCredentials()
+        do {
+            let value = try await server.application.test(.live) { client in
+                try await body(Client(client: client, apiKey: credentials.apiKey, credentials: credentials))
+            }
+            try await server.store.shutdown()
+            return value
+        } catch {
+            try? await server.store.shutdown()
+            throw error
+        }
+    }
+
+    func loadCredentials() throws -> DevelopmentCredentials {
+        let data = try Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
+        return try JSONDecoder().decode(DevelopmentCredentials.self, from: data)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+}
+
+/// HTTP calls as a merchant and as a Wallet device would make them.
+struct Client: Sendable {
+    let client: any TestClientProtocol
+    let apiKey: String
+    let credentials: DevelopmentCredentials
+
+    struct Reply: Sendable {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: [UInt8]
+
+        var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    var port: Int { client.port ?? 0 }
+
+    func call(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: [UInt8]? = nil) async throws -> Reply {
+        let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+        return Reply(status: response.status, headers: response.headers, body: Array(response.body.readableBytesView))
+    }
+
+    /// A merchant API call with the development API key (Bearer), a JSON body if given.
+    func merchant(_ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws -> Reply {
+        var headers = extra
+        headers[.authorization] = "Bearer \(apiKey)"
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await call(method, path, headers: headers, body: json?.serialized())
+    }
+
+    /// A device call with `AppleOrder <token>`.
+    func device(_ method: HTTPRequest.Method, _ path: String, token: String?, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws -> Reply {
+        var headers = extra
+        if let token { headers[.authorization] = "AppleOrder \(token)" }
+        return try await call(method, path, headers: headers, body: json?.serialized())
+    }
+}
+
+/// Order content a merchant sends at payment completion.
+enum SampleContent {
+    static var order: JSONValue {
+        [
+            "merchant": ["displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"],
+            "orderManagementURL": "https://shop.example.com/orders/1001",
+            "orderNumber": "1001",
+            "payment": ["total": ["amount": "42", "currency": "USD"], "status": "paid"],
+            "lineItems": [["title": "Coffee beans", "quantity": 2, "price": ["amount": "21.00", "currency": "USD"]]],
+            "fulfillments": [["fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "processing"]],
+        ]
+    }
+}
+
+/// Entry names of a zip archive, read with our reader.
+enum ZipNames {
+    static func of(_ archive: [UInt8]) -> [String] {
+        ZipReader.inspect(archive).files.map(\.name)
+    }
+}
