@@ -15,26 +15,39 @@ public enum DevelopmentIdentity {
         public let identity: SigningIdentity
         /// The self-signed development root, the trust anchor for verifying signatures.
         public let rootCertificate: Certificate
+        /// The development root certificate as PEM (`root-ca.pem`).
         public let rootCAPEM: String
+        /// The development WWDR intermediate as PEM (`wwdr.pem`).
         public let wwdrPEM: String
+        /// The Order Type ID-shaped leaf certificate as PEM (`certificate.pem`).
         public let certificatePEM: String
-        /// The leaf's RSA-2048 key as unencrypted PKCS#8 PEM.
+        /// The leaf's RSA-2048 key as unencrypted PKCS#8 PEM (`key.pem`).
         public let privateKeyPEM: String
     }
 
     /// Paths written by `create(orderTypeIdentifier:teamIdentifier:in:)`.
     public struct Files: Sendable {
+        /// The directory holding the files.
         public let directory: URL
+        /// `root-ca.pem`: the trust anchor for verifying development signatures.
         public let rootCA: URL
+        /// `wwdr.pem`: the development intermediate.
         public let wwdr: URL
+        /// `certificate.pem`: the leaf certificate.
         public let certificate: URL
+        /// `key.pem`: the leaf's private key, mode 0600.
         public let privateKey: URL
+        /// `README.txt`: says what these files are and that Wallet does not trust them.
         public let readme: URL
     }
 
     /// The result of `create(orderTypeIdentifier:teamIdentifier:in:)`.
     public struct Created: Sendable {
+        /// The loaded identity, ready to sign.
         public let identity: SigningIdentity
+        /// The self-signed development root, the trust anchor for verifying signatures.
+        public let rootCertificate: Certificate
+        /// Where everything was written.
         public let files: Files
     }
 
@@ -166,7 +179,7 @@ public enum DevelopmentIdentity {
         try SecureFile.create(material.wwdrPEM, to: files.wwdr, mode: 0o644)
         try SecureFile.create(material.rootCAPEM, to: files.rootCA, mode: 0o644)
         try SecureFile.create(readme(orderTypeIdentifier: orderTypeIdentifier, identity: material.identity), to: files.readme, mode: 0o644)
-        return Created(identity: material.identity, files: files)
+        return Created(identity: material.identity, rootCertificate: material.rootCertificate, files: files)
     }
 
     private static func pem(_ certificate: Certificate) throws -> String {

@@ -6,6 +6,10 @@ import _CryptoExtras
 /// Decrypts password-protected content: PBES2 (PBKDF2 + AES-CBC or 3DES-CBC, RFC 8018) and the
 /// PKCS#12 password-based schemes (RFC 7292 appendix C: SHA-1 with 3DES or RC2).
 enum PasswordBasedEncryption {
+    /// Far above any real file's count (OpenSSL uses 2,048 to 600,000); stops a hostile file from
+    /// making loading run for hours.
+    static let maximumIterations = 10_000_000
+
     /// Where the encrypted content came from, for error messages.
     struct Context {
         var source: String
@@ -16,6 +20,12 @@ enum PasswordBasedEncryption {
         _ ciphertext: [UInt8], algorithm: AlgorithmIdentifierNode, password: String, context: Context
     ) throws(SigningError) -> [UInt8] {
         let (cipher, key, iv) = try deriveCipher(algorithm, password: password, context: context)
+        guard !ciphertext.isEmpty, ciphertext.count % cipher.blockSize == 0 else {
+            throw .malformedPrivateKey(
+                source: context.source,
+                reason: "\(context.what): \(ciphertext.count) encrypted bytes is not a whole number of "
+                    + "\(cipher.blockSize)-byte blocks (is the data truncated?)")
+        }
         do {
             return try cipher.decrypt(ciphertext, key: key, iv: iv)
         } catch {
@@ -38,7 +48,7 @@ enum PasswordBasedEncryption {
         }
     }
 
-    static func unsupported(_ oid: ASN1ObjectIdentifier, context: Context) -> SigningError {
+    private static func unsupported(_ oid: ASN1ObjectIdentifier, context: Context) -> SigningError {
         .unsupportedAlgorithm(
             oid: "\(oid)", name: OID.name(oid), context: "\(context.what) of \(context.source)",
             fix: "Re-encrypt it with PBES2/AES, e.g. 'openssl pkcs8 -topk8 -v2 aes-256-cbc' for a key or "
@@ -119,8 +129,8 @@ enum PasswordBasedEncryption {
         } catch {
             throw .malformedPrivateKey(source: context.source, reason: error.reason)
         }
-        guard iterations > 0 else {
-            throw .malformedPrivateKey(source: context.source, reason: "\(what): iteration count \(iterations)")
+        guard (1...maximumIterations).contains(iterations) else {
+            throw .malformedPrivateKey(source: context.source, reason: "\(what): iteration count \(iterations) is out of range")
         }
         let cipher: BlockCipher
         let derivedKeySize: Int
@@ -158,7 +168,9 @@ struct PBKDF2Parameters {
         }
         salt = try saltNode.octets(what: "\(what).salt (only the 'specified' salt form is supported)")
         iterations = try iterationNode.integer(what: "\(what).iterationCount")
-        guard iterations > 0 else { throw ASN1Failure(reason: "\(what): iteration count \(iterations)") }
+        guard (1...PasswordBasedEncryption.maximumIterations).contains(iterations) else {
+            throw ASN1Failure(reason: "\(what): iteration count \(iterations) is out of range")
+        }
         if let next = parts.first, next.identifier == .integer {
             keyLength = try next.integer(what: "\(what).keyLength")
             parts = parts.dropFirst()

@@ -60,22 +60,22 @@ extension SigningIdentity {
     }
 
     private static func key(_ block: PEMBlock, password: String?, source: String) throws(SigningError) -> SigningKey {
-        let where_ = "\(source), block \(block.index)"
+        let location = "\(source), block \(block.index)"
         switch block.label {
         case "PRIVATE KEY":
-            return try SigningKey.fromPKCS8(block.der, source: where_)
+            return try SigningKey.fromPKCS8(block.der, source: location)
         case "ENCRYPTED PRIVATE KEY":
-            guard let password else { throw .passwordRequired(source: where_) }
-            let der = try EncryptedPrivateKey.decryptPKCS8(block.der, password: password, source: where_)
-            return try SigningKey.fromPKCS8(der, source: where_)
+            guard let password else { throw .passwordRequired(source: location) }
+            let der = try EncryptedPrivateKey.decryptPKCS8(block.der, password: password, source: location)
+            return try SigningKey.fromPKCS8(der, source: location)
         case "RSA PRIVATE KEY", "EC PRIVATE KEY":
             var der = block.der
             if block.headers["Proc-Type"]?.contains("ENCRYPTED") == true {
-                guard let password else { throw .passwordRequired(source: where_) }
-                der = try EncryptedPrivateKey.decryptLegacyPEM(block, password: password, source: where_)
+                guard let password else { throw .passwordRequired(source: location) }
+                der = try EncryptedPrivateKey.decryptLegacyPEM(block, password: password, source: location)
             }
             return block.label == "RSA PRIVATE KEY"
-                ? try SigningKey.rsa(der, source: where_) : try SigningKey.sec1(der, source: where_)
+                ? try SigningKey.rsa(der, source: location) : try SigningKey.sec1(der, source: location)
         default:
             throw .malformedPEM(
                 source: source, block: block.index,

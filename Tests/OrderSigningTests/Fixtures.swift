@@ -71,6 +71,8 @@ struct Fixtures: Sendable {
         try OpenSSL.require(
             export + ["-keypbe", "AES-128-CBC", "-certpbe", "NONE", "-macalg", "sha512", "-out", "aes128-plaincerts.p12"],
             in: dir.url)
+        try OpenSSL.require(export + ["-nomac", "-out", "nomac.p12"], in: dir.url)
+        try OpenSSL.require(export + ["-legacy", "-certpbe", "PBE-SHA1-RC4-128", "-out", "rc4.p12"], in: dir.url)
         try OpenSSL.require(
             ["pkcs12", "-export", "-inkey", "rsa.pem", "-in", "cert.pem", "-passout", "pass:", "-out", "empty-password.p12"],
             in: dir.url)
