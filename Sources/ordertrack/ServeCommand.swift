@@ -54,7 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "ordertrack")
-        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger)
+        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { port in
+            print("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
+        }
         if let credentials = server.developmentCredentials {
             print("""
 
@@ -67,7 +69,6 @@ struct ServeCommand: AsyncParsableCommand {
 
                 """)
         }
-        print("OrderTrack listening on \(configuration.host):\(configuration.port); devices use \(configuration.webServiceURL)")
         try await server.run()
     }
 }
