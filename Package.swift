@@ -99,6 +99,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Runs the built `ordertrack` binary as a user would.
+        .testTarget(name: "OrderTrackCLITests", dependencies: ["OrderModel"]),
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [

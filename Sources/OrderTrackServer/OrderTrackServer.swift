@@ -25,12 +25,7 @@ public struct OrderTrackServer: Sendable {
     public static func build(
         configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> OrderTrackServer {
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        let store: any OrderStore
-        switch configuration.database {
-        case .sqlite(let path):
-            store = try await SQLOrderStore.sqlite(path: path, logger: logger)
-        }
+        let store = try await openStore(configuration: configuration, logger: logger)
         do {
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
             let application = makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
@@ -38,6 +33,15 @@ public struct OrderTrackServer: Sendable {
         } catch {
             try? await store.shutdown()
             throw error
+        }
+    }
+
+    /// Opens (creating if needed) the configured database and applies pending migrations.
+    public static func openStore(configuration: ServerConfiguration, logger: Logger) async throws -> any OrderStore {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        switch configuration.database {
+        case .sqlite(let path):
+            return try await SQLOrderStore.sqlite(path: path, logger: logger)
         }
     }
 

@@ -26,10 +26,9 @@ enum DevelopmentBootstrap {
         try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
         _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory)
 
-        let merchant = try await store.createMerchant(name: "Demo Merchant")
-        let apiKey = Secrets.apiKey()
-        try await store.addAPIKey(merchantID: merchant.id, keyHash: Secrets.sha256Hex(Array(apiKey.utf8)), prefix: String(apiKey.prefix(10)))
-        try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: orderTypeIdentifier, merchantID: merchant.id, identity: .directory(path: identityDirectory.path)))
+        let administration = Administration(store: store)
+        let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Merchant")
+        try await administration.setOrderType(merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
 
         let credentials = DevelopmentCredentials(
             merchantID: merchant.id, apiKey: apiKey, orderTypeIdentifier: orderTypeIdentifier, identityDirectory: identityDirectory.path,

@@ -217,23 +217,11 @@ struct MerchantRoutes: Sendable {
         guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded) else {
             throw APIError.badRequest("pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
         }
-        let password = body["password"]?.stringValue ?? ""
-        let wwdr = body["wwdrPEM"]?.stringValue
-        let identity: SigningIdentity
+        let configuration = IdentityConfig.pkcs12(bytes: Array(pkcs12), password: body["password"]?.stringValue ?? "", wwdrPEM: body["wwdrPEM"]?.stringValue)
         do {
-            identity = try SigningIdentity(pkcs12: Array(pkcs12), password: password, intermediatesPEM: wwdr)
-        } catch {
-            throw APIError.badRequest("pkcs12_invalid", "the PKCS#12 file cannot be used: \(error)", param: "pkcs12")
-        }
-        if let certified = identity.orderTypeIdentifier, certified != orderType {
-            throw APIError.badRequest("order_type_mismatch", "the certificate is for \(certified), not \(orderType)", param: "orderTypeIdentifier")
-        }
-        do {
-            try await store.upsertOrderType(OrderTypeRecord(
-                orderTypeIdentifier: orderType, merchantID: merchant.id,
-                identity: .pkcs12(bytes: Array(pkcs12), password: password, wwdrPEM: wwdr)))
-        } catch OrderStoreError.orderTypeOwnedByAnotherMerchant {
-            throw APIError(status: .forbidden, kind: .permission, code: "order_type_not_owned", message: "order type \(orderType) belongs to another merchant")
+            try await Administration(store: store).setOrderType(merchantID: merchant.id, orderTypeIdentifier: orderType, identity: configuration)
+        } catch let error as AdministrationError {
+            throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "order_type_rejected", message: error.message, param: "pkcs12")
         }
         await packages.invalidateIdentity(orderType)
         guard let stored = try await store.orderType(orderType) else { throw APIError.notFound("order type \(orderType) vanished") }

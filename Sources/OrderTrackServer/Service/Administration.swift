@@ -1,0 +1,66 @@
+import Foundation
+import OrderSigning
+import OrderStore
+
+/// Why an administrative change was refused.
+public struct AdministrationError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// Tenant management shared by the first-start bootstrap, the merchant API and the `ordertrack merchant` and
+/// `ordertrack order-type` commands: merchants, API keys and order types with their signing identities.
+public struct Administration: Sendable {
+    public let store: any OrderStore
+
+    public init(store: any OrderStore) {
+        self.store = store
+    }
+
+    /// Creates a merchant and its first API key; the key is returned once and stored only as a hash.
+    public func createMerchant(name: String) async throws -> (merchant: MerchantRecord, apiKey: String) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 200 else {
+            throw AdministrationError(message: "a merchant name must have 1–200 characters")
+        }
+        let merchant = try await store.createMerchant(name: trimmed)
+        return (merchant, try await createAPIKey(merchantID: merchant.id))
+    }
+
+    /// A new secret API key for a merchant (keys from a CSPRNG; only the SHA-256 is stored).
+    public func createAPIKey(merchantID: String) async throws -> String {
+        let apiKey = Secrets.apiKey()
+        do {
+            try await store.addAPIKey(merchantID: merchantID, keyHash: Secrets.sha256Hex(Array(apiKey.utf8)), prefix: String(apiKey.prefix(10)))
+        } catch OrderStoreError.merchantNotFound {
+            throw AdministrationError(message: "no merchant with id \(merchantID)")
+        }
+        return apiKey
+    }
+
+    /// Configures an order type for a merchant after checking the identity loads and is for this order type.
+    @discardableResult
+    public func setOrderType(merchantID: String, orderTypeIdentifier: String, identity configuration: IdentityConfig) async throws -> SigningIdentity {
+        guard OrderService.isValidIdentifier(orderTypeIdentifier) else {
+            throw AdministrationError(message: "\"\(orderTypeIdentifier)\" is not an order type identifier (1–255 characters of A–Z, a–z, 0–9 and ._~:@+-)")
+        }
+        let identity: SigningIdentity
+        do {
+            identity = try PackageService.load(configuration)
+        } catch {
+            throw AdministrationError(message: "the signing identity cannot be loaded: \(error)")
+        }
+        if let certified = identity.orderTypeIdentifier, certified != orderTypeIdentifier {
+            throw AdministrationError(message: "the certificate is for \(certified), not \(orderTypeIdentifier)")
+        }
+        do {
+            try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration))
+        } catch OrderStoreError.orderTypeOwnedByAnotherMerchant {
+            throw AdministrationError(message: "order type \(orderTypeIdentifier) belongs to another merchant")
+        } catch OrderStoreError.merchantNotFound {
+            throw AdministrationError(message: "no merchant with id \(merchantID)")
+        }
+        return identity
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OrderStore
+import OrderTrackServer
+
+/// Which database an administrative command works on; the same defaults as `serve`.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "Data directory (default ./ordertrack-data, or ORDERTRACK_DATA_DIR)")
+    var dataDir: String?
+
+    @Option(help: "Database URL (default sqlite://<data-dir>/ordertrack.sqlite, or ORDERTRACK_DATABASE)")
+    var database: String?
+
+    /// Runs `body` with the open store and closes it afterwards.
+    func withAdministration<Value>(_ body: (Administration) async throws -> Value) async throws -> Value {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration(
+                dataDirectory: dataDir ?? environment["ORDERTRACK_DATA_DIR"] ?? "./ordertrack-data",
+                databaseURL: database ?? environment["ORDERTRACK_DATABASE"])
+        } catch {
+            throw usageError("\(error)")
+        }
+        var logger = Logger(label: "ordertrack-admin")
+        logger.logLevel = .warning
+        let store = try await OrderTrackServer.openStore(configuration: configuration, logger: logger)
+        do {
+            let value = try await body(Administration(store: store))
+            try await store.shutdown()
+            return value
+        } catch let error as AdministrationError {
+            try? await store.shutdown()
+            reportProblems([error.message])
+            throw ExitCode(1)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+    }
+}
+
+struct MerchantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merchant", abstract: "Manage merchants (tenants) and their API keys.",
+        subcommands: [CreateMerchantCommand.self, CreateAPIKeyCommand.self, ListMerchantsCommand.self])
+}
+
+struct CreateMerchantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a merchant and print its first secret API key (shown once).")
+
+    @Option(help: "Display name of the merchant") var name: String
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let (merchant, apiKey) = try await database.withAdministration { try await $0.createMerchant(name: name) }
+        print("merchant: \(merchant.id)\napi key:  \(apiKey)")
+    }
+}
+
+struct CreateAPIKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "api-key", abstract: "Create another secret API key for a merchant (shown once).")
+
+    @Option(help: "Merchant id") var merchant: String
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let apiKey = try await database.withAdministration { try await $0.createAPIKey(merchantID: merchant) }
+        print(apiKey)
+    }
+}
+
+struct ListMerchantsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List merchants with their order types and key prefixes.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        try await database.withAdministration { administration in
+            for merchant in try await administration.store.merchants() {
+                let types = try await administration.store.orderTypes(merchantID: merchant.id).map(\.orderTypeIdentifier)
+                let keys = try await administration.store.apiKeys(merchantID: merchant.id).map { $0.prefix + "…" }
+                print("\(merchant.id)  \(merchant.name)  order types: \(types.joined(separator: ", "))  keys: \(keys.joined(separator: ", "))")
+            }
+        }
+    }
+}
+
+struct OrderTypeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "order-type",
+        abstract: "Give a merchant an order type and the signing identity its packages and pushes use (by file path or PKCS#12).")
+
+    @Option(help: "Merchant id") var merchant: String
+    @Option(help: "Order type identifier, e.g. order.com.example.shop") var orderTypeIdentifier: String
+    @Option(help: "Identity directory (certificate.pem, key.pem, wwdr.pem)") var identity: String?
+    @Option(help: "Order Type ID certificate (PEM)") var certificate: String?
+    @Option(help: "Private key (PEM)") var key: String?
+    @Option(help: "WWDR intermediate (PEM)") var wwdr: String?
+    @Option(help: "PKCS#12 bundle; its bytes are stored in the database") var p12: String?
+    @Option(help: "Password of the key or .p12 (or ORDERTRACK_KEY_PASSWORD)") var keyPassword: String?
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let password = keyPassword ?? ProcessInfo.processInfo.environment["ORDERTRACK_KEY_PASSWORD"]
+        let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
+        let configuration: IdentityConfig
+        switch (identity, certificate, key, p12) {
+        case (let directory?, nil, nil, nil):
+            configuration = .directory(path: absolute(directory))
+        case (nil, let certificate?, let key?, nil):
+            configuration = .files(certificatePath: absolute(certificate), keyPath: absolute(key), keyPassword: password, wwdrPath: wwdr.map(absolute))
+        case (nil, nil, nil, let p12?):
+            guard let data = FileManager.default.contents(atPath: p12) else { throw usageError("cannot read \(p12)") }
+            let wwdrPEM = try wwdr.map { path -> String in
+                guard let data = FileManager.default.contents(atPath: path) else { throw usageError("cannot read \(path)") }
+                return String(decoding: data, as: UTF8.self)
+            }
+            configuration = .pkcs12(bytes: Array(data), password: password ?? "", wwdrPEM: wwdrPEM)
+        default:
+            throw usageError("choose exactly one of --identity DIR, --certificate FILE --key FILE, or --p12 FILE")
+        }
+        let loaded = try await database.withAdministration {
+            try await $0.setOrderType(merchantID: merchant, orderTypeIdentifier: orderTypeIdentifier, identity: configuration)
+        }
+        print("order type \(orderTypeIdentifier) now signs with \(loaded.certificate.subject) (valid until \(loaded.notValidAfter))")
+    }
+}

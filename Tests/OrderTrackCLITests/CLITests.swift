@@ -1,0 +1,126 @@
+import Foundation
+import OrderModel
+import Testing
+
+/// The `ordertrack` command line, run as a process: exit statuses, messages, files.
+@Suite(.serialized) struct CLITests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static let binary: URL = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/ordertrack")
+    }()
+
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: String(decoding: errorData, as: UTF8.self))
+    }
+
+    func write(_ path: String, _ bytes: [UInt8]) throws {
+        let url = directory.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+
+    static let order: JSONValue = [
+        "schemaVersion": 1, "orderTypeIdentifier": "order.com.example.cli", "orderIdentifier": "cli-1", "orderType": "ecommerce",
+        "createdAt": "2026-11-20T10:00:00Z", "updatedAt": "2026-11-20T10:00:00Z", "status": "open",
+        "merchant": ["displayName": "CLI Shop", "merchantIdentifier": "merchant.com.example.cli", "url": "https://shop.example.com", "logo": "logo.png"],
+        "orderManagementURL": "https://shop.example.com/orders/1",
+        "webServiceURL": "https://orders.example.com/wallet", "authenticationToken": "c2VjcmV0LXRva2VuLTEyMzQ1Njc4",
+    ]
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+
+    @Test func validateReportsProblemsOnePerLine() throws {
+        try write("order.json", Self.order.serialized())
+        let good = try run(["validate", "order.json"])
+        #expect(good.status == 0, "\(good.errors)")
+        try write("bad.json", Self.order.setting("status", to: "shipped").setting("createdAt", to: "yesterday").serialized())
+        let bad = try run(["validate", "bad.json"])
+        #expect(bad.status == 1)
+        let lines = bad.errors.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("status: \"shipped\" is not allowed") })
+        #expect(lines.contains { $0.hasPrefix("createdAt: \"yesterday\" is not an RFC 3339 date-time") })
+        #expect(try run(["validate", "missing.json"]).status == 2)
+        #expect(try run(["validate"]).status == 2)
+        #expect(try run(["frobnicate"]).status == 2)
+        #expect(try run(["schema"]).output.contains("\"$schema\""))
+    }
+
+    @Test func buildAndVerifyAPackageWithADevelopmentIdentity() throws {
+        let identity = try run(["identity", "create-dev", "--order-type-identifier", "order.com.example.cli", "--out", "identity"])
+        #expect(identity.status == 0, "\(identity.errors)")
+        #expect(identity.output.contains("does not trust"))
+        #expect(try run(["identity", "create-dev", "--order-type-identifier", "com.example", "--out", "x"]).status == 2)
+
+        try write("source/order.json", Self.order.serialized())
+        try write("source/logo.png", Self.png)
+        let built = try run(["package", "build", "source", "--identity", "identity", "-o", "cli.order"])
+        #expect(built.status == 0, "\(built.errors)")
+        let verified = try run(["package", "verify", "cli.order", "--root", "identity/root-ca.pem"])
+        #expect(verified.status == 0, "\(verified.errors)")
+        #expect(verified.output.contains("anchored to the given root"))
+        let unanchored = try run(["package", "verify", "cli.order"])
+        #expect(unanchored.output.contains("NOT anchored"))
+
+        var bytes = Array(try Data(contentsOf: directory.appendingPathComponent("cli.order")))
+        bytes[bytes.count / 2] ^= 0xFF
+        try write("tampered.order", bytes)
+        let tampered = try run(["package", "verify", "tampered.order", "--root", "identity/root-ca.pem"])
+        #expect(tampered.status == 1)
+        #expect(!tampered.errors.isEmpty)
+
+        try write("other/order.json", Self.order.setting("orderTypeIdentifier", to: "order.com.example.other").serialized())
+        try write("other/logo.png", Self.png)
+        let mismatch = try run(["package", "build", "other", "--identity", "identity", "-o", "other.order"])
+        #expect(mismatch.status == 1)
+        #expect(mismatch.errors.contains("order.com.example.other"))
+        #expect(try run(["package", "build", "source", "-o", "x.order"]).status == 2, "no identity is a usage error")
+        #expect(try run(["package", "build", "nowhere", "--identity", "identity", "-o", "x.order"]).status == 2)
+    }
+
+    @Test func administersMerchantsAndOrderTypes() throws {
+        let created = try run(["merchant", "create", "--name", "Platform Shop", "--data-dir", "data"])
+        #expect(created.status == 0, "\(created.errors)")
+        let merchant = try #require(created.output.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        #expect(created.output.contains("api key:  sk_"))
+        _ = try run(["identity", "create-dev", "--order-type-identifier", "order.com.example.platform", "--out", "platform-identity"])
+        let configured = try run(["order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--identity", "platform-identity", "--data-dir", "data"])
+        #expect(configured.status == 0, "\(configured.errors)")
+        let mismatch = try run(["order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.wrong", "--identity", "platform-identity", "--data-dir", "data"])
+        #expect(mismatch.status == 1 && mismatch.errors.contains("not order.com.example.wrong"))
+        #expect(try run(["merchant", "api-key", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
+        let listed = try run(["merchant", "list", "--data-dir", "data"])
+        #expect(listed.output.contains("Platform Shop") && listed.output.contains("order.com.example.platform"))
+    }
+
+    @Test func benchPackageRunsAndReportsTheRatio() throws {
+        let bench = try run(["bench", "package", "--orders", "20", "--assets", "light"])
+        #expect(bench.status == 0, "\(bench.errors)")
+        #expect(bench.output.contains("packages/s:") && bench.output.contains("raw signatures"))
+        #expect(try run(["bench", "package", "--orders", "0"]).status == 2)
+    }
+}
