@@ -16,6 +16,12 @@ public struct OrderPackageVerifier: Sendable {
         self.limits = limits
     }
 
+    /// Trust roots from PEM text holding one or more `CERTIFICATE` blocks (e.g. Apple's root, or a test root).
+    public init(trustRootsPEM: String, limits: ZipReadLimits = .orderPackage) throws {
+        let documents = try PEMDocument.parseMultiple(pemString: trustRootsPEM)
+        self.init(trustRoots: try documents.map { try Certificate(pemDocument: $0) }, limits: limits)
+    }
+
     /// Verifies `package` as of `time` (certificate validity is judged at that instant).
     public func verify(_ package: [UInt8], at time: Date = Date()) async -> PackageVerification {
         var report = ProblemList()
