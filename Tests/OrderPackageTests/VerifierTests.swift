@@ -8,7 +8,10 @@ import Testing
 @Suite("Order package verifier")
 struct VerifierTests {
     static func verifier() throws -> OrderPackageVerifier {
-        OrderPackageVerifier(trustRoots: [try TestPKI.shared.get().root])
+        let pem = try String(contentsOfFile: try TestPKI.shared.get().rootPEMPath, encoding: .utf8)
+        let verifier = try OrderPackageVerifier(trustRootsPEM: pem)
+        #expect(verifier.trustRoots == [try TestPKI.shared.get().root])
+        return verifier
     }
 
     /// Rewrites a package's entries, keeping everything else as built.

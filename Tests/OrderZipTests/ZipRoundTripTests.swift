@@ -31,6 +31,20 @@ struct ZipRoundTripTests {
         #expect(files[4].data.isEmpty)
     }
 
+    /// Deflate picks its window and memory level by input size; every size must still be read back by zlib itself.
+    @Test(arguments: [0, 1, 249, 250, 251, 300, 770, 1000, 4000, 16_000, 40_000, 300_000])
+    func deflateOfEverySizeReadsBackInPython(size: Int) throws {
+        var generator = SeededGenerator(state: UInt64(size))
+        let words = ["order", "json", "ship", "track", "https://", "example", "{", "}", "\"", ":"]
+        var text = [UInt8]()
+        while text.count < size { text += Array(words[Int.random(in: 0..<words.count, using: &generator)].utf8) }
+        text = Array(text.prefix(size))
+        let archive = try ZipWriter.archive([ZipEntry(name: "t.txt", data: text, method: .deflated)])
+        #expect(try ZipReader.read(archive).first?.data == text)
+        let script = "import sys, io, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).read('t.txt'))"
+        #expect(try ExternalTools.python(script, input: archive) == text)
+    }
+
     @Test func outputIsDeterministic() throws {
         #expect(try Self.sampleArchive() == Self.sampleArchive())
     }
