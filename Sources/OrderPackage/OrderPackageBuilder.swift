@@ -25,10 +25,9 @@ public struct OrderPackageBuilder: Sendable {
     ) throws(OrderPackageError) -> BuiltOrderPackage {
         var contents = assets.contents
         contents[PackageLayout.orderJSON] = orderJSON
-        let report = OrderValidator.validate(orderJSON: orderJSON, package: PackageContents(files: contents), options: validationOptions)
-        guard report.isValid else { throw .invalidOrder(report) }
-
-        guard let orderType = Self.orderTypeIdentifier(in: orderJSON) else { throw .missingOrderTypeIdentifier }
+        let (document, report) = OrderValidator.parseAndValidate(orderJSON: orderJSON, package: PackageContents(files: contents), options: validationOptions)
+        // A valid order always has a string orderTypeIdentifier.
+        guard report.isValid, let orderType = document?["orderTypeIdentifier"]?.stringValue else { throw .invalidOrder(report) }
         if let certificateType = signer.orderTypeIdentifier, certificateType != orderType {
             throw .orderTypeIdentifierMismatch(order: orderType, certificate: certificateType)
         }
@@ -68,13 +67,5 @@ public struct OrderPackageBuilder: Sendable {
         return try build(
             orderJSON: source.orderJSON, assets: AssetSet(files: source.assets, cache: cache), signingTime: signingTime
         )
-    }
-
-    /// `orderTypeIdentifier` of order.json, read with JSONSerialization only; nil when absent or not a string.
-    static func orderTypeIdentifier(in orderJSON: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(orderJSON)) as? [String: Any] else {
-            return nil
-        }
-        return object["orderTypeIdentifier"] as? String
     }
 }

@@ -5,8 +5,6 @@ import OrderZip
 public enum OrderPackageError: Error, Sendable, CustomStringConvertible {
     /// order.json breaks the schema; the report lists every problem.
     case invalidOrder(ValidationReport)
-    /// order.json is not a JSON object with a string `orderTypeIdentifier`.
-    case missingOrderTypeIdentifier
     /// The signing certificate is for another order type than order.json names.
     case orderTypeIdentifierMismatch(order: String, certificate: String)
     /// An asset uses a name the builder writes itself (`order.json`, `manifest.json`, `signature`).
@@ -25,8 +23,6 @@ public enum OrderPackageError: Error, Sendable, CustomStringConvertible {
         case .invalidOrder(let report):
             "order.json is invalid (\(report.errors.count) error(s)):\n"
                 + report.problems.map { "  \($0)" }.joined(separator: "\n")
-        case .missingOrderTypeIdentifier:
-            "order.json must be a JSON object with a string 'orderTypeIdentifier' (the certificate's order type ID)"
         case .orderTypeIdentifierMismatch(let order, let certificate):
             "order.json has orderTypeIdentifier '\(order)' but the signing certificate is for '\(certificate)': "
                 + "sign with that order type's certificate or fix order.json"

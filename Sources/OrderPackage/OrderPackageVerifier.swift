@@ -1,5 +1,6 @@
 import Foundation
 import OrderModel
+import OrderSigning
 import OrderZip
 import SwiftASN1
 @_spi(CMS) @_spi(DisableValidityCheck) import X509
@@ -56,7 +57,15 @@ public struct OrderPackageVerifier: Sendable {
                 "signature is missing; sign manifest.json (detached CMS, DER) with the Order Type ID certificate"
             )
         }
-        if let order { result.orderTypeIdentifier = OrderPackageBuilder.orderTypeIdentifier(in: order) }
+        var schemaProblems: [ValidationProblem] = []
+        if let order {
+            var contents = files
+            contents[PackageLayout.manifest] = nil
+            contents[PackageLayout.signature] = nil
+            let (document, schema) = OrderValidator.parseAndValidate(orderJSON: order, package: PackageContents(files: contents))
+            result.orderTypeIdentifier = document?["orderTypeIdentifier"]?.stringValue
+            schemaProblems = schema.problems
+        }
         if let manifest { ManifestCheck.run(manifest: manifest, files: files, into: &report) }
         if let manifest, let signature {
             await checkSignature(signature, over: manifest, at: time, into: &report, result: &result)
@@ -70,13 +79,7 @@ public struct OrderPackageVerifier: Sendable {
                     + "'\(orderType)'; sign with the certificate of '\(orderType)' or fix order.json"
             )
         }
-        if let order {
-            var contents = files
-            contents[PackageLayout.manifest] = nil
-            contents[PackageLayout.signature] = nil
-            let schema = OrderValidator.validate(orderJSON: order, package: PackageContents(files: contents))
-            report.problems.append(contentsOf: schema.problems)
-        }
+        report.problems.append(contentsOf: schemaProblems)
         result.problems = report.problems
         return result
     }
@@ -109,13 +112,13 @@ public struct OrderPackageVerifier: Sendable {
         }
         let certificate = signer.certificate
         result.signerSubject = String(describing: certificate.subject)
-        result.signerOrderTypeIdentifier = certificate.subjectUserID
+        result.signerOrderTypeIdentifier = SigningIdentity.orderTypeIdentifier(of: certificate)
         result.signerNotValidBefore = certificate.notValidBefore
         result.signerNotValidAfter = certificate.notValidAfter
         result.signingTime = signer.signingTime
-        if certificate.subjectUserID == nil {
+        if SigningIdentity.orderTypeIdentifier(of: certificate) == nil {
             report.error(
-                path, "the signer certificate has no UID (order type ID) in its subject; sign with an Order Type ID certificate"
+                path, "the signer certificate names no order type (UID or \"Order Type ID:\" common name) in its subject; sign with an Order Type ID certificate"
             )
         }
         if signer.signingTime == nil {

@@ -49,13 +49,13 @@ struct BuilderTests {
         let methods = Dictionary(uniqueKeysWithValues: entries.map { ($0[0] as! String, $0[1] as! Int) })
         #expect(Set(methods.keys) == [
             "order.json", "logo.png", "logo@2x.png", "en.lproj/order.strings", "fr.lproj/order.strings",
-            "fr.lproj/banner.jpg", "manifest.json", "signature",
+            "en.lproj/banner.jpg", "fr.lproj/banner.jpg", "manifest.json", "signature",
         ])
         #expect(!methods.keys.contains { $0.hasSuffix("/") })
         #expect(methods["logo.png"] == 0 && methods["logo@2x.png"] == 0 && methods["fr.lproj/banner.jpg"] == 0)
         #expect(methods["order.json"] == 8 && methods["fr.lproj/order.strings"] == 8 && methods["manifest.json"] == 8)
         #expect(listing["manifestKeys"] as? [String] == [
-            "en.lproj/order.strings", "fr.lproj/banner.jpg", "fr.lproj/order.strings", "logo.png", "logo@2x.png",
+            "en.lproj/banner.jpg", "en.lproj/order.strings", "fr.lproj/banner.jpg", "fr.lproj/order.strings", "logo.png", "logo@2x.png",
             "order.json",
         ])
         #expect(listing["hashesOK"] as? Bool == true)
@@ -110,8 +110,8 @@ struct BuilderTests {
         #expect {
             try Self.build(orderJSON: Array(#"{"orderIdentifier":"x"}"#.utf8))
         } throws: { error in
-            guard case OrderPackageError.missingOrderTypeIdentifier = error else { return false }
-            return true
+            guard case OrderPackageError.invalidOrder(let report) = error else { return false }
+            return report.errors.contains { $0.path == "orderTypeIdentifier" && $0.message.contains("missing required key") }
         }
     }
 

@@ -8,7 +8,8 @@ enum Fixtures {
             {"schemaVersion":1,"orderTypeIdentifier":"\(orderType)","orderIdentifier":"\(identifier)",\
             "orderType":"ecommerce","orderNumber":"1001","createdAt":"2025-01-02T03:04:05Z",\
             "updatedAt":"2025-01-02T03:04:05Z","status":"open","authenticationToken":"c2VjcmV0LXRva2VuLTEyMzQ1Ng",\
-            "orderManagementURL":"https://example.com/orders/1001",\
+            "orderManagementURL":"https://example.com/orders/1001","webServiceURL":"https://orders.example.com/wallet",\
+            "lineItems":[{"title":"Mug","quantity":1,"image":"banner.jpg"}],\
             "merchant":{"merchantIdentifier":"merchant.com.example","displayName":"merchant.name",\
             "url":"https://example.com","logo":"\(logo)"}}
             """.utf8)
@@ -25,12 +26,18 @@ enum Fixtures {
         return bytes
     }
 
+    /// JPEG start-of-image marker plus deterministic filler.
+    static func jpeg(size: Int, seed: UInt8) -> [UInt8] {
+        [0xFF, 0xD8, 0xFF] + png(size: size - 3, seed: seed).dropFirst(8)
+    }
+
     static let assets: [String: [UInt8]] = [
         "logo.png": png(size: 600),
         "logo@2x.png": png(size: 1200, seed: 2),
         "en.lproj/order.strings": Array("\"merchant.name\" = \"Example Store\";\n".utf8),
         "fr.lproj/order.strings": Array("\"merchant.name\" = \"Boutique Exemple\";\n".utf8),
-        "fr.lproj/banner.jpg": png(size: 300, seed: 3),
+        "en.lproj/banner.jpg": jpeg(size: 300, seed: 4),
+        "fr.lproj/banner.jpg": jpeg(size: 300, seed: 3),
     ]
 
     static func temporaryDirectory() throws -> URL {

@@ -39,7 +39,7 @@ struct VerifierTests {
         #expect(result.signerOrderTypeIdentifier == "order.com.example.test")
         #expect(result.signerSubject?.contains("Order Type ID: order.com.example.test") == true)
         #expect(result.signingTime == BuilderTests.signingTime)
-        #expect(result.files.count == 8)
+        #expect(result.files.count == 9)
     }
 
     @Test func withoutRootSaysTheChainWasNotAnchored() async throws {
@@ -51,7 +51,15 @@ struct VerifierTests {
 
     @Test(arguments: ["order.json", "logo.png", "fr.lproj/order.strings", "fr.lproj/banner.jpg"])
     func oneChangedByteInAFileFailsItsHash(path: String) async throws {
-        let tampered = try Self.repack(try BuilderTests.build().bytes) { $0[path]![0] ^= 0x01 }
+        // Change content, not structure: other rules (JSON syntax, image signatures) stay satisfied, so the hash
+        // mismatch is the only error.
+        let tampered = try Self.repack(try BuilderTests.build().bytes) { files in
+            if path == "order.json" {
+                files[path] = Array(String(decoding: files[path]!, as: UTF8.self).replacingOccurrences(of: "\"1001\"", with: "\"1002\"").utf8)
+            } else {
+                files[path]![files[path]!.count - 1] ^= 0x01
+            }
+        }
         let result = try await Self.verifier().verify(tampered)
         #expect(Self.messages(result, at: path).contains { $0.contains("does not match manifest.json") })
         #expect(result.errors.count == 1)
@@ -170,6 +178,7 @@ struct VerifierTests {
             files["extra.txt"] = [1]
         }
         let result = try await Self.verifier().verify(tampered)
-        #expect(Set(result.errors.map(\.path)) == ["logo.png", "fr.lproj/order.strings", "extra.txt"])
+        // The broken PNG signature also breaks the schema rule for merchant.logo: both are reported.
+        #expect(Set(result.errors.map(\.path)) == ["logo.png", "fr.lproj/order.strings", "extra.txt", "merchant.logo"])
     }
 }

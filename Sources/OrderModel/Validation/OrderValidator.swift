@@ -33,13 +33,22 @@ public enum OrderValidator {
         package: PackageContents? = nil,
         options: ValidationOptions = ValidationOptions()
     ) -> ValidationReport {
+        parseAndValidate(orderJSON: orderJSON, package: package, options: options).report
+    }
+
+    /// Parses and validates order.json, returning the parsed tree too (`nil` when it is not JSON).
+    public static func parseAndValidate(
+        orderJSON: some Collection<UInt8>,
+        package: PackageContents? = nil,
+        options: ValidationOptions = ValidationOptions()
+    ) -> (document: JSONValue?, report: ValidationReport) {
         let document: JSONValue
         do {
             document = try JSONValue.parse(orderJSON)
         } catch {
-            return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(error)")])
+            return (nil, ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(error)")]))
         }
-        return validate(document: document, package: package, options: options)
+        return (document, validate(document: document, package: package, options: options))
     }
 
     /// Validates an already parsed order.json.
