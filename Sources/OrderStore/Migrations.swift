@@ -12,6 +12,7 @@ struct Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "initial schema", apply: InitialSchema.apply),
+        Migration(version: 2, name: "push outbox", apply: PushOutboxSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -80,6 +80,21 @@ public protocol OrderStore: Sendable {
     /// token was registered before that instant (APNs 410 timestamp). Returns the number deleted.
     func deleteRegistrations(pushToken: String, registeredBefore: Date?) async throws -> Int
 
+    // MARK: Push outbox
+
+    /// Queues a push to every device registered for the order (order updates do this in their own transaction);
+    /// returns how many tokens that reaches.
+    func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int
+    /// Claims up to `limit` due jobs for `leaseDuration`; a job whose claimer dies is claimable again afterwards.
+    func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob]
+    /// Records an attempt in the push log and applies its resolution to the job (and, for dead tokens, registrations).
+    func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws
+    /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.
+    func releasePushLeases() async throws
+    func pushQueueDepth() async throws -> (pending: Int, parked: Int)
+    /// The most recent attempts for an order, newest first.
+    func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry]
+
     // MARK: Idempotency
 
     func idempotentResponse(merchantID: String, key: String) async throws -> IdempotencyRecord?

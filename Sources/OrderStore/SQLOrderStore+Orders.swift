@@ -69,6 +69,7 @@ extension SQLOrderStore {
                 .returning(Self.orderColumns.map { SQLColumn($0) })
                 .first()
             if let updated {
+                try await Self.enqueuePushes(db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
                 return try Self.order(from: updated)
             }
             let actual = try await db.select().column("version").from("orders")

@@ -13,6 +13,10 @@ protocol SQLStoreBackend: Sendable {
     /// A one-line explanation of an engine error, with the kind of constraint it violated, if any.
     func describe(_ error: any Error) -> BackendErrorDescription
 
+    /// Appended to the subquery that picks push jobs to claim, so concurrent claimers skip each other's rows
+    /// (PostgreSQL: ` FOR UPDATE SKIP LOCKED`); empty where writers are serialized anyway.
+    var skipLockedClause: String { get }
+
     /// Waits for running operations, then closes every connection and thread.
     func shutdown() async throws
 }

@@ -136,6 +136,9 @@ final class SQLiteBackend: SQLStoreBackend {
         }
     }
 
+    /// SQLite runs one writer at a time, so claims never overlap.
+    var skipLockedClause: String { "" }
+
     func shutdown() async throws {
         var connections = await writer.drain()
         guard !connections.isEmpty else { return }  // already shut down

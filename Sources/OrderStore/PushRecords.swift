@@ -1,0 +1,76 @@
+import Foundation
+
+/// A pending push to one device token, claimed by a sender for a limited time.
+public struct PushJob: Sendable, Hashable {
+    public var id: Int64
+    public var orderTypeIdentifier: String
+    public var pushToken: String
+    /// The order whose change last queued this job (a push covers every order of the type on the device).
+    public var orderIdentifier: String
+    /// Changes coalesced into the job so far; a change during sending makes the job go out again.
+    public var generation: Int64
+    /// Send attempts including the current one.
+    public var attempts: Int
+    /// When the oldest change still waiting for this push was queued.
+    public var enqueuedAt: Date
+    /// Who holds the claim; completing requires it, so a sender whose lease expired cannot finish someone else's job.
+    public var leaseOwner: String
+
+    public init(
+        id: Int64, orderTypeIdentifier: String, pushToken: String, orderIdentifier: String, generation: Int64, attempts: Int,
+        enqueuedAt: Date, leaseOwner: String
+    ) {
+        self.id = id
+        self.orderTypeIdentifier = orderTypeIdentifier
+        self.pushToken = pushToken
+        self.orderIdentifier = orderIdentifier
+        self.generation = generation
+        self.attempts = attempts
+        self.enqueuedAt = enqueuedAt
+        self.leaseOwner = leaseOwner
+    }
+}
+
+/// What became of one send attempt, as the store should record it.
+public enum PushJobResolution: Sendable, Hashable {
+    /// APNs accepted the push: the job is done unless a change arrived meanwhile.
+    case delivered
+    /// Try again at the given time.
+    case retry(at: Date)
+    /// Stop trying until a new change arrives (configuration errors, retries exhausted).
+    case park
+    /// The token is dead: delete its registrations of this order type (only those registered before `before`, when
+    /// given, as APNs' 410 timestamp says) and the job.
+    case dropToken(registeredBefore: Date?)
+}
+
+/// One line of an order's push transcript.
+public struct PushLogEntry: Sendable, Hashable {
+    public var orderTypeIdentifier: String
+    public var orderIdentifier: String
+    /// The last 8 characters of the push token: enough to tell devices apart, useless to an attacker.
+    public var tokenSuffix: String
+    public var attempt: Int
+    /// The APNs HTTP status, if APNs answered.
+    public var status: Int?
+    public var reason: String?
+    public var apnsID: String?
+    /// `delivered`, `retrying`, `parked`, `token-removed`.
+    public var outcome: String
+    public var at: Date
+
+    public init(
+        orderTypeIdentifier: String, orderIdentifier: String, tokenSuffix: String, attempt: Int, status: Int?, reason: String?,
+        apnsID: String?, outcome: String, at: Date
+    ) {
+        self.orderTypeIdentifier = orderTypeIdentifier
+        self.orderIdentifier = orderIdentifier
+        self.tokenSuffix = tokenSuffix
+        self.attempt = attempt
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.outcome = outcome
+        self.at = at
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let pushJobColumns = "id, order_type_identifier, push_token, order_identifier, generation, attempts, enqueued_at, lease_owner"
+
+    /// Queues a push to every token registered for the order, inside the caller's transaction, so an order change
+    /// and its pushes commit or fail together. A token with a pending job coalesces into it.
+    @discardableResult
+    static func enqueuePushes(_ db: any SQLDatabase, orderTypeIdentifier: String, orderIdentifier: String, now: Int64) async throws -> Int {
+        // Parked jobs (configuration errors, retries exhausted) get a fresh start: the change may follow a fix.
+        try await db.raw("""
+            INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
+            SELECT DISTINCT order_type_identifier, push_token, order_identifier, 'pending', 0, 0, \(bind: now), \(bind: now)
+            FROM registrations WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
+            ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
+                generation = push_jobs.generation + 1,
+                order_identifier = excluded.order_identifier,
+                attempts = CASE WHEN push_jobs.state = 'parked' THEN 0 ELSE push_jobs.attempts END,
+                available_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.available_at ELSE push_jobs.available_at END,
+                enqueued_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.enqueued_at ELSE push_jobs.enqueued_at END,
+                state = 'pending'
+            RETURNING id
+            """).all().count
+    }
+
+    public func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
+        try await write("queue pushes for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await Self.enqueuePushes(db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
+        }
+    }
+
+    public func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob] {
+        let now = Self.now()
+        let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
+        let nowMilliseconds = now.millisecondsSince1970
+        return try await write("claim push jobs") { db in
+            let rows = try await db.raw("""
+                UPDATE push_jobs SET lease_owner = \(bind: leaseOwner), lease_until = \(bind: until), attempts = attempts + 1
+                WHERE id IN (
+                    SELECT id FROM push_jobs
+                    WHERE state = 'pending' AND available_at <= \(bind: nowMilliseconds)
+                        AND (lease_until IS NULL OR lease_until <= \(bind: nowMilliseconds))
+                    ORDER BY available_at, id LIMIT \(bind: limit)\(unsafeRaw: backend.skipLockedClause))
+                RETURNING \(unsafeRaw: Self.pushJobColumns)
+                """).all()
+            return try rows.map { row in
+                PushJob(
+                    id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
+                    orderIdentifier: try row.string("order_identifier"), generation: try row.int64("generation"), attempts: try row.int("attempts"),
+                    enqueuedAt: try row.date("enqueued_at"), leaseOwner: try row.string("lease_owner"))
+            }
+        }
+    }
+
+    public func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws {
+        let now = Self.now().millisecondsSince1970
+        try await write("resolve push job \(job.id)") { db in
+            try await db.insert(into: "push_log")
+                .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
+                .values(entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
+                    entry.outcome, entry.at.millisecondsSince1970)
+                .run()
+            switch resolution {
+            case .delivered:
+                let deleted = try await db.raw("""
+                    DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND generation = \(bind: job.generation)
+                    RETURNING id
+                    """).all()
+                if deleted.isEmpty {
+                    // A change arrived while this push was in flight: send again, promptly.
+                    try await Self.rearm(db, job, availableAt: now, error: nil)
+                }
+            case .retry(let date):
+                try await Self.rearm(db, job, availableAt: date.millisecondsSince1970, error: entry.reason ?? entry.outcome, resetAttempts: false)
+            case .park:
+                try await db.raw("""
+                    UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: entry.reason ?? entry.outcome)
+                    WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)
+                    """).run()
+            case .dropToken(let registeredBefore):
+                let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
+                try await db.raw("""
+                    DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
+                        AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
+                    """).run()
+                try await db.raw("DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)").run()
+            }
+        }
+    }
+
+    private static func rearm(_ db: any SQLDatabase, _ job: PushJob, availableAt: Int64, error: String?, resetAttempts: Bool = true) async throws {
+        try await db.raw("""
+            UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: availableAt),
+                attempts = \(unsafeRaw: resetAttempts ? "0" : "attempts"), last_error = \(bind: error)
+            WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)
+            """).run()
+    }
+
+    public func releasePushLeases() async throws {
+        try await write("release push leases") { db in
+            try await db.raw("UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL").run()
+        }
+    }
+
+    public func pushQueueDepth() async throws -> (pending: Int, parked: Int) {
+        try await read("count push jobs") { db in
+            let rows = try await db.raw("SELECT state, COUNT(*) AS jobs FROM push_jobs GROUP BY state").all()
+            var counts: [String: Int] = [:]
+            for row in rows { counts[try row.string("state")] = try row.int("jobs") }
+            return (counts["pending"] ?? 0, counts["parked"] ?? 0)
+        }
+    }
+
+    public func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry] {
+        try await read("read push log of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            let rows = try await db.raw("""
+                SELECT order_type_identifier, order_identifier, token_suffix, attempt, status, reason, apns_id, outcome, at FROM push_log
+                WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
+                ORDER BY id DESC LIMIT \(bind: limit)
+                """).all()
+            return try rows.map { row in
+                PushLogEntry(
+                    orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"),
+                    tokenSuffix: try row.string("token_suffix"), attempt: try row.int("attempt"),
+                    status: try row.decodeNil(column: "status") ? nil : try row.int("status"), reason: try row.optionalString("reason"),
+                    apnsID: try row.optionalString("apns_id"), outcome: try row.string("outcome"), at: try row.date("at"))
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import OrderStore
+
+/// The durable push outbox: queued with the change, coalesced, claimed with leases, resolved.
+@Suite struct OutboxStoreTests {
+    func entry(_ job: PushJob, outcome: String) -> PushLogEntry {
+        PushLogEntry(
+            orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
+            attempt: job.attempts, status: outcome == "delivered" ? 200 : nil, reason: nil, apnsID: nil, outcome: outcome, at: Date())
+    }
+
+    /// An order with `devices` registrations, updated once: one job per token.
+    func prepare(_ store: SQLOrderStore, devices: Int) async throws -> (Fixture, OrderRecord) {
+        let fixture = try await Fixture.make(store)
+        let order = try await store.createOrder(fixture.order("A"))
+        for index in 0..<devices {
+            _ = try await store.register(deviceLibraryIdentifier: "d\(index)", pushToken: "token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+        }
+        let updated = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", updatedAt: Date())
+        return (fixture, updated)
+    }
+
+    @Test func anUpdateQueuesOneJobPerTokenAndFurtherChangesCoalesce() async throws {
+        try await withStore { store, _ in
+            let (fixture, updated) = try await prepare(store, devices: 3)
+            #expect(try await store.pushQueueDepth().pending == 3)
+            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [2], status: "open", updatedAt: Date())
+            #expect(try await store.pushQueueDepth().pending == 3, "a second change coalesces into the waiting jobs")
+            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 3)
+            let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
+            #expect(Set(jobs.map(\.pushToken)) == ["token0", "token1", "token2"])
+            #expect(jobs.allSatisfy { $0.generation == 2 && $0.attempts == 1 })
+            #expect(try await store.claimPushJobs(limit: 10, leaseOwner: "w2", leaseDuration: 60).isEmpty, "claimed jobs are not handed out twice")
+        }
+    }
+
+    @Test func deliveredJobsDisappearUnlessAChangeArrivedInFlight() async throws {
+        try await withStore { store, _ in
+            let (fixture, updated) = try await prepare(store, devices: 2)
+            let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
+            // A change lands while the pushes are in flight.
+            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", updatedAt: Date())
+            for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: "delivered")) }
+            let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
+            #expect(again.count == 2, "the in-flight change is pushed again")
+            for job in again { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: "delivered")) }
+            #expect(try await store.pushQueueDepth().pending == 0)
+            let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
+            #expect(log.count == 4 && log.allSatisfy { $0.outcome == "delivered" && $0.status == 200 })
+        }
+    }
+
+    @Test func retriesWaitParkedJobsRestartOnTheNextChange() async throws {
+        try await withStore { store, _ in
+            let (fixture, updated) = try await prepare(store, devices: 1)
+            let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
+            try await store.resolvePushJob(job, resolution: .retry(at: Date().addingTimeInterval(3600)), log: entry(job, outcome: "retrying"))
+            #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "not due yet")
+            #expect(try await store.pushQueueDepth().pending == 1)
+
+            try await store.releasePushLeases()
+            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [4], status: "open", updatedAt: Date())
+            #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "a change does not cut a backoff short")
+        }
+    }
+
+    @Test func parkingAndTheNextChange() async throws {
+        try await withStore { store, _ in
+            let (fixture, updated) = try await prepare(store, devices: 1)
+            let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
+            try await store.resolvePushJob(job, resolution: .park, log: entry(job, outcome: "parked"))
+            #expect(try await store.pushQueueDepth() == (0, 1))
+            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", updatedAt: Date())
+            let rearmed = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
+            #expect(rearmed.attempts == 1, "a parked job restarts its attempts")
+        }
+    }
+
+    @Test func deadTokensLoseTheirRegistrations() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await prepare(store, devices: 2)
+            let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
+            try await store.resolvePushJob(jobs[0], resolution: .dropToken(registeredBefore: nil), log: entry(jobs[0], outcome: "token-removed"))
+            // 410 with a timestamp older than the registration: the registration survives.
+            try await store.resolvePushJob(jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: entry(jobs[1], outcome: "token-removed"))
+            let remaining = try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").map(\.pushToken)
+            #expect(remaining == ["token1"])
+            #expect(try await store.pushQueueDepth().pending == 0)
+        }
+    }
+
+    @Test func anExpiredLeaseIsClaimedAgainAndTheOldClaimerCannotFinish() async throws {
+        try await withStore { store, _ in
+            _ = try await prepare(store, devices: 1)
+            let first = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "dead-worker", leaseDuration: 0.05).first)
+            try await Task.sleep(for: .milliseconds(120))
+            let second = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "live-worker", leaseDuration: 60).first)
+            #expect(second.id == first.id && second.attempts == 2)
+            try await store.resolvePushJob(first, resolution: .delivered, log: entry(first, outcome: "delivered"))
+            #expect(try await store.pushQueueDepth().pending == 1, "the stale claimer's result is ignored")
+            try await store.resolvePushJob(second, resolution: .delivered, log: entry(second, outcome: "delivered"))
+            #expect(try await store.pushQueueDepth().pending == 0)
+        }
+    }
+}
