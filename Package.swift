@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "OrderPackage", targets: ["OrderPackage"]),
         .library(name: "OrderStore", targets: ["OrderStore"]),
         .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
+        .library(name: "APNsClient", targets: ["APNsClient"]),
+        .library(name: "MockAPNs", targets: ["MockAPNs"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -25,6 +27,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Real concurrent HTTP clients for the server tests and `ordertrack bench serve`.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // HTTP/2 over TLS for the mock APNs server (the client goes through async-http-client).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
     ],
@@ -64,16 +72,42 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // APNs provider client: HTTP/2, certificate or token auth, one long-lived connection per credential.
+        .target(
+            name: "APNsClient",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // A mock APNs (HTTP/2 over TLS) that validates requests like APNs, records pushes and injects faults.
+        .target(
+            name: "MockAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // HTTP: the Wallet Orders web service and the merchant API.
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
@@ -104,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip",
+                "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -19,6 +19,9 @@ public struct SigningIdentity: Sendable {
     let key: SigningKey
     private let certificateKey: Certificate.PrivateKey
 
+    /// The leaf's private key, for TLS client authentication to APNs with the same certificate. Never log it.
+    public var privateKey: Certificate.PrivateKey { certificateKey }
+
     /// Pairs `key` with the one certificate in `certificates` that carries its public key; the others
     /// (plus `extraIntermediates`) become intermediates.
     init(key: SigningKey, certificates: [Certificate], extraIntermediates: [Certificate] = []) throws(SigningError) {

@@ -3,6 +3,9 @@ import SQLKit
 /// Schema version 2: the durable push outbox and the per-order push log.
 enum PushOutboxSchema {
     @Sendable static func apply(_ db: any SQLDatabase) async throws {
+        // APNs token authentication per order type (JSON of APNsTokenConfig); NULL pushes with the certificate.
+        try await db.alter(table: "order_types").column("apns_token", type: .text).run()
+
         // One job per (order type, push token): a push tells the device to check all its orders of the type, so
         // further changes while a job waits coalesce into it. `generation` counts those changes, so a change that
         // lands while the job is being sent makes it go out again instead of being lost.

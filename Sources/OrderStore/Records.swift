@@ -38,16 +38,32 @@ public enum IdentityConfig: Sendable, Hashable, Codable {
     case directory(path: String)
 }
 
-/// An order type (the APNs topic and `orderTypeIdentifier`) and how its packages are signed.
+/// APNs token authentication: a `.p8` key from the developer account with its key and team identifiers.
+public struct APNsTokenConfig: Sendable, Hashable, Codable {
+    public var p8PEM: String
+    public var keyID: String
+    public var teamID: String
+
+    public init(p8PEM: String, keyID: String, teamID: String) {
+        self.p8PEM = p8PEM
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+}
+
+/// An order type (the APNs topic and `orderTypeIdentifier`) and how its packages are signed and pushed.
 public struct OrderTypeRecord: Sendable, Hashable {
     public var orderTypeIdentifier: String
     public var merchantID: String
     public var identity: IdentityConfig
+    /// Push with a provider token instead of the Order Type ID certificate (the default).
+    public var apnsToken: APNsTokenConfig?
 
-    public init(orderTypeIdentifier: String, merchantID: String, identity: IdentityConfig) {
+    public init(orderTypeIdentifier: String, merchantID: String, identity: IdentityConfig, apnsToken: APNsTokenConfig? = nil) {
         self.orderTypeIdentifier = orderTypeIdentifier
         self.merchantID = merchantID
         self.identity = identity
+        self.apnsToken = apnsToken
     }
 }
 

@@ -173,7 +173,8 @@ public final class SQLOrderStore: OrderStore {
     // MARK: Order types
 
     public func upsertOrderType(_ record: OrderTypeRecord) async throws {
-        let identity = try Self.encodeIdentity(record.identity)
+        let identity = try Self.encodeJSON(record.identity, name: "identity")
+        let apnsToken = try record.apnsToken.map { try Self.encodeJSON($0, name: "apnsToken") }
         try await write("save order type \(record.orderTypeIdentifier)") { db in
             try await Self.requireMerchant(db, record.merchantID)
             let owner = try await db.select().column("merchant_id").from("order_types")
@@ -183,10 +184,10 @@ public final class SQLOrderStore: OrderStore {
                 throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: record.orderTypeIdentifier)
             }
             try await db.insert(into: "order_types")
-                .columns("order_type_identifier", "merchant_id", "identity", "updated_at")
-                .values(record.orderTypeIdentifier, record.merchantID, identity, Self.now().millisecondsSince1970)
+                .columns("order_type_identifier", "merchant_id", "identity", "apns_token", "updated_at")
+                .values(record.orderTypeIdentifier, record.merchantID, identity, apnsToken, Self.now().millisecondsSince1970)
                 .onConflict(with: "order_type_identifier") {
-                    $0.set(excludedValueOf: "identity").set(excludedValueOf: "updated_at")
+                    $0.set(excludedValueOf: "identity").set(excludedValueOf: "apns_token").set(excludedValueOf: "updated_at")
                 }
                 .run()
         }
@@ -194,7 +195,7 @@ public final class SQLOrderStore: OrderStore {
 
     public func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord? {
         try await read("read order type \(orderTypeIdentifier)") { db in
-            try await db.select().columns("order_type_identifier", "merchant_id", "identity").from("order_types")
+            try await db.select().columns("order_type_identifier", "merchant_id", "identity", "apns_token").from("order_types")
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
                 .first()
                 .map(Self.orderType(from:))
@@ -203,7 +204,7 @@ public final class SQLOrderStore: OrderStore {
 
     public func orderTypes(merchantID: String) async throws -> [OrderTypeRecord] {
         try await read("list order types of merchant \(merchantID)") { db in
-            try await db.select().columns("order_type_identifier", "merchant_id", "identity").from("order_types")
+            try await db.select().columns("order_type_identifier", "merchant_id", "identity", "apns_token").from("order_types")
                 .where("merchant_id", .equal, merchantID)
                 .orderBy("order_type_identifier")
                 .all()
@@ -226,22 +227,24 @@ public final class SQLOrderStore: OrderStore {
         MerchantRecord(id: try row.string("id"), name: try row.string("name"), createdAt: try row.date("created_at"))
     }
 
-    static func encodeIdentity(_ identity: IdentityConfig) throws -> String {
+    static func encodeJSON(_ value: some Encodable, name: String) throws -> String {
         do {
-            return String(decoding: try JSONEncoder().encode(identity), as: UTF8.self)
+            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
         } catch {
-            throw OrderStoreError.invalidArgument(name: "identity", reason: "cannot be encoded: \(error)")
+            throw OrderStoreError.invalidArgument(name: name, reason: "cannot be encoded: \(error)")
         }
     }
 
     static func orderType(from row: any SQLRow) throws -> OrderTypeRecord {
         let type = try row.string("order_type_identifier")
         let identity: IdentityConfig
+        let apnsToken: APNsTokenConfig?
         do {
             identity = try JSONDecoder().decode(IdentityConfig.self, from: Data(try row.string("identity").utf8))
+            apnsToken = try row.optionalString("apns_token").map { try JSONDecoder().decode(APNsTokenConfig.self, from: Data($0.utf8)) }
         } catch {
-            throw OrderStoreError.corruptRecord(table: "order_types", reason: "identity of \(type) is not valid: \(error)")
+            throw OrderStoreError.corruptRecord(table: "order_types", reason: "identity or APNs token of \(type) is not valid: \(error)")
         }
-        return OrderTypeRecord(orderTypeIdentifier: type, merchantID: try row.string("merchant_id"), identity: identity)
+        return OrderTypeRecord(orderTypeIdentifier: type, merchantID: try row.string("merchant_id"), identity: identity, apnsToken: apnsToken)
     }
 }

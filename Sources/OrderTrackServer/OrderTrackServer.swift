@@ -27,6 +27,8 @@ public struct OrderTrackServer: Sendable {
     ) async throws -> OrderTrackServer {
         let store = try await openStore(configuration: configuration, logger: logger)
         do {
+            // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
+            if case .sqlite = configuration.database { try await store.releasePushLeases() }
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
             let application = makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
             return OrderTrackServer(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
@@ -53,8 +55,10 @@ public struct OrderTrackServer: Sendable {
         }
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
         let packages = PackageService(store: store, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
+        let metrics = PushMetrics()
+        let dispatcher = PushDispatcher(store: store, packages: packages, configuration: configuration.push, metrics: metrics, logger: logger)
         let orders = OrderService(
-            store: store, packages: packages, notifier: LoggingChangeNotifier(store: store, logger: logger),
+            store: store, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, logger: logger)
 
         let router = Router(context: BasicRequestContext.self)
@@ -62,11 +66,15 @@ public struct OrderTrackServer: Sendable {
         router.get("openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
         }
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        }
         WalletRoutes(store: store, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
         MerchantRoutes(store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize).add(to: router)
         return Hummingbird.Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
+            services: [dispatcher],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

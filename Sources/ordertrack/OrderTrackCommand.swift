@@ -12,6 +12,9 @@ struct OrderTrackCommand: AsyncParsableCommand {
         subcommands: [ServeCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self, IdentityCommand.self, BenchCommand.self])
 
     static func main() async {
+        // Line-buffered even into a pipe: supervisors and tests read the "listening on" line as it happens.
+        nonisolated(unsafe) let output = stdout
+        setvbuf(output, nil, _IOLBF, 0)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -23,6 +23,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Base URL devices reach this server at (default http://<host>:<port>); orders get webServiceURL <public-url>/wallet")
     var publicURL: String?
 
+    @Option(help: "APNs endpoint (default https://api.push.apple.com, production, which Wallet uses)")
+    var apnsEndpoint: String?
+
+    @Option(help: "Extra trusted root certificate (PEM) for the APNs endpoint, e.g. a local mock's CA")
+    var apnsCAFile: String?
+
+    @Option(help: "Seconds APNs keeps an undelivered push (apns-expiration; default 86400)")
+    var apnsExpiration: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")
     var logLevel: String?
 
@@ -40,11 +49,23 @@ struct ServeCommand: AsyncParsableCommand {
             guard let parsed = Int(text) else { throw usageError("ORDERTRACK_PORT=\"\(text)\" is not a port number") }
             portNumber = parsed
         }
+        var push = PushConfiguration()
+        if let text = setting(apnsEndpoint, "APNS_ENDPOINT") {
+            guard let url = URL(string: text) else { throw usageError("--apns-endpoint \"\(text)\" is not a URL") }
+            push.endpoint = url
+        }
+        if let path = setting(apnsCAFile, "APNS_CA_FILE") {
+            guard let data = FileManager.default.contents(atPath: path) else { throw usageError("cannot read --apns-ca-file \(path)") }
+            push.extraTrustRootsPEM = String(decoding: data, as: UTF8.self)
+        }
+        if let expiration = apnsExpiration ?? environment["ORDERTRACK_APNS_EXPIRATION"].flatMap(Int.init) {
+            push.expiration = TimeInterval(expiration)
+        }
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration(
                 host: setting(host, "HOST") ?? "127.0.0.1", port: portNumber, dataDirectory: setting(dataDir, "DATA_DIR") ?? "./ordertrack-data",
-                databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"))
+                databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push)
         } catch {
             throw usageError("\(error)")
         }

@@ -13,13 +13,16 @@ struct TestServer {
     static let publicURL = "https://orders.example.test"
 
     let dataDirectory: URL
+    let push: PushConfiguration
 
-    init() throws {
+    /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
+    init(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!)) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-test-\(UUID().uuidString)", isDirectory: true)
+        self.push = push
     }
 
     func configuration() throws -> ServerConfiguration {
-        try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, publicURL: Self.publicURL)
+        try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, publicURL: Self.publicURL, push: push)
     }
 
     /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).

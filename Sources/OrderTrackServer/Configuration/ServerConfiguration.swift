@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumDeviceBodySize: Int
     /// Bytes of signed packages kept in memory for device fetches.
     public var packageCacheBytes: Int
+    /// APNs endpoint, trust and delivery policy.
+    public var push: PushConfiguration
 
     /// Builds a configuration, resolving defaults the way the `serve` command documents them.
     public init(
@@ -36,7 +38,8 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil,
         maximumMerchantBodySize: Int = 4 * 1024 * 1024,
         maximumDeviceBodySize: Int = 64 * 1024,
-        packageCacheBytes: Int = 256 * 1024 * 1024
+        packageCacheBytes: Int = 256 * 1024 * 1024,
+        push: PushConfiguration = PushConfiguration()
     ) throws(ConfigurationError) {
         guard (0...65_535).contains(port) else {
             throw ConfigurationError(setting: "port", message: "\(port) is not a TCP port (0–65535)")
@@ -59,6 +62,13 @@ public struct ServerConfiguration: Sendable {
         self.maximumMerchantBodySize = maximumMerchantBodySize
         self.maximumDeviceBodySize = maximumDeviceBodySize
         self.packageCacheBytes = packageCacheBytes
+        guard push.endpoint.scheme == "https", push.endpoint.host != nil else {
+            throw ConfigurationError(setting: "apns-endpoint", message: "\"\(push.endpoint)\" must be an https:// URL such as https://api.push.apple.com")
+        }
+        guard push.expiration >= 0, push.concurrency > 0, push.maximumAttempts > 0 else {
+            throw ConfigurationError(setting: "push", message: "expiration must not be negative; concurrency and attempts must be positive")
+        }
+        self.push = push
     }
 
     /// `<publicURL>/wallet`: what devices append `v1/...` to.

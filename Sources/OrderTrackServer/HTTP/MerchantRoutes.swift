@@ -37,6 +37,16 @@ struct MerchantRoutes: Sendable {
             let count = try await orders.notifyDevices(merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context))
             return try json(.accepted, ["registrations": .integer(count)])
         }
+        api.get("orders/:orderTypeIdentifier/:orderIdentifier/pushes") { request, context in
+            let merchant = try await authenticate(request)
+            let record = try await orders.order(merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context))
+            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
+            guard let limit = Int(limitText), (1...1000).contains(limit) else {
+                throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
+            }
+            let entries = try await store.pushLog(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
+            return try json(.ok, ["data": .array(entries.map(pushLogJSON))])
+        }
         api.post("apple_pay/order_tracking/notify") { request, context in try await notifyForm(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { request, context in
             let merchant = try await authenticate(request)
@@ -193,7 +203,7 @@ struct MerchantRoutes: Sendable {
 
     /// `logo.png` or `fr.lproj/logo.png`: the path the file will have inside packages.
     func assetName(_ context: BasicRequestContext) throws -> String {
-        let components = context.parameters.getCatchAll().map(String.init)
+        let components = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? "" }
         let name = components.joined(separator: "/")
         let valid = (1...2).contains(components.count) && components.allSatisfy { OrderService.isValidIdentifier($0) && !$0.hasPrefix(".") }
             && (components.count == 1 || components[0].hasSuffix(".lproj"))
@@ -237,6 +247,18 @@ struct MerchantRoutes: Sendable {
         return .object(body)
     }
 
+    /// One push attempt as merchants see it: when, which device (token suffix), what APNs said.
+    func pushLogJSON(_ entry: PushLogEntry) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "at": .string(DateTimeFormat.formatRFC3339(entry.at)), "tokenSuffix": .string(entry.tokenSuffix),
+            "attempt": .integer(entry.attempt), "outcome": .string(entry.outcome),
+        ]
+        body["apnsStatus"] = entry.status.map(JSONValue.integer) ?? .null
+        body["reason"] = entry.reason.map(JSONValue.string) ?? .null
+        body["apnsID"] = entry.apnsID.map(JSONValue.string) ?? .null
+        return .object(body)
+    }
+
     // MARK: Helpers
 
     /// The merchant whose API key the request carries: `Authorization: Bearer sk_…` or HTTP Basic with the key as user name.
@@ -258,8 +280,9 @@ struct MerchantRoutes: Sendable {
         return merchant
     }
 
+    /// A path parameter, percent-decoded: clients may escape `:`, `@` or `+` in identifiers.
     func parameter(_ name: String, _ context: BasicRequestContext) throws -> String {
-        guard let value = context.parameters.get(name), OrderService.isValidIdentifier(value) else {
+        guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
             throw APIError.badRequest("invalid_path", "\(name) must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: name)
         }
         return value

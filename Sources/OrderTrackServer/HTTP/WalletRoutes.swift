@@ -127,8 +127,9 @@ struct WalletRoutes: Sendable {
         return record
     }
 
+    /// A path parameter, percent-decoded: clients may escape `:`, `@` or `+` in identifiers.
     func pathComponent(_ name: String, _ context: BasicRequestContext) throws -> String {
-        guard let value = context.parameters.get(name), OrderService.isValidIdentifier(value) else {
+        guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
             throw APIError.badRequest("invalid_path", "\(name) must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: name)
         }
         return value

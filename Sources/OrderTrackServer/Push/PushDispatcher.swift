@@ -1,0 +1,195 @@
+import APNsClient
+import Foundation
+import Logging
+import OrderStore
+import ServiceLifecycle
+
+/// How pushes leave the outbox.
+public struct PushConfiguration: Sendable {
+    /// APNs base URL; production by default, as Wallet uses production APNs.
+    public var endpoint: URL
+    /// Extra trusted root (PEM) for the APNs endpoint, e.g. a local mock's CA.
+    public var extraTrustRootsPEM: String?
+    /// `apns-expiration` = now + this; non-zero so offline devices still get the push.
+    public var expiration: TimeInterval
+    /// Pushes in flight at once.
+    public var concurrency: Int
+    /// Attempts before a retryable failure parks the job.
+    public var maximumAttempts: Int
+    /// First retry delay; doubles per attempt (with jitter) up to `maximumBackoff`.
+    public var initialBackoff: TimeInterval
+    public var maximumBackoff: TimeInterval
+    /// How long a claim lasts; a job whose sender died is sent again after it.
+    public var leaseDuration: TimeInterval
+    /// Longest sleep between outbox checks when nobody signals new work.
+    public var pollInterval: Duration
+    /// Longest wait for one APNs answer.
+    public var timeout: Duration
+
+    public init(
+        endpoint: URL = APNsConfiguration.productionEndpoint, extraTrustRootsPEM: String? = nil, expiration: TimeInterval = 86_400,
+        concurrency: Int = 256, maximumAttempts: Int = 10, initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 900,
+        leaseDuration: TimeInterval = 60, pollInterval: Duration = .seconds(1), timeout: Duration = .seconds(30)
+    ) {
+        self.endpoint = endpoint
+        self.extraTrustRootsPEM = extraTrustRootsPEM
+        self.expiration = expiration
+        self.concurrency = concurrency
+        self.maximumAttempts = maximumAttempts
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+        self.leaseDuration = leaseDuration
+        self.pollInterval = pollInterval
+        self.timeout = timeout
+    }
+}
+
+/// Sends what the outbox holds: claims due jobs, pushes them concurrently through each order type's APNs client
+/// (one long-lived HTTP/2 connection per credential), and records every outcome.
+final class PushDispatcher: Service, Sendable {
+    private let store: any OrderStore
+    private let packages: PackageService
+    private let configuration: PushConfiguration
+    private let metrics: PushMetrics
+    private let logger: Logger
+    private let clients: APNsClientPool
+    private let leaseOwner = UUID().uuidString
+    private let signal = WakeupSignal()
+
+    init(store: any OrderStore, packages: PackageService, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger) {
+        self.store = store
+        self.packages = packages
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        self.clients = APNsClientPool(configuration: configuration)
+    }
+
+    /// Tells the dispatcher new jobs are waiting, so it need not wait for its next poll.
+    func wake() {
+        Task { await signal.signal() }
+    }
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await self.dispatchUntilCancelled()
+        } onGracefulShutdown: {
+            self.wake()
+        }
+        try await clients.shutdown()
+    }
+
+    private func dispatchUntilCancelled() async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let handled: Int
+            do {
+                handled = try await dispatchBatch()
+            } catch {
+                logger.error("push outbox unavailable", metadata: ["error": .string("\(error)")])
+                handled = 0
+            }
+            await refreshQueueDepth()
+            if handled == 0 { await signal.wait(timeout: configuration.pollInterval) }
+        }
+    }
+
+    /// Claims and sends one batch; returns how many jobs it handled.
+    func dispatchBatch() async throws -> Int {
+        let jobs = try await store.claimPushJobs(limit: configuration.concurrency, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
+        guard !jobs.isEmpty else { return 0 }
+        await withTaskGroup(of: Void.self) { group in
+            for job in jobs {
+                group.addTask { await self.send(job) }
+            }
+        }
+        return jobs.count
+    }
+
+    private func send(_ job: PushJob) async {
+        let result: APNsResult
+        do {
+            let client = try await clients.client(for: job.orderTypeIdentifier, identity: { try await self.packages.identity(for: $0) })
+            result = await client.send(APNsPush(
+                deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: Date().addingTimeInterval(configuration.expiration)))
+        } catch {
+            result = .configurationError(status: nil, reason: "no APNs credential for \(job.orderTypeIdentifier): \(error)")
+        }
+        let (resolution, outcome, status, reason) = resolve(result, attempts: job.attempts)
+        metrics.record(result, outcome: outcome, enqueuedAt: job.enqueuedAt)
+        if case .configurationError = result {
+            logger.error("APNs configuration error: pushes for this order type will fail until it is fixed", metadata: [
+                "type": .string(job.orderTypeIdentifier), "reason": .string(reason ?? "unknown"),
+            ])
+        }
+        var apnsID: String?
+        if case .delivered(let id) = result { apnsID = id.uuidString }
+        let entry = PushLogEntry(
+            orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
+            attempt: job.attempts, status: status, reason: reason, apnsID: apnsID, outcome: outcome, at: Date())
+        do {
+            try await store.resolvePushJob(job, resolution: resolution, log: entry)
+        } catch {
+            // The lease runs out and the job is sent again: at least once, never lost.
+            logger.error("could not record a push outcome", metadata: ["job": .stringConvertible(job.id), "error": .string("\(error)")])
+        }
+    }
+
+    /// What the outbox should do after an APNs answer, and how the push log names it.
+    func resolve(_ result: APNsResult, attempts: Int) -> (PushJobResolution, outcome: String, status: Int?, reason: String?) {
+        switch result {
+        case .delivered:
+            return (.delivered, "delivered", 200, nil)
+        case .unregistered(let since):
+            return (.dropToken(registeredBefore: since), "token-removed", 410, "Unregistered")
+        case .badDeviceToken:
+            return (.dropToken(registeredBefore: nil), "token-removed", 400, "BadDeviceToken")
+        case .retryable(let status, let reason):
+            guard attempts < configuration.maximumAttempts else { return (.park, "parked", status, "\(reason) (gave up after \(attempts) attempts)") }
+            return (.retry(at: Date().addingTimeInterval(backoff(attempts: attempts))), "retrying", status, reason)
+        case .configurationError(let status, let reason):
+            return (.park, "parked", status, reason)
+        case .rejected(let status, let reason):
+            return (.park, "parked", status, reason)
+        }
+    }
+
+    /// Exponential backoff with full jitter in [½, 1] of the step, so retries of many tokens spread out.
+    func backoff(attempts: Int) -> TimeInterval {
+        let step = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(max(0, attempts - 1))))
+        return step * Double.random(in: 0.5...1)
+    }
+
+    private func refreshQueueDepth() async {
+        if let depth = try? await store.pushQueueDepth() { metrics.queueDepth(pending: depth.pending, parked: depth.parked) }
+    }
+}
+
+/// Wakes a sleeping loop early; a signal sent while nobody waits is kept for the next wait.
+actor WakeupSignal {
+    private var pending = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func signal() {
+        if let waiter {
+            self.waiter = nil
+            waiter.resume()
+        } else {
+            pending = true
+        }
+    }
+
+    func wait(timeout: Duration) async {
+        if pending {
+            pending = false
+            return
+        }
+        await withCheckedContinuation { continuation in
+            waiter = continuation
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.signal()
+            }
+        }
+        pending = false
+    }
+}

@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import OrderModel
+import OrderStore
+import OrderTrackServer
+import Testing
+
+/// The real `ordertrack serve` process, started and killed like an operator (or the OOM killer) would.
+final class ServerProcess: @unchecked Sendable {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug/ordertrack")
+
+    let process = Process()
+    let port: Int
+
+    /// Starts the server and waits until it prints the port it listens on.
+    init(dataDirectory: URL, apns: LocalAPNs) throws {
+        process.executableURL = Self.binary
+        process.arguments = [
+            "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
+            "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let handle = output.fileHandleForReading
+        while !text.contains("listening on") || !text.contains("; devices") {
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { throw ServerProcessError(output: text) }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.contains("listening on") })
+        let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
+        port = try #require(Int(address.dropFirst("127.0.0.1:".count).prefix { $0.isNumber }))
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+struct ServerProcessError: Error, CustomStringConvertible {
+    var output: String
+    var description: String { "ordertrack serve exited before listening; output:\n\(output)" }
+}
+
+@Suite struct CrashRecoveryTests {
+    static let devices = 10_000
+
+    func call(_ http: HTTPClient, _ method: HTTPMethod, _ url: String, apiKey: String, body: JSONValue? = nil) async throws -> JSONValue {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(apiKey)")
+        if let body { request.body = .bytes(ByteBuffer(bytes: body.serialized())) }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return try JSONValue.parse(bytes.readableBytesView)
+    }
+
+    @Test func killedMidFanOutEveryTokenStillGetsItsPush() async throws {
+        let apns = try await LocalAPNs.start()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-crash-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+
+        // First start: bootstrap and one order.
+        var server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
+        let credentials = try JSONDecoder().decode(DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json")))
+        let created = try await call(http, .POST, "http://127.0.0.1:\(server.port)/api/v1/orders", apiKey: credentials.apiKey, body: SampleContent.order)
+        let type = try #require(created["orderDetails"]?["orderTypeIdentifier"]?.stringValue)
+        let id = try #require(created["orderDetails"]?["orderIdentifier"]?.stringValue)
+        server.stop()
+
+        // 10,000 devices register for it (written straight into the database while the server is down).
+        let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
+        let store = try await SQLOrderStore.sqlite(path: dataDirectory.appendingPathComponent("ordertrack.sqlite").path)
+        try await store.insertRegistrations(tokens.enumerated().map { index, token in
+            Registration(deviceLibraryIdentifier: "device-\(index)", pushToken: token, orderTypeIdentifier: type, orderIdentifier: id, registeredAt: Date())
+        })
+        try await store.shutdown()
+
+        // The order changes: 10,000 pushes are queued with it. Kill the server while it fans out.
+        server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
+        _ = try await call(http, .PATCH, "http://127.0.0.1:\(server.port)/api/v1/orders/\(type)/\(id)", apiKey: credentials.apiKey, body: ["status": "completed"])
+        let deadline = ContinuousClock.now + .seconds(60)
+        while apns.server.count < 300, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        server.kill()
+        let beforeCrash = Set(apns.server.pushes().map(\.deviceToken)).count
+        #expect(beforeCrash > 0 && beforeCrash < Self.devices, "the kill must land mid fan-out (\(beforeCrash) delivered)")
+
+        // After a restart every token is pushed; none is lost.
+        server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
+        let finish = ContinuousClock.now + .seconds(120)
+        while Set(apns.server.pushes().map(\.deviceToken)).count < Self.devices, ContinuousClock.now < finish {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        server.stop()
+        let delivered = Set(apns.server.pushes().map(\.deviceToken))
+        #expect(delivered == Set(tokens), "missing \(Set(tokens).subtracting(delivered).count) tokens")
+        try await http.shutdown()
+        try await apns.stop()
+    }
+}

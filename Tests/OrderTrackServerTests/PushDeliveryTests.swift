@@ -1,0 +1,151 @@
+import Foundation
+import HTTPTypes
+import MockAPNs
+import OrderModel
+import OrderTrackServer
+import Testing
+
+/// A local APNs over real TLS and HTTP/2, with a self-signed certificate made by `openssl`.
+struct LocalAPNs {
+    let server: MockAPNsServer
+    let caPEM: String
+    let directory: URL
+
+    static func start(faults: [String: MockAPNsFault] = [:], configure: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> LocalAPNs {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", "key.pem", "-out", "cert.pem",
+        ]
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let certificate = try String(contentsOf: directory.appendingPathComponent("cert.pem"), encoding: .utf8)
+        let key = try String(contentsOf: directory.appendingPathComponent("key.pem"), encoding: .utf8)
+        var configuration = MockAPNsConfiguration(tlsCertificateChainPEM: certificate, tlsPrivateKeyPEM: key)
+        configuration.faults = faults
+        configure(&configuration)
+        return LocalAPNs(server: try await MockAPNsServer.start(configuration), caPEM: certificate, directory: directory)
+    }
+
+    var endpoint: URL { URL(string: "https://127.0.0.1:\(server.port)")! }
+    var caFile: String { directory.appendingPathComponent("cert.pem").path }
+
+    func push(configuration: PushConfiguration = PushConfiguration()) -> PushConfiguration {
+        var configuration = configuration
+        configuration.endpoint = endpoint
+        configuration.extraTrustRootsPEM = caPEM
+        configuration.initialBackoff = 0.05
+        configuration.maximumBackoff = 0.2
+        configuration.pollInterval = .milliseconds(100)
+        configuration.timeout = .seconds(2)
+        return configuration
+    }
+
+    func stop() async throws {
+        try await server.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+@Suite struct PushDeliveryTests {
+    static let good = String(repeating: "ab", count: 32)
+    static let rotated = String(repeating: "cd", count: 32)
+    // Distinct endings: the push log identifies devices by the last 8 characters.
+    static let unregistered = "fa170410" + String(repeating: "0", count: 48) + "00000001"
+    static let badToken = "fa170400" + String(repeating: "0", count: 48) + "00000002"
+    static let flaky = "fa17f2" + String(repeating: "0", count: 50) + "00000003"
+    static let wrongTopic = String(repeating: "ee", count: 32)
+
+    /// Creates an order and registers `tokens` (device `dev-i` gets `tokens[i]`); returns (type, id, token).
+    func orderWithDevices(_ client: Client, tokens: [String]) async throws -> (String, String, String) {
+        let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
+        let details = try #require(created.json["orderDetails"])
+        let (type, id, token) = (details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!, details["authenticationToken"]!.stringValue!)
+        for (index, pushToken) in tokens.enumerated() {
+            let registered = try await client.device(.post, "/wallet/v1/devices/dev-\(index)/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(pushToken)])
+            #expect(registered.status == .created)
+        }
+        return (type, id, token)
+    }
+
+    func waitForLog(_ client: Client, _ type: String, _ id: String, until done: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let log = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)/pushes").json["data"]?.arrayValue ?? []
+            if done(log) || ContinuousClock.now > deadline { return log }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    @Test func anUpdateReachesEveryDeviceAndEachAPNsErrorIsHandled() async throws {
+        let apns = try await LocalAPNs.start(faults: [Self.wrongTopic: .status(400, reason: "DeviceTokenNotForTopic")])
+        let server = try TestServer(push: apns.push())
+        defer { server.remove() }
+        try await server.run { client in
+            let tokens = [Self.good, Self.unregistered, Self.badToken, Self.flaky, Self.wrongTopic]
+            let (type, id, _) = try await orderWithDevices(client, tokens: tokens)
+            let shipped = try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "completed"])
+            #expect(shipped.status == .ok)
+
+            let log = try await waitForLog(client, type, id) { log in
+                Set(log.compactMap { $0["outcome"]?.stringValue }).isSuperset(of: ["delivered", "token-removed", "parked"])
+                    && log.filter { $0["outcome"] == "delivered" }.count == 2
+            }
+            func outcomes(_ token: String) -> [String] {
+                log.filter { $0["tokenSuffix"]?.stringValue == String(token.suffix(8)) }.compactMap { $0["outcome"]?.stringValue }
+            }
+            // One push per token, exactly as decided.
+            let accepted = apns.server.pushes()
+            let delivered = try #require(accepted.first { $0.deviceToken == Self.good })
+            #expect(delivered.topic == type)
+            #expect(delivered.headers["apns-push-type"] == "background")
+            #expect(delivered.headers["apns-priority"] == "5")
+            #expect(delivered.body == "{}")
+            let expiration = try #require(delivered.headers["apns-expiration"].flatMap(TimeInterval.init))
+            #expect(abs(expiration - Date().addingTimeInterval(86_400).timeIntervalSince1970) < 120)
+            #expect(delivered.headers["apns-id"] != nil)
+
+            #expect(outcomes(Self.good) == ["delivered"])
+            // Retried with backoff on 503, then delivered: one error never stops the others.
+            #expect(Set(outcomes(Self.flaky)) == ["retrying", "delivered"])
+            #expect(outcomes(Self.unregistered) == ["token-removed"])
+            #expect(outcomes(Self.badToken) == ["token-removed"])
+            #expect(outcomes(Self.wrongTopic) == ["parked"])
+            let parked = try #require(log.first { $0["tokenSuffix"]?.stringValue == String(Self.wrongTopic.suffix(8)) })
+            #expect(parked["reason"] == "DeviceTokenNotForTopic" && parked["apnsStatus"] == 400)
+
+            // Dead tokens lost their registrations; the others remain.
+            let notify = try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/notify")
+            #expect(notify.json["registrations"] == 3)
+
+            let metrics = try await client.call(.get, "/metrics").text
+            #expect(metrics.contains("ordertrack_pushes_sent_total"))
+            #expect(metrics.contains("reason=\"DeviceTokenNotForTopic\""))
+            #expect(metrics.contains("ordertrack_pushes_retried_total"))
+        }
+        try await apns.stop()
+    }
+
+    @Test func tokenRotationSendsToTheNewTokenOnly() async throws {
+        let apns = try await LocalAPNs.start()
+        let server = try TestServer(push: apns.push())
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id, token) = try await orderWithDevices(client, tokens: [Self.good])
+            let rotated = try await client.device(.post, "/wallet/v1/devices/dev-0/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(Self.rotated)])
+            #expect(rotated.status == .ok)
+            #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["statusDescription": "Packed"]).status == .ok)
+            let pushes = try await apns.server.waitForPushes(count: 1, timeout: .seconds(20))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(pushes.map(\.deviceToken) == [Self.rotated])
+            #expect(apns.server.pushes().map(\.deviceToken) == [Self.rotated])
+        }
+        try await apns.stop()
+    }
+}
