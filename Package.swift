@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "OrderPackage", targets: ["OrderPackage"]),
         .library(name: "OrderStore", targets: ["OrderStore"]),
         .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
+        .library(name: "APNsClient", targets: ["APNsClient"]),
+        .library(name: "MockAPNs", targets: ["MockAPNs"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -25,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Real concurrent HTTP clients for the server tests and `ordertrack bench serve`.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // HTTP/2 over TLS for the mock APNs server (the client goes through async-http-client).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
     ],
@@ -77,10 +83,34 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        // APNs provider client: HTTP/2, certificate or token auth, one long-lived connection per credential.
+        .target(
+            name: "APNsClient",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // A mock APNs (HTTP/2 over TLS) that validates requests like APNs, records pushes and injects faults.
+        .target(
+            name: "MockAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "OrderTrackServer",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "OrderTrackServer", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,6 +120,14 @@ let package = Package(
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
         .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore"]),
+        .testTarget(
+            name: "APNsClientTests",
+            dependencies: [
+                "APNsClient", "MockAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         .testTarget(
             name: "OrderPackageTests",
             dependencies: [
