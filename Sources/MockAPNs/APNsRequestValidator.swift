@@ -42,6 +42,7 @@ struct APNsRequestValidator: Sendable {
 
     /// APNs tokens are hex; today 32 bytes, possibly longer later.
     static func isDeviceToken(_ token: String) -> Bool {
-        token.utf8.count >= 64 && token.utf8.count % 2 == 0 && token.allSatisfy(\.isHexDigit)
+        token.utf8.count >= 64 && token.utf8.count % 2 == 0
+            && token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 }

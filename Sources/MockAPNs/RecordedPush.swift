@@ -12,9 +12,9 @@ public struct RecordedPush: Sendable, Hashable, Codable {
     public var body: String
     /// When the request was complete.
     public var receivedAt: Date
-    /// The HTTP status the mock answered (200 for an accepted push).
+    /// The HTTP status the mock answered (200 for an accepted push), or 0 when it dropped the connection instead.
     public var status: Int
-    /// The APNs `reason` of an error answer.
+    /// The APNs `reason` of an error answer (`ConnectionDropped` for a dropped connection).
     public var reason: String?
     /// The `apns-id` the mock answered with: the request's, or a new one.
     public var apnsID: String

@@ -9,7 +9,7 @@ struct OrderTrackCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ordertrack",
         abstract: "Apple Wallet order tracking: validate, build and verify signed .order packages, and serve the Wallet Orders web service.",
-        subcommands: [ServeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self, IdentityCommand.self, BenchCommand.self])
+        subcommands: [ServeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self, IdentityCommand.self, BenchCommand.self, MockAPNsCommand.self])
 
     static func main() async {
         do {
