@@ -80,7 +80,7 @@ public final class APNsClient: Sendable {
     /// The client itself tries again only in two cases: once on a new connection when the connection was lost, and
     /// once with a new provider token when APNs answers `ExpiredProviderToken`. Everything else is for the caller.
     public func send(_ push: APNsPush) async -> APNsResult {
-        guard !push.deviceToken.isEmpty, push.deviceToken.allSatisfy(\.isHexDigit) else { return .badDeviceToken }
+        guard Self.isHex(push.deviceToken) else { return .badDeviceToken }
         var request = HTTPClientRequest(url: baseURL + "/3/device/" + push.deviceToken)
         request.method = .POST
         request.headers.add(name: "apns-topic", value: push.topic)
@@ -133,6 +133,11 @@ public final class APNsClient: Sendable {
     }
 
     static let connectionLost = "ConnectionLost"
+
+    /// ASCII hex only: the token goes into the request path.
+    static func isHex(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
 
     /// Transport failures: TLS trust and certificate problems are configuration errors, the rest retryable.
     static func classify(_ error: any Error) -> APNsResult {

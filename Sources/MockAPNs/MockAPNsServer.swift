@@ -112,6 +112,16 @@ public final class MockAPNsServer: Sendable {
     /// Makes every provider token seen so far stale: later requests carrying one get 403 ExpiredProviderToken.
     public func expireProviderTokens() { state.revokeSeenProviderTokens() }
 
+    /// Sends GOAWAY (NO_ERROR) on every open connection and then closes it, as APNs does; clients must use a new
+    /// connection for later pushes.
+    public func goAway() async {
+        for connection in state.openConnections {
+            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
+            try? await connection.writeAndFlush(frame)
+            try? await connection.close()
+        }
+    }
+
     /// Closes every open client connection (clients see the connection lost) but keeps listening.
     public func dropConnections() async {
         for connection in state.openConnections { try? await connection.close() }

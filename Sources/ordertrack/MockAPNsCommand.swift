@@ -27,7 +27,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(help: "PEM file with the server's private key")
     var tlsKey: String
 
-    @Option(help: "Append every answered request to this file as one JSON object per line (accepted pushes have status 200)")
+    @Option(help: "Write every answered request to this file (created or emptied first) as one JSON object per line; accepted pushes have status 200")
     var record: String?
 
     @Option(help: "Require TLS client certificates issued by the CA certificates in this PEM file")
