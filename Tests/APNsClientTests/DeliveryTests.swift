@@ -2,6 +2,7 @@ import APNsClient
 import Foundation
 import MockAPNs
 import Testing
+import X509
 
 @Suite("Pushes reach the mock APNs as decided")
 struct DeliveryTests {
@@ -24,6 +25,19 @@ struct DeliveryTests {
             #expect(recorded.body == "{}")
             let expiration = try #require(recorded.headers["apns-expiration"].flatMap(Double.init))
             #expect(abs(expiration - sentAt.addingTimeInterval(86_400).timeIntervalSince1970) < 5)
+        }
+    }
+
+    @Test("A credential from swift-certificates values authenticates like the PEM one")
+    func certificateCredentialFromX509Values() async throws {
+        let certificate = try Certificate(pemEncoded: TestPKI.shared.clientCertificatePEM)
+        let key = try Certificate.PrivateKey(pemEncoded: TestPKI.shared.clientKeyPEM)
+        let credential = try APNsCredential.certificate(chain: [certificate], privateKey: key)
+        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
+        try await withMock(mock, client: { clientConfiguration($0, credential) }) { server, client in
+            let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
+            #expect(result.isDeliveredForTest, "got \(result)")
+            #expect(server.count == 1)
         }
     }
 
