@@ -72,6 +72,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // HTTP: the Wallet Orders web service and the merchant API.
+        .target(
+            name: "OrderTrackServer",
+            dependencies: [
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Resources/openapi.json")]
+        ),
         // APNs provider client: HTTP/2, certificate or token auth, one long-lived connection per credential.
         .target(
             name: "APNsClient",
@@ -96,25 +111,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // HTTP: the Wallet Orders web service and the merchant API.
-        .target(
-            name: "OrderTrackServer",
-            dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            resources: [.copy("Resources/openapi.json")]
-        ),
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "OrderTrackServer",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "OrderTrackServer", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,6 +124,14 @@ let package = Package(
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
         .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore"]),
+        .testTarget(
+            name: "APNsClientTests",
+            dependencies: [
+                "APNsClient", "MockAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         .testTarget(
             name: "OrderPackageTests",
             dependencies: [

@@ -9,12 +9,12 @@ struct OrderTrackCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ordertrack",
         abstract: "Apple Wallet order tracking: validate, build and verify signed .order packages, and serve the Wallet Orders web service.",
-        subcommands: [ServeCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self, IdentityCommand.self, BenchCommand.self])
+        subcommands: [
+            ServeCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self,
+            IdentityCommand.self, BenchCommand.self, MockAPNsCommand.self,
+        ])
 
     static func main() async {
-        // Line-buffered even into a pipe: supervisors and tests read the "listening on" line as it happens.
-        nonisolated(unsafe) let output = stdout
-        setvbuf(output, nil, _IOLBF, 0)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -32,6 +32,12 @@ struct OrderTrackCommand: AsyncParsableCommand {
             Foundation.exit(2)
         }
     }
+}
+
+/// Writes a line to standard output at once, unbuffered even into a pipe: supervisors and tests read
+/// the "listening on" line as it happens.
+func announce(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 /// Problems go to standard error, one per line.

@@ -76,10 +76,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "ordertrack")
         let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { port in
-            print("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
+            announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
         }
         if let credentials = server.developmentCredentials {
-            print("""
+            announce("""
 
                 OrderTrack created a demo merchant and a development signing identity (not trusted by Wallet).
                   API key:     \(credentials.apiKey)

@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+
+/// Sends pushes to APNs over HTTP/2 with one credential.
+///
+/// One client holds one long-lived HTTP/2 connection (negotiated by ALPN) and runs concurrent sends as concurrent
+/// streams on it; when APNs sends GOAWAY or the connection is lost, the next send connects again.
+/// Create one client per credential and call `shutdown()` when done.
+public final class APNsClient: Sendable {
+    /// The settings the client was created with.
+    public let configuration: APNsConfiguration
+    private let http: HTTPClient
+    private let tokens: ProviderTokenCache?
+    private let baseURL: String
+
+    /// Creates the client; nothing connects until the first send.
+    public convenience init(configuration: APNsConfiguration) throws(APNsClientError) {
+        try self.init(configuration: configuration, now: Date.init)
+    }
+
+    init(configuration: APNsConfiguration, now: @escaping @Sendable () -> Date) throws(APNsClientError) {
+        guard let scheme = configuration.endpoint.scheme?.lowercased(), scheme == "https",
+              let host = configuration.endpoint.host, !host.isEmpty
+        else { throw .invalidEndpoint(configuration.endpoint.absoluteString) }
+        guard configuration.defaultExpiration >= 0 else { throw .invalidSetting("defaultExpiration must not be negative") }
+        guard configuration.timeout > .zero else { throw .invalidSetting("timeout must be positive") }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch configuration.credential {
+        case .certificate(let chainPEM, let keyPEM):
+            do {
+                let chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8))
+                guard !chain.isEmpty else { throw APNsClientError.invalidCertificate("the certificate PEM holds no CERTIFICATE block") }
+                tls.certificateChain = chain.map { .certificate($0) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
+            } catch let error as APNsClientError {
+                throw error
+            } catch {
+                throw .invalidCertificate("cannot load the certificate chain or key (\(error))")
+            }
+            tokens = nil
+        case .token(let p8PEM, let keyID, let teamID):
+            guard (20 * 60...50 * 60).contains(configuration.tokenRefreshInterval) else {
+                throw .invalidSetting("tokenRefreshInterval must be 20 to 50 minutes (APNs rejects tokens refreshed more often than every 20 minutes or older than 60)")
+            }
+            tokens = ProviderTokenCache(
+                signer: try ProviderTokenSigner(p8PEM: p8PEM, keyID: keyID, teamID: teamID),
+                refreshInterval: configuration.tokenRefreshInterval, now: now)
+        }
+        if let rootsPEM = configuration.extraTrustRootsPEM {
+            let roots: [NIOSSLCertificate]
+            do {
+                roots = try NIOSSLCertificate.fromPEMBytes(Array(rootsPEM.utf8))
+            } catch {
+                throw .invalidTrustRoots("\(error)")
+            }
+            guard !roots.isEmpty else { throw .invalidTrustRoots("no CERTIFICATE block found") }
+            tls.additionalTrustRoots = [.certificates(roots)]
+        }
+        var httpConfiguration = HTTPClient.Configuration()
+        httpConfiguration.tlsConfiguration = tls
+        httpConfiguration.httpVersion = .automatic
+        httpConfiguration.redirectConfiguration = .disallow
+        httpConfiguration.timeout = .init(connect: .seconds(10))
+        // Keep the connection for an hour of silence: APNs wants long-lived connections, not one per burst.
+        httpConfiguration.connectionPool = .init(idleTimeout: .minutes(60))
+        // A failed connect fails the waiting sends at once with its real error (TLS trust, refused certificate),
+        // instead of retrying quietly until their deadline and reporting only a timeout.
+        httpConfiguration.connectionPool.retryConnectionEstablishment = false
+        self.configuration = configuration
+        self.http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
+        var base = configuration.endpoint.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+    }
+
+    /// Sends one push. Never throws: every APNs answer and transport failure is classified in the result.
+    ///
+    /// The client itself tries again only in two cases: once on a new connection when the connection was lost, and
+    /// once with a new provider token when APNs answers `ExpiredProviderToken`. Everything else is for the caller.
+    public func send(_ push: APNsPush) async -> APNsResult {
+        guard Self.isHex(push.deviceToken) else { return .badDeviceToken }
+        var request = HTTPClientRequest(url: baseURL + "/3/device/" + push.deviceToken)
+        request.method = .POST
+        request.headers.add(name: "apns-topic", value: push.topic)
+        request.headers.add(name: "apns-push-type", value: push.pushType)
+        request.headers.add(name: "apns-priority", value: String(push.priority))
+        let expiration = push.expiration ?? Date().addingTimeInterval(configuration.defaultExpiration)
+        request.headers.add(name: "apns-expiration", value: String(max(0, Int(expiration.timeIntervalSince1970))))
+        request.headers.add(name: "apns-id", value: push.apnsID.uuidString)
+        request.body = .bytes(ByteBuffer(string: push.payload))
+        guard let tokens else { return await execute(request, push: push) }
+        do {
+            let token = try await tokens.token()
+            request.headers.replaceOrAdd(name: "authorization", value: "bearer \(token)")
+            let result = await execute(request, push: push)
+            guard result == .configurationError(status: 403, reason: "ExpiredProviderToken") else { return result }
+            // APNs calls the shared token stale: replace it once and try this push again.
+            await tokens.invalidate(token)
+            request.headers.replaceOrAdd(name: "authorization", value: "bearer \(try await tokens.token())")
+            return await execute(request, push: push)
+        } catch {
+            return .configurationError(status: nil, reason: "cannot sign the provider token: \(error)")
+        }
+    }
+
+    private func execute(_ request: HTTPClientRequest, push: APNsPush) async -> APNsResult {
+        let (seconds, attoseconds) = configuration.timeout.components
+        let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let deadline = NIODeadline.now() + timeout
+        let result = await attempt(request, push: push, deadline: deadline)
+        // A send racing a connection that just died fails before APNs saw it; one more try within the same deadline
+        // goes over a new connection. Should APNs have seen it after all, a second background push is harmless.
+        if case .retryable(nil, let reason) = result, reason.hasPrefix(Self.connectionLost), NIODeadline.now() < deadline {
+            return await attempt(request, push: push, deadline: deadline)
+        }
+        return result
+    }
+
+    private func attempt(_ request: HTTPClientRequest, push: APNsPush, deadline: NIODeadline) async -> APNsResult {
+        do {
+            let response = try await http.execute(request, deadline: deadline)
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            let answer = APNsErrorBody(body)
+            let apnsID = response.headers.first(name: "apns-id").flatMap(UUID.init(uuidString:)) ?? push.apnsID
+            return APNsResult.classify(
+                status: Int(response.status.code), reason: answer.reason, timestamp: answer.timestamp, apnsID: apnsID,
+                receivedAt: Date())
+        } catch {
+            return Self.classify(error)
+        }
+    }
+
+    static let connectionLost = "ConnectionLost"
+
+    /// ASCII hex only: the token goes into the request path.
+    static func isHex(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Transport failures: TLS trust and certificate problems are configuration errors, the rest retryable.
+    static func classify(_ error: any Error) -> APNsResult {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return .retryable(status: nil, reason: "Timeout (\(error))")
+            default:
+                return .retryable(status: nil, reason: "\(connectionLost) (\(error))")
+            }
+        }
+        if let error = error as? NIOSSLError, case .handshakeFailed = error {
+            return .configurationError(status: nil, reason: "TLS handshake failed (\(error)): check the trust roots and the client certificate")
+        }
+        if error is NIOSSLExtraError {
+            return .configurationError(status: nil, reason: "TLS failed (\(error)): check the trust roots and the client certificate")
+        }
+        return .retryable(status: nil, reason: "\(connectionLost) (\(error))")
+    }
+
+    /// Closes the connection. Sends after this return a retryable error.
+    public func shutdown() async throws {
+        try await http.shutdown()
+    }
+}
+
+/// The JSON body of an APNs error answer.
+struct APNsErrorBody {
+    var reason: String?
+    var timestamp: Int64?
+
+    init(_ buffer: ByteBuffer) {
+        guard buffer.readableBytes > 0,
+              let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
+        else { return }
+        reason = object["reason"] as? String
+        timestamp = (object["timestamp"] as? NSNumber)?.int64Value
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import X509
+
+/// How the provider authenticates to APNs.
+public enum APNsCredential: Sendable, Hashable {
+    /// TLS client-certificate auth, e.g. with the Order Type ID certificate (what Wallet order pushes use).
+    /// `certificateChainPEM` holds the leaf first, then any intermediates; `privateKeyPEM` is the leaf's unencrypted key.
+    case certificate(certificateChainPEM: String, privateKeyPEM: String)
+    /// Token auth: an ES256 JWT signed with the `.p8` key (`-----BEGIN PRIVATE KEY-----` PEM) from the developer account.
+    case token(p8PEM: String, keyID: String, teamID: String)
+
+    /// Certificate auth from swift-certificates values.
+    public static func certificate(chain: [Certificate], privateKey: Certificate.PrivateKey) throws(APNsClientError) -> APNsCredential {
+        do {
+            let chainPEM = try chain.map { try $0.serializeAsPEM().pemString }.joined(separator: "\n")
+            return .certificate(certificateChainPEM: chainPEM, privateKeyPEM: try privateKey.serializeAsPEM().pemString)
+        } catch {
+            throw .invalidCertificate("cannot serialize the certificate or key: \(error)")
+        }
+    }
+}
+
+/// Settings of one `APNsClient`: one credential, one endpoint, one long-lived HTTP/2 connection.
+public struct APNsConfiguration: Sendable {
+    /// Apple's production gateway (Wallet uses production APNs).
+    public static let productionEndpoint = URL(string: "https://api.push.apple.com")!
+    /// Apple's development gateway.
+    public static let sandboxEndpoint = URL(string: "https://api.sandbox.push.apple.com")!
+
+    /// Base URL; requests go to `<endpoint>/3/device/<token>`.
+    public var endpoint: URL
+    /// Provider authentication.
+    public var credential: APNsCredential
+    /// Extra trusted root certificates (PEM), added to the system roots, e.g. a local mock's CA.
+    public var extraTrustRootsPEM: String?
+    /// `apns-expiration` of pushes that do not set one: now + this many seconds (default 24 h).
+    public var defaultExpiration: TimeInterval
+    /// Longest wait for one push's answer; a slower answer counts as retryable.
+    public var timeout: Duration
+    /// Age at which the provider token is replaced; APNs wants 20 to 60 minutes, we allow 20 to 50.
+    public var tokenRefreshInterval: TimeInterval
+
+    public init(
+        endpoint: URL = APNsConfiguration.productionEndpoint, credential: APNsCredential, extraTrustRootsPEM: String? = nil,
+        defaultExpiration: TimeInterval = 86_400, timeout: Duration = .seconds(30), tokenRefreshInterval: TimeInterval = 40 * 60
+    ) {
+        self.endpoint = endpoint
+        self.credential = credential
+        self.extraTrustRootsPEM = extraTrustRootsPEM
+        self.defaultExpiration = defaultExpiration
+        self.timeout = timeout
+        self.tokenRefreshInterval = tokenRefreshInterval
+    }
+}

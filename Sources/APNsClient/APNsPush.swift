@@ -1,0 +1,33 @@
+import Foundation
+
+/// One push to one device. The defaults are this project's decision for Wallet orders:
+/// background push, priority 5, body `{}`, expiring after the client's default (24 h).
+public struct APNsPush: Sendable, Hashable {
+    /// The device's push token, hex.
+    public var deviceToken: String
+    /// `apns-topic`: for orders, the order type identifier.
+    public var topic: String
+    /// `apns-expiration`; nil means now + `APNsConfiguration.defaultExpiration`.
+    public var expiration: Date?
+    /// `apns-priority`.
+    public var priority: Int
+    /// `apns-push-type`.
+    public var pushType: String
+    /// The JSON body.
+    public var payload: String
+    /// `apns-id`, for tracing the push in logs and APNs' answer.
+    public var apnsID: UUID
+
+    public init(
+        deviceToken: String, topic: String, expiration: Date? = nil, priority: Int = 5, pushType: String = "background",
+        payload: String = "{}", apnsID: UUID = UUID()
+    ) {
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.expiration = expiration
+        self.priority = priority
+        self.pushType = pushType
+        self.payload = payload
+        self.apnsID = apnsID
+    }
+}
