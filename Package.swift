@@ -121,7 +121,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OrderModelTests", dependencies: ["OrderModel"]),
-        .testTarget(name: "OrderZipTests", dependencies: ["OrderZip"]),
+        // Running independent tools (python3, openssl, unzip) from tests.
+        .target(name: "ExternalTools", path: "Tests/Support"),
+        .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "ExternalTools"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
         .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore"]),
         .testTarget(
@@ -135,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "OrderPackageTests",
             dependencies: [
-                "OrderPackage", "OrderModel", "OrderSigning", "OrderZip",
+                "OrderPackage", "OrderModel", "OrderSigning", "OrderZip", "ExternalTools",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

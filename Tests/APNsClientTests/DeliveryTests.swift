@@ -71,7 +71,7 @@ struct DeliveryTests {
     @Test("A mock that requires a client certificate refuses a client without one")
     func clientCertificateRequired() async throws {
         let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
-        try await withMock(mock, client: { clientConfiguration($0, tokenCredential, timeout: .seconds(2)) }) { server, client in
+        try await withMock(mock, client: { clientConfiguration($0, tokenCredential, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             #expect(!result.isDeliveredForTest)
             #expect(server.requests().isEmpty)
@@ -84,7 +84,7 @@ struct DeliveryTests {
         let foreign = APNsCredential.certificate(
             certificateChainPEM: TestPKI.shared.serverCertificatePEM, privateKeyPEM: TestPKI.shared.serverKeyPEM)
         let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
-        try await withMock(mock, client: { clientConfiguration($0, foreign, timeout: .seconds(2)) }) { server, client in
+        try await withMock(mock, client: { clientConfiguration($0, foreign, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             #expect(!result.isDeliveredForTest)
             #expect(server.requests().isEmpty)
@@ -94,7 +94,7 @@ struct DeliveryTests {
     @Test("A server the client does not trust is a configuration error")
     func untrustedServer() async throws {
         try await withMock(client: { server in
-            var configuration = clientConfiguration(server, timeout: .seconds(2))
+            var configuration = clientConfiguration(server, timeout: .seconds(10))
             configuration.extraTrustRootsPEM = nil
             return configuration
         }) { server, client in

@@ -71,7 +71,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
         let apns = try await LocalAPNs.start()
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-crash-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let http = HTTPClient.shared
 
         // First start: bootstrap and one order.
         var server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
@@ -107,7 +107,6 @@ struct ServerProcessError: Error, CustomStringConvertible {
         server.stop()
         let delivered = Set(apns.server.pushes().map(\.deviceToken))
         #expect(delivered == Set(tokens), "missing \(Set(tokens).subtracting(delivered).count) tokens")
-        try await http.shutdown()
         try await apns.stop()
     }
 }

@@ -22,24 +22,24 @@ struct MerchantRoutes: Sendable {
         api.get("orders") { request, context in try await listOrders(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let merchant = try await authenticate(request)
-            let record = try await orders.order(merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context))
+            let record = try await orders.order(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
             return try json(.ok, ["order": try orderJSON(record)])
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let merchant = try await authenticate(request)
-            let patch = try await jsonBody(request)
+            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
             let (record, changed) = try await orders.updateOrder(
-                merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context), patch: patch)
+                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
             return try json(.ok, ["order": try orderJSON(record), "changed": .bool(changed)])
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { request, context in
             let merchant = try await authenticate(request)
-            let count = try await orders.notifyDevices(merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context))
+            let count = try await orders.notifyDevices(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
             return try json(.accepted, ["registrations": .integer(count)])
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/pushes") { request, context in
             let merchant = try await authenticate(request)
-            let record = try await orders.order(merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context))
+            let record = try await orders.order(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
             let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
             guard let limit = Int(limitText), (1...1000).contains(limit) else {
                 throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
@@ -50,7 +50,7 @@ struct MerchantRoutes: Sendable {
         api.post("apple_pay/order_tracking/notify") { request, context in try await notifyForm(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { request, context in
             let merchant = try await authenticate(request)
-            let (record, package) = try await orders.package(merchant: merchant, type: try parameter("orderTypeIdentifier", context), id: try parameter("orderIdentifier", context))
+            let (record, package) = try await orders.package(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
             let document = try JSONValue.parse(record.document)
             let fileName = (document["orderNumber"]?.stringValue ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
             return Response(status: .ok, headers: [
@@ -89,7 +89,7 @@ struct MerchantRoutes: Sendable {
 
     func createOrder(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
-        let body = try await collect(request)
+        let body = try await RequestParsing.body(request, limit: maximumBodySize)
         let idempotencyKey = request.headers[Self.idempotencyKeyHeader]
         let requestHash = Secrets.sha256Hex(Array("POST /api/v1/orders\n".utf8) + body)
         if let idempotencyKey {
@@ -100,7 +100,7 @@ struct MerchantRoutes: Sendable {
                 return try replay(saved, requestHash: requestHash)
             }
         }
-        let content = try parseJSON(body)
+        let content = try RequestParsing.json(body)
         let created = try await orders.createOrder(merchant: merchant, content: content)
         let response: JSONValue = [
             "order": created.document,
@@ -165,7 +165,7 @@ struct MerchantRoutes: Sendable {
     /// The form-encoded notification that payment providers document (`order_type_identifier`, `order_identifier`).
     func notifyForm(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
-        let body = String(decoding: try await collect(request), as: UTF8.self)
+        let body = String(decoding: try await RequestParsing.body(request, limit: maximumBodySize), as: UTF8.self)
         var fields: [String: String] = [:]
         for pair in body.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
@@ -183,8 +183,7 @@ struct MerchantRoutes: Sendable {
     func putAsset(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
         let name = try assetName(context)
-        var request = request
-        let bytes = Array(try await request.collectBody(upTo: Self.maximumAssetSize).readableBytesView)
+        let bytes = try await RequestParsing.body(request, limit: Self.maximumAssetSize)
         let detected = FileType.detect(bytes)
         let isStrings = name.hasSuffix(".strings")
         if isStrings {
@@ -222,8 +221,8 @@ struct MerchantRoutes: Sendable {
     /// Configures an order type with a PKCS#12 signing identity: `{"pkcs12": "<base64>", "password": "…", "wwdrPEM": "…"}`.
     func putOrderType(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
-        let orderType = try parameter("orderTypeIdentifier", context)
-        let body = try parseJSON(try await collect(request))
+        let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
+        let body = try RequestParsing.json(try await RequestParsing.body(request, limit: maximumBodySize))
         guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded) else {
             throw APIError.badRequest("pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
         }
@@ -281,30 +280,6 @@ struct MerchantRoutes: Sendable {
     }
 
     /// A path parameter, percent-decoded: clients may escape `:`, `@` or `+` in identifiers.
-    func parameter(_ name: String, _ context: BasicRequestContext) throws -> String {
-        guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
-            throw APIError.badRequest("invalid_path", "\(name) must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: name)
-        }
-        return value
-    }
-
-    func collect(_ request: Request) async throws -> [UInt8] {
-        var request = request
-        return Array(try await request.collectBody(upTo: maximumBodySize).readableBytesView)
-    }
-
-    func parseJSON(_ bytes: [UInt8]) throws -> JSONValue {
-        do {
-            return try JSONValue.parse(bytes)
-        } catch {
-            throw APIError.badRequest("invalid_json", "the body is not valid JSON: \(error)")
-        }
-    }
-
-    func jsonBody(_ request: Request) async throws -> JSONValue {
-        try parseJSON(try await collect(request))
-    }
-
     func orderJSON(_ record: OrderRecord) throws -> JSONValue {
         try JSONValue.parse(record.document)
     }

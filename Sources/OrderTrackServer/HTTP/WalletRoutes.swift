@@ -54,8 +54,8 @@ struct WalletRoutes: Sendable {
 
     func register(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let record = try await authenticatedOrder(request, context)
-        let device = try pathComponent("deviceLibraryIdentifier", context)
-        let body = try await jsonBody(request)
+        let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
+        let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
         guard let pushToken = body["pushToken"]?.stringValue else {
             throw APIError.badRequest("push_token_missing", "the body must be {\"pushToken\": \"<hex APNs device token>\"}", param: "pushToken")
         }
@@ -73,15 +73,15 @@ struct WalletRoutes: Sendable {
 
     func unregister(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let record = try await authenticatedOrder(request, context)
-        let device = try pathComponent("deviceLibraryIdentifier", context)
+        let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
         // Apple documents only 200 for this call: unregistering is idempotent.
         _ = try await store.unregister(deviceLibraryIdentifier: device, orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier)
         return Response(status: .ok)
     }
 
     func registrations(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let device = try pathComponent("deviceLibraryIdentifier", context)
-        let orderType = try pathComponent("orderTypeIdentifier", context)
+        let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
+        let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
         // The tag is ours and opaque; one we did not issue (say, a timestamp from a previous server) lists everything,
         // which costs a few fetches but never misses an update.
         let query = request.uri.queryParameters
@@ -94,7 +94,7 @@ struct WalletRoutes: Sendable {
     }
 
     func receiveLog(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let body = try await jsonBody(request)
+        let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
         // Apple's LogEntries is {"logs": [...]}; some clients post the bare array.
         guard let entries = (body["logs"] ?? body).arrayValue else {
             throw APIError.badRequest("logs_missing", "the body must be {\"logs\": [\"message\", …]}", param: "logs")
@@ -114,8 +114,8 @@ struct WalletRoutes: Sendable {
     /// The order named by the path if the `AppleOrder` token matches. Unknown orders and wrong tokens both answer 401,
     /// so the endpoint never reveals which orders exist.
     func authenticatedOrder(_ request: Request, _ context: BasicRequestContext) async throws -> OrderRecord {
-        let orderType = try pathComponent("orderTypeIdentifier", context)
-        let orderIdentifier = try pathComponent("orderIdentifier", context)
+        let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
+        let orderIdentifier = try RequestParsing.identifier("orderIdentifier", context)
         let unauthorized = APIError.unauthorized("missing or wrong AppleOrder authorization")
         guard let header = request.headers[.authorization], header.hasPrefix("AppleOrder ") else { throw unauthorized }
         let token = String(header.dropFirst("AppleOrder ".count))
@@ -128,23 +128,6 @@ struct WalletRoutes: Sendable {
     }
 
     /// A path parameter, percent-decoded: clients may escape `:`, `@` or `+` in identifiers.
-    func pathComponent(_ name: String, _ context: BasicRequestContext) throws -> String {
-        guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
-            throw APIError.badRequest("invalid_path", "\(name) must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: name)
-        }
-        return value
-    }
-
-    func jsonBody(_ request: Request) async throws -> JSONValue {
-        var request = request
-        let buffer = try await request.collectBody(upTo: maximumBodySize)
-        do {
-            return try JSONValue.parse(buffer.readableBytesView)
-        } catch {
-            throw APIError.badRequest("invalid_json", "the body is not valid JSON: \(error)")
-        }
-    }
-
     /// Runs a device call and writes one log line for it: method, path, status, order id and latency, never a token.
     func logged(_ name: String, _ request: Request, _ context: BasicRequestContext, _ body: () async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now

@@ -29,8 +29,10 @@ actor APNsClientPool {
         try? await client.shutdown()
     }
 
-    func shutdown() async throws {
-        for client in clients.values { try await client.shutdown() }
+    /// Closes every connection; one client failing to close does not keep the others open.
+    func shutdown() async {
+        let closing = clients.values
         clients = [:]
+        for client in closing { try? await client.shutdown() }
     }
 }

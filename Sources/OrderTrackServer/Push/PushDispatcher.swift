@@ -76,7 +76,7 @@ final class PushDispatcher: Service, Sendable {
         } onGracefulShutdown: {
             self.wake()
         }
-        try await clients.shutdown()
+        await clients.shutdown()
     }
 
     private func dispatchUntilCancelled() async {

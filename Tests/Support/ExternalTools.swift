@@ -1,13 +1,13 @@
 import Foundation
 
-/// Runs python3 and other tools for independent checks of our archives.
-enum ExternalTools {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+/// Runs python3, openssl and other tools as independent checks of what our libraries produce.
+public enum ExternalTools {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Runs `executable` with `arguments`, feeding `input` on stdin; returns stdout, throws on a non-zero exit.
-    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
+    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -36,7 +36,7 @@ enum ExternalTools {
     }
 
     /// Runs a Python script; the archive under test (if any) arrives on stdin.
-    static func python(_ script: String, input: [UInt8] = []) throws -> [UInt8] {
+    public static func python(_ script: String, input: [UInt8] = []) throws -> [UInt8] {
         try run("/usr/bin/env", ["python3", "-c", script], input: input)
     }
 }

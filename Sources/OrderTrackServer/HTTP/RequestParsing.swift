@@ -1,0 +1,33 @@
+import Hummingbird
+import OrderModel
+
+/// Reading path parameters and bodies the same way on every endpoint, with the same errors.
+enum RequestParsing {
+    /// A path parameter, percent-decoded, that must be an identifier (1–255 characters of `A–Z a–z 0–9 ._~:@+-`).
+    static func identifier(_ name: String, _ context: BasicRequestContext) throws -> String {
+        guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
+            throw APIError.badRequest("invalid_path", "\(name) must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: name)
+        }
+        return value
+    }
+
+    /// The body, refused with 413 beyond `limit` bytes.
+    static func body(_ request: Request, limit: Int) async throws -> [UInt8] {
+        var request = request
+        return Array(try await request.collectBody(upTo: limit).readableBytesView)
+    }
+
+    /// Parses JSON, answering 400 with the parser's line, column and reason.
+    static func json(_ bytes: [UInt8]) throws -> JSONValue {
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            throw APIError.badRequest("invalid_json", "the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// The body parsed as JSON.
+    static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
+        try json(try await body(request, limit: limit))
+    }
+}
