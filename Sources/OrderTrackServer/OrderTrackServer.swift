@@ -28,7 +28,7 @@ public struct OrderTrackServer: Sendable {
         let store = try await openStore(configuration: configuration, logger: logger)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
-            if case .sqlite = configuration.database { try await store.releasePushLeases() }
+            if configuration.database.isExclusive { try await store.releasePushLeases() }
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
             let application = makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
             return OrderTrackServer(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
@@ -57,8 +57,10 @@ public struct OrderTrackServer: Sendable {
         let packages = PackageService(store: store, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
         let metrics = PushMetrics()
         let dispatcher = PushDispatcher(store: store, packages: packages, configuration: configuration.push, metrics: metrics, logger: logger)
+        // SQLite has one writing process, this one: device reads can come from memory.
+        let lookup = OrderLookup(store: store, cachesRecords: configuration.database.isExclusive)
         let orders = OrderService(
-            store: store, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
+            store: store, lookup: lookup, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, logger: logger)
 
         let router = Router(context: BasicRequestContext.self)
@@ -69,7 +71,7 @@ public struct OrderTrackServer: Sendable {
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
         }
-        WalletRoutes(store: store, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
+        WalletRoutes(store: store, lookup: lookup, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
         MerchantRoutes(store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize).add(to: router)
         return Hummingbird.Application(
             router: router,

@@ -47,6 +47,21 @@ import Testing
         #expect(DateTimeFormat.formatRFC3339(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
     }
 
+    @Test func utcComponentsMatchTheCalendar() {
+        let rfc = DateTimeFormat.utcComponents(Date(timeIntervalSince1970: 784_111_777))  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(rfc.year == 1994 && rfc.month == 11 && rfc.day == 6 && rfc.hour == 8 && rfc.minute == 49 && rfc.second == 37 && rfc.weekday == 0)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        for seconds in stride(from: -400_000_000.0, to: 4_000_000_000, by: 7_777_777.7) {
+            let date = Date(timeIntervalSince1970: seconds)
+            let expected = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
+            let actual = DateTimeFormat.utcComponents(date)
+            #expect(actual.year == expected.year && actual.month == expected.month && actual.day == expected.day, "\(date)")
+            #expect(actual.hour == expected.hour && actual.minute == expected.minute && actual.second == expected.second, "\(date)")
+            #expect(actual.weekday == expected.weekday! - 1, "\(date)")
+        }
+    }
+
     @Test func readsStringsFiles() throws {
         let text = "// comment\n/* block\n comment */\n\"A\" = \"1 \\\"quoted\\\" \\n\";\nB = \"\\U00E9\";\n"
         let entries = try StringsFile.parse(Array(text.utf8))

@@ -78,6 +78,17 @@ public enum DateTimeFormat {
             + "\(pad(secondOfDay % 60, 2)).\(pad(milliseconds, 3))Z"
     }
 
+    /// UTC calendar fields of a date, whole seconds (weekday 0 = Sunday), without `Calendar`'s cost.
+    public static func utcComponents(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, weekday: Int) {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civilFromDays(days)
+        // 1970-01-01 was a Thursday.
+        let weekday = ((days % 7) + 11) % 7
+        return (year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, weekday)
+    }
+
     /// Whether `text` is an ISO 8601 duration such as `PT30M`, `P1DT2H` or `P0Y0M0DT0H30M0S`.
     public static func isISO8601Duration(_ text: String) -> Bool {
         var bytes = Array(text.utf8)[...]

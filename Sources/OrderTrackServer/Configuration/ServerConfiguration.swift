@@ -12,6 +12,13 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public struct ServerConfiguration: Sendable {
     public enum Database: Sendable, Equatable {
         case sqlite(path: String)
+
+        /// Whether this process is the database's only writer, so it may cache what it wrote.
+        public var isExclusive: Bool {
+            switch self {
+            case .sqlite: true
+            }
+        }
     }
 
     public var host: String

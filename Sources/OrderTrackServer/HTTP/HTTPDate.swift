@@ -1,4 +1,5 @@
 import Foundation
+import OrderModel
 
 /// HTTP-dates (RFC 9110 §5.6.7): IMF-fixdate out; IMF-fixdate, RFC 850 and asctime in.
 enum HTTPDate {
@@ -7,19 +8,9 @@ enum HTTPDate {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`; fractions of a second are truncated, as HTTP-dates have none.
     static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 {
-            secondOfDay += 86_400
-            days -= 1
-        }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let components = calendar.dateComponents([.year, .month, .day, .weekday], from: Date(timeIntervalSince1970: Double(days * 86_400)))
+        let utc = DateTimeFormat.utcComponents(date)
         func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekdays[components.weekday! - 1]), \(pad(components.day!)) \(months[components.month! - 1]) \(components.year!) "
-            + "\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
+        return "\(weekdays[utc.weekday]), \(pad(utc.day)) \(months[utc.month - 1]) \(utc.year) \(pad(utc.hour)):\(pad(utc.minute)):\(pad(utc.second)) GMT"
     }
 
     /// Parses the three forms RFC 9110 requires recipients to accept; `nil` for anything else.

@@ -14,6 +14,7 @@ struct WalletRoutes: Sendable {
     static let maximumLogEntryLength = 2000
 
     let store: any OrderStore
+    let lookup: OrderLookup
     let packages: PackageService
     let maximumBodySize: Int
     let logger: Logger
@@ -119,7 +120,7 @@ struct WalletRoutes: Sendable {
         let unauthorized = APIError.unauthorized("missing or wrong AppleOrder authorization")
         guard let header = request.headers[.authorization], header.hasPrefix("AppleOrder ") else { throw unauthorized }
         let token = String(header.dropFirst("AppleOrder ".count))
-        guard let record = try await store.order(type: orderType, id: orderIdentifier) else {
+        guard let record = try await lookup.order(type: orderType, id: orderIdentifier) else {
             _ = Secrets.constantTimeEquals(token, token)
             throw unauthorized
         }
@@ -133,14 +134,16 @@ struct WalletRoutes: Sendable {
         let start = ContinuousClock.now
         var status = 500
         defer {
-            let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            var metadata: Logger.Metadata = [
-                "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status),
-                "latency_ms": .string(String(format: "%.2f", milliseconds)),
-            ]
-            if let order = context.parameters.get("orderIdentifier") { metadata["order"] = .string(order) }
-            logger.info("wallet \(name)", metadata: metadata)
+            if logger.logLevel <= .info {
+                let elapsed = ContinuousClock.now - start
+                let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                var metadata: Logger.Metadata = [
+                    "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status),
+                    "latency_ms": .string(String(format: "%.2f", milliseconds)),
+                ]
+                if let order = context.parameters.get("orderIdentifier") { metadata["order"] = .string(order) }
+                logger.info("wallet \(name)", metadata: metadata)
+            }
         }
         do {
             let response = try await body()

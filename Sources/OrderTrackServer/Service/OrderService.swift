@@ -6,6 +6,7 @@ import OrderStore
 /// Creating, changing and reading orders on behalf of merchants, independent of HTTP.
 struct OrderService: Sendable {
     let store: any OrderStore
+    let lookup: OrderLookup
     let packages: PackageService
     let notifier: any OrderChangeNotifier
     /// `webServiceURL` of every order this server creates.
@@ -70,6 +71,7 @@ struct OrderService: Sendable {
         } catch OrderStoreError.orderAlreadyExists {
             throw APIError.conflict("order_exists", "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
         }
+        lookup.remember(stored)
         packages.prepare(stored)
         return CreatedOrder(record: stored, document: normalized, warnings: warnings)
     }
@@ -99,6 +101,7 @@ struct OrderService: Sendable {
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: normalized.serialized(),
                     status: normalized["status"]?.stringValue, updatedAt: updatedAt)
+                lookup.remember(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
                 return (stored, true)
