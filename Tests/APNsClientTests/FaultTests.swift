@@ -90,10 +90,10 @@ struct FaultTests {
     @Test("A slow answer past the client's timeout is retryable")
     func slowAnswerTimesOut() async throws {
         var mock = mockConfiguration()
-        mock.slowResponseDelay = .seconds(3)
+        mock.slowResponseDelay = .seconds(20)
         try await withMock(mock, client: { server in
             var configuration = clientConfiguration(server)
-            configuration.timeout = .milliseconds(500)
+            configuration.timeout = .seconds(1)
             return configuration
         }) { _, client in
             let started = ContinuousClock.now
@@ -103,7 +103,8 @@ struct FaultTests {
                 return
             }
             #expect(reason.hasPrefix("Timeout"))
-            #expect(ContinuousClock.now - started < .seconds(2))
+            // Far sooner than the mock's 20 s answer: the client gave up by itself (with room for a loaded machine).
+            #expect(ContinuousClock.now - started < .seconds(10))
         }
     }
 
