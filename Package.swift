@@ -151,6 +151,7 @@ let package = Package(
                 "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

@@ -72,7 +72,13 @@ public struct OrderTrackServer: Sendable {
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
         }
         WalletRoutes(store: store, lookup: lookup, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
-        MerchantRoutes(store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize).add(to: router)
+        MerchantRoutes(
+            store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize,
+            orderTypeChanged: { orderType in
+                await packages.invalidateIdentity(orderType)
+                await dispatcher.credentialChanged(orderType)
+            }
+        ).add(to: router)
         return Hummingbird.Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),

@@ -100,6 +100,9 @@ struct OrderTypeCommand: AsyncParsableCommand {
     @Option(help: "WWDR intermediate (PEM)") var wwdr: String?
     @Option(help: "PKCS#12 bundle; its bytes are stored in the database") var p12: String?
     @Option(help: "Password of the key or .p12 (or ORDERTRACK_KEY_PASSWORD)") var keyPassword: String?
+    @Option(help: "Push with this APNs token key (.p8) instead of the certificate") var apnsKeyP8: String?
+    @Option(help: "Key ID of the .p8 key") var apnsKeyID: String?
+    @Option(help: "Team ID of the developer account") var apnsTeamID: String?
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
@@ -121,8 +124,18 @@ struct OrderTypeCommand: AsyncParsableCommand {
         default:
             throw usageError("choose exactly one of --identity DIR, --certificate FILE --key FILE, or --p12 FILE")
         }
+        var apnsToken: APNsTokenConfig?
+        switch (apnsKeyP8, apnsKeyID, apnsTeamID) {
+        case (nil, nil, nil):
+            apnsToken = nil
+        case (let path?, let keyID?, let teamID?):
+            guard let data = FileManager.default.contents(atPath: path) else { throw usageError("cannot read \(path)") }
+            apnsToken = APNsTokenConfig(p8PEM: String(decoding: data, as: UTF8.self), keyID: keyID, teamID: teamID)
+        default:
+            throw usageError("--apns-key-p8, --apns-key-id and --apns-team-id go together")
+        }
         let loaded = try await database.withAdministration {
-            try await $0.setOrderType(merchantID: merchant, orderTypeIdentifier: orderTypeIdentifier, identity: configuration)
+            try await $0.setOrderType(merchantID: merchant, orderTypeIdentifier: orderTypeIdentifier, identity: configuration, apnsToken: apnsToken)
         }
         print("order type \(orderTypeIdentifier) now signs with \(loaded.certificate.subject) (valid until \(loaded.notValidAfter))")
     }

@@ -1,7 +1,9 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import MockAPNs
 import OrderModel
+import OrderStore
 import OrderTrackServer
 import Testing
 
@@ -128,6 +130,32 @@ struct LocalAPNs {
             #expect(metrics.contains("ordertrack_pushes_sent_total"))
             #expect(metrics.contains("reason=\"DeviceTokenNotForTopic\""))
             #expect(metrics.contains("ordertrack_pushes_retried_total"))
+        }
+        try await apns.stop()
+    }
+
+    @Test func anOrderTypeCanPushWithAProviderTokenInstead() async throws {
+        let key = P256.Signing.PrivateKey()
+        let apns = try await LocalAPNs.start { configuration in
+            configuration.authentication = .providerToken(keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: key.publicKey.pemRepresentation)
+        }
+        let server = try TestServer(push: apns.push())
+        defer { server.remove() }
+        try await server.run { client in
+            try await Administration(store: client.store).setOrderType(
+                merchantID: client.credentials.merchantID, orderTypeIdentifier: client.credentials.orderTypeIdentifier,
+                identity: .directory(path: client.credentials.identityDirectory),
+                apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))
+            await #expect(throws: AdministrationError.self) {
+                try await Administration(store: client.store).setOrderType(
+                    merchantID: client.credentials.merchantID, orderTypeIdentifier: client.credentials.orderTypeIdentifier,
+                    identity: .directory(path: client.credentials.identityDirectory),
+                    apnsToken: APNsTokenConfig(p8PEM: "not a key", keyID: "KEY1234567", teamID: "TEAM123456"))
+            }
+            let (type, id, _) = try await orderWithDevices(client, tokens: [Self.good])
+            #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "completed"]).status == .ok)
+            let pushes = try await apns.server.waitForPushes(count: 1, timeout: .seconds(20))
+            #expect(pushes.first?.headers["authorization"]?.hasPrefix("bearer ") == true)
         }
         try await apns.stop()
     }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import OrderModel
+import OrderStore
 import OrderTrackServer
 import OrderZip
 
@@ -33,7 +34,7 @@ struct TestServer {
         let credentials = try loadCredentials()
         do {
             let value = try await server.application.test(.live) { client in
-                try await body(Client(client: client, apiKey: credentials.apiKey, credentials: credentials))
+                try await body(Client(client: client, apiKey: credentials.apiKey, credentials: credentials, store: server.store))
             }
             try await server.store.shutdown()
             return value
@@ -58,6 +59,8 @@ struct Client: Sendable {
     let client: any TestClientProtocol
     let apiKey: String
     let credentials: DevelopmentCredentials
+    /// The server's own store, for setup that has no HTTP endpoint (operator commands).
+    let store: any OrderStore
 
     struct Reply: Sendable {
         var status: HTTPResponse.Status

@@ -15,6 +15,8 @@ struct MerchantRoutes: Sendable {
     let orders: OrderService
     let packages: PackageService
     let maximumBodySize: Int
+    /// Forgets loaded signing identities and APNs connections of an order type whose credentials changed.
+    let orderTypeChanged: @Sendable (String) async -> Void
 
     func add(to router: Router<BasicRequestContext>) {
         let api = router.group("api/v1")
@@ -232,7 +234,7 @@ struct MerchantRoutes: Sendable {
         } catch let error as AdministrationError {
             throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "order_type_rejected", message: error.message, param: "pkcs12")
         }
-        await packages.invalidateIdentity(orderType)
+        await orderTypeChanged(orderType)
         guard let stored = try await store.orderType(orderType) else { throw APIError.notFound("order type \(orderType) vanished") }
         return try json(.ok, ["orderType": try await orderTypeJSON(stored)])
     }

@@ -1,8 +1,10 @@
 import APNsClient
 import OrderSigning
+import OrderStore
 
-/// One APNs client per order type, created on first use from the order type's signing identity (the Order Type ID
-/// certificate is also the APNs client certificate for order pushes) and kept for the connection's lifetime.
+/// One APNs client per order type, created on first use and kept for the connection's lifetime: with the order type's
+/// provider token (.p8) when it has one, else with its Order Type ID certificate, which is also the APNs client
+/// certificate for order pushes.
 actor APNsClientPool {
     private let configuration: PushConfiguration
     private var clients: [String: APNsClient] = [:]
@@ -11,11 +13,18 @@ actor APNsClientPool {
         self.configuration = configuration
     }
 
-    func client(for orderTypeIdentifier: String, identity: (String) async throws -> SigningIdentity) async throws -> APNsClient {
+    func client(
+        for orderTypeIdentifier: String, store: any OrderStore, identity: (String) async throws -> SigningIdentity
+    ) async throws -> APNsClient {
         if let client = clients[orderTypeIdentifier] { return client }
-        let signing = try await identity(orderTypeIdentifier)
+        let credential: APNsCredential
+        if let token = try await store.orderType(orderTypeIdentifier)?.apnsToken {
+            credential = .token(p8PEM: token.p8PEM, keyID: token.keyID, teamID: token.teamID)
+        } else {
+            let signing = try await identity(orderTypeIdentifier)
+            credential = try APNsCredential.certificate(chain: [signing.certificate] + signing.intermediates, privateKey: signing.privateKey)
+        }
         if let client = clients[orderTypeIdentifier] { return client }
-        let credential = try APNsCredential.certificate(chain: [signing.certificate] + signing.intermediates, privateKey: signing.privateKey)
         let client = try APNsClient(configuration: APNsConfiguration(
             endpoint: configuration.endpoint, credential: credential, extraTrustRootsPEM: configuration.extraTrustRootsPEM,
             defaultExpiration: configuration.expiration, timeout: configuration.timeout))

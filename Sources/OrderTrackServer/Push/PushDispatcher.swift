@@ -65,6 +65,11 @@ final class PushDispatcher: Service, Sendable {
         self.clients = APNsClientPool(configuration: configuration)
     }
 
+    /// Drops the APNs connection of an order type whose credential changed; the next push uses the new one.
+    func credentialChanged(_ orderTypeIdentifier: String) async {
+        await clients.invalidate(orderTypeIdentifier)
+    }
+
     /// Tells the dispatcher new jobs are waiting, so it need not wait for its next poll.
     func wake() {
         Task { await signal.signal() }
@@ -108,7 +113,7 @@ final class PushDispatcher: Service, Sendable {
     private func send(_ job: PushJob) async {
         let result: APNsResult
         do {
-            let client = try await clients.client(for: job.orderTypeIdentifier, identity: { try await self.packages.identity(for: $0) })
+            let client = try await clients.client(for: job.orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) })
             result = await client.send(APNsPush(
                 deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: Date().addingTimeInterval(configuration.expiration)))
         } catch {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import OrderSigning
 import OrderStore
@@ -40,8 +41,11 @@ public struct Administration: Sendable {
     }
 
     /// Configures an order type for a merchant after checking the identity loads and is for this order type.
+    /// With `apnsToken`, pushes use that provider token instead of the Order Type ID certificate.
     @discardableResult
-    public func setOrderType(merchantID: String, orderTypeIdentifier: String, identity configuration: IdentityConfig) async throws -> SigningIdentity {
+    public func setOrderType(
+        merchantID: String, orderTypeIdentifier: String, identity configuration: IdentityConfig, apnsToken: APNsTokenConfig? = nil
+    ) async throws -> SigningIdentity {
         guard OrderService.isValidIdentifier(orderTypeIdentifier) else {
             throw AdministrationError(message: "\"\(orderTypeIdentifier)\" is not an order type identifier (1–255 characters of A–Z, a–z, 0–9 and ._~:@+-)")
         }
@@ -54,8 +58,18 @@ public struct Administration: Sendable {
         if let certified = identity.orderTypeIdentifier, certified != orderTypeIdentifier {
             throw AdministrationError(message: "the certificate is for \(certified), not \(orderTypeIdentifier)")
         }
+        if let apnsToken {
+            guard (try? P256.Signing.PrivateKey(pemRepresentation: apnsToken.p8PEM)) != nil else {
+                throw AdministrationError(message: "the APNs key is not a .p8 (P-256 private key in PEM) file")
+            }
+            let isIdentifier = { (text: String) in text.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+            guard isIdentifier(apnsToken.keyID), isIdentifier(apnsToken.teamID) else {
+                throw AdministrationError(message: "APNs key and team identifiers are 10 letters or digits, as the developer account shows them")
+            }
+        }
         do {
-            try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration))
+            try await store.upsertOrderType(OrderTypeRecord(
+                orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration, apnsToken: apnsToken))
         } catch OrderStoreError.orderTypeOwnedByAnotherMerchant {
             throw AdministrationError(message: "order type \(orderTypeIdentifier) belongs to another merchant")
         } catch OrderStoreError.merchantNotFound {
