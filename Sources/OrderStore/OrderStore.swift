@@ -89,6 +89,8 @@ public protocol OrderStore: Sendable {
     func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob]
     /// Records an attempt in the push log and applies its resolution to the job (and, for dead tokens, registrations).
     func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws
+    /// The same for a batch of attempts, in one transaction.
+    func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws
     /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.
     func releasePushLeases() async throws
     func pushQueueDepth() async throws -> (pending: Int, parked: Int)

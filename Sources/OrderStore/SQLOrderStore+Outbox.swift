@@ -54,38 +54,50 @@ extension SQLOrderStore {
     }
 
     public func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws {
+        try await resolvePushJobs([(job, resolution, entry)])
+    }
+
+    public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
+        guard !outcomes.isEmpty else { return }
         let now = Self.now().millisecondsSince1970
-        try await write("resolve push job \(job.id)") { db in
-            try await db.insert(into: "push_log")
-                .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
-                .values(entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
-                    entry.outcome, entry.at.millisecondsSince1970)
-                .run()
-            switch resolution {
-            case .delivered:
-                let deleted = try await db.raw("""
-                    DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND generation = \(bind: job.generation)
-                    RETURNING id
-                    """).all()
-                if deleted.isEmpty {
-                    // A change arrived while this push was in flight: send again, promptly.
-                    try await Self.rearm(db, job, availableAt: now, error: nil)
-                }
-            case .retry(let date):
-                try await Self.rearm(db, job, availableAt: date.millisecondsSince1970, error: entry.reason ?? entry.outcome, resetAttempts: false)
-            case .park:
-                try await db.raw("""
-                    UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: entry.reason ?? entry.outcome)
-                    WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)
-                    """).run()
-            case .dropToken(let registeredBefore):
-                let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
-                try await db.raw("""
-                    DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
-                        AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
-                    """).run()
-                try await db.raw("DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)").run()
+        // One transaction for a whole batch of answers: a fan-out to many devices costs one commit per batch.
+        try await write("resolve \(outcomes.count) push jobs") { db in
+            for (job, resolution, entry) in outcomes {
+                try await Self.resolve(db, job, resolution: resolution, log: entry, now: now)
             }
+        }
+    }
+
+    private static func resolve(_ db: any SQLDatabase, _ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry, now: Int64) async throws {
+        try await db.insert(into: "push_log")
+            .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
+            .values(entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
+                entry.outcome, entry.at.millisecondsSince1970)
+            .run()
+        switch resolution {
+        case .delivered:
+            let deleted = try await db.raw("""
+                DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND generation = \(bind: job.generation)
+                RETURNING id
+                """).all()
+            if deleted.isEmpty {
+                // A change arrived while this push was in flight: send again, promptly.
+                try await rearm(db, job, availableAt: now, error: nil)
+            }
+        case .retry(let date):
+            try await rearm(db, job, availableAt: date.millisecondsSince1970, error: entry.reason ?? entry.outcome, resetAttempts: false)
+        case .park:
+            try await db.raw("""
+                UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: entry.reason ?? entry.outcome)
+                WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)
+                """).run()
+        case .dropToken(let registeredBefore):
+            let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
+            try await db.raw("""
+                DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
+                    AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
+                """).run()
+            try await db.raw("DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)").run()
         }
     }
 

@@ -5,7 +5,7 @@ import OrderSigning
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Benchmarks (build with -c release).", subcommands: [BenchPackageCommand.self, BenchServeCommand.self])
+        commandName: "bench", abstract: "Benchmarks (build with -c release).", subcommands: [BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self])
 }
 
 struct BenchPackageCommand: AsyncParsableCommand {

@@ -24,7 +24,7 @@ let certificateCredential = APNsCredential.certificate(
 let tokenCredential = APNsCredential.token(p8PEM: TestPKI.shared.p8PEM, keyID: "ABC123DEFG", teamID: "TEAM123456")
 
 func clientConfiguration(
-    _ server: MockAPNsServer, _ credential: APNsCredential = certificateCredential, timeout: Duration = .seconds(10)
+    _ server: MockAPNsServer, _ credential: APNsCredential = certificateCredential, timeout: Duration = .seconds(30)
 ) -> APNsConfiguration {
     APNsConfiguration(
         endpoint: URL(string: "https://127.0.0.1:\(server.port)")!, credential: credential, extraTrustRootsPEM: TestPKI.shared.caPEM,

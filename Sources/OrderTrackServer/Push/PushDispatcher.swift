@@ -102,15 +102,22 @@ final class PushDispatcher: Service, Sendable {
     func dispatchBatch() async throws -> Int {
         let jobs = try await store.claimPushJobs(limit: configuration.concurrency, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
         guard !jobs.isEmpty else { return 0 }
-        await withTaskGroup(of: Void.self) { group in
+        let outcomes = await withTaskGroup(of: (job: PushJob, resolution: PushJobResolution, log: PushLogEntry).self) { group in
             for job in jobs {
                 group.addTask { await self.send(job) }
             }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        do {
+            try await store.resolvePushJobs(outcomes)
+        } catch {
+            // The leases run out and the jobs are sent again: at least once, never lost.
+            logger.error("could not record push outcomes", metadata: ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")])
         }
         return jobs.count
     }
 
-    private func send(_ job: PushJob) async {
+    private func send(_ job: PushJob) async -> (job: PushJob, resolution: PushJobResolution, log: PushLogEntry) {
         let result: APNsResult
         do {
             let client = try await clients.client(for: job.orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) })
@@ -131,12 +138,7 @@ final class PushDispatcher: Service, Sendable {
         let entry = PushLogEntry(
             orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
             attempt: job.attempts, status: status, reason: reason, apnsID: apnsID, outcome: outcome, at: Date())
-        do {
-            try await store.resolvePushJob(job, resolution: resolution, log: entry)
-        } catch {
-            // The lease runs out and the job is sent again: at least once, never lost.
-            logger.error("could not record a push outcome", metadata: ["job": .stringConvertible(job.id), "error": .string("\(error)")])
-        }
+        return (job, resolution, entry)
     }
 
     /// What the outbox should do after an APNs answer, and how the push log names it.

@@ -1,0 +1,104 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import OrderModel
+import OrderStore
+import OrderTrackServer
+
+/// End-to-end push fan-out: one order change, N registered devices, through the durable outbox to an APNs endpoint
+/// (a local `ordertrack mock-apns`; `scripts/bench-push` runs it with aioapns as the baseline in the same run).
+struct BenchPushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Benchmark push fan-out through the outbox to a local APNs (build with -c release; see scripts/bench-push).")
+
+    @Option(help: "Registered devices to push to")
+    var devices = 100_000
+
+    @Option(help: "APNs endpoint, e.g. https://127.0.0.1:PORT of `ordertrack mock-apns`")
+    var apnsEndpoint: String
+
+    @Option(help: "Root certificate (PEM) the endpoint's TLS certificate chains to")
+    var apnsCAFile: String
+
+    @Option(help: "Pushes in flight at once")
+    var concurrency = 256
+
+    func validate() throws {
+        guard devices > 0, concurrency > 0 else { throw ValidationError("--devices and --concurrency must be positive") }
+    }
+
+    func run() async throws {
+        guard let endpoint = URL(string: apnsEndpoint), let caData = FileManager.default.contents(atPath: apnsCAFile) else {
+            throw usageError("--apns-endpoint must be a URL and --apns-ca-file a readable PEM file")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-push-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "ordertrack-bench")
+        logger.logLevel = .critical
+        let push = PushConfiguration(endpoint: endpoint, extraTrustRootsPEM: String(decoding: caData, as: UTF8.self), concurrency: concurrency)
+        let configuration = try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "https://bench.example", push: push)
+        let ports = AsyncStream<Int>.makeStream()
+        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
+        guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.application.run() }
+            var iterator = ports.stream.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            try await measure(base: "http://127.0.0.1:\(port)", store: server.store, credentials: credentials)
+            group.cancelAll()
+        }
+        try await server.store.shutdown()
+    }
+
+    private func measure(base: String, store: any OrderStore, credentials: DevelopmentCredentials) async throws {
+        let http = HTTPClient.shared
+        let content: JSONValue = [
+            "merchant": ["displayName": "Bench Shop", "merchantIdentifier": "merchant.bench", "url": "https://shop.example.com"],
+            "orderManagementURL": "https://shop.example.com/orders/1",
+        ]
+        let created = try await call(http, .POST, "\(base)/api/v1/orders", key: credentials.apiKey, body: content)
+        guard let id = created["orderDetails"]?["orderIdentifier"]?.stringValue else { throw usageError("could not create the order: \(created)") }
+        let type = credentials.orderTypeIdentifier
+        let started = ContinuousClock.now
+        try await store.insertRegistrations((0..<devices).map { index in
+            Registration(
+                deviceLibraryIdentifier: "bench-device-\(index)", pushToken: String(format: "%064x", index + 1), orderTypeIdentifier: type,
+                orderIdentifier: id, registeredAt: Date())
+        })
+        print("registered \(devices) devices in \(String(format: "%.1f", Self.seconds(ContinuousClock.now - started))) s")
+
+        let changedAt = Date()
+        let clock = ContinuousClock.now
+        _ = try await call(http, .PATCH, "\(base)/api/v1/orders/\(type)/\(id)", key: credentials.apiKey, body: ["status": "completed"])
+        while try await store.pushQueueDepth().pending > 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let elapsed = Self.seconds(ContinuousClock.now - clock)
+        let log = try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: id, limit: devices * 2)
+        let delivered = log.filter { $0.outcome == "delivered" }
+        let latencies = delivered.map { $0.at.timeIntervalSince(changedAt) * 1000 }.sorted()
+        let p99 = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
+        print("""
+            ordertrack: \(delivered.count) of \(devices) pushes delivered in \(String(format: "%.2f", elapsed)) s: \(String(format: "%.0f", Double(delivered.count) / elapsed)) pushes/s
+            ordertrack: enqueue-to-delivery p50 \(String(format: "%.0f", latencies.isEmpty ? 0 : latencies[latencies.count / 2])) ms, p99 \(String(format: "%.0f", p99)) ms
+            """)
+    }
+
+    private func call(_ http: HTTPClient, _ method: HTTPMethod, _ url: String, key: String, body: JSONValue) async throws -> JSONValue {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        request.body = .bytes(ByteBuffer(bytes: body.serialized()))
+        let response = try await http.execute(request, timeout: .seconds(120))
+        return try JSONValue.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
