@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
+import OrderStore
+import OrderTrackServer
 import OrderPackage
 import OrderSigning
 
@@ -43,3 +46,34 @@ struct BenchPackageCommand: AsyncParsableCommand {
 }
 
 extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}
+
+/// A throwaway server for benchmarks: fresh data directory, quiet logs, bound to a free loopback port.
+enum BenchmarkServer {
+    /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data.
+    static func run(
+        push: PushConfiguration = PushConfiguration(),
+        _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "ordertrack-bench")
+        logger.logLevel = .critical
+        let configuration = try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "https://bench.example", push: push)
+        let ports = AsyncStream<Int>.makeStream()
+        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
+        guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.application.run() }
+            var iterator = ports.stream.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            try await body("http://127.0.0.1:\(port)", server.store, credentials)
+            group.cancelAll()
+        }
+        try await server.store.shutdown()
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for rates.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -35,24 +35,10 @@ struct BenchPushCommand: AsyncParsableCommand {
         guard let endpoint = URL(string: apnsEndpoint), let caData = FileManager.default.contents(atPath: apnsCAFile) else {
             throw usageError("--apns-endpoint must be a URL and --apns-ca-file a readable PEM file")
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-push-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "ordertrack-bench")
-        logger.logLevel = .critical
         let push = PushConfiguration(endpoint: endpoint, extraTrustRootsPEM: String(decoding: caData, as: UTF8.self), concurrency: concurrency)
-        let configuration = try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "https://bench.example", push: push)
-        let ports = AsyncStream<Int>.makeStream()
-        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
-        guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.application.run() }
-            var iterator = ports.stream.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            try await measure(base: "http://127.0.0.1:\(port)", store: server.store, credentials: credentials)
-            group.cancelAll()
+        try await BenchmarkServer.run(push: push) { base, store, credentials in
+            try await measure(base: base, store: store, credentials: credentials)
         }
-        try await server.store.shutdown()
     }
 
     private func measure(base: String, store: any OrderStore, credentials: DevelopmentCredentials) async throws {
@@ -70,7 +56,7 @@ struct BenchPushCommand: AsyncParsableCommand {
                 deviceLibraryIdentifier: "bench-device-\(index)", pushToken: String(format: "%064x", index + 1), orderTypeIdentifier: type,
                 orderIdentifier: id, registeredAt: Date())
         })
-        print("registered \(devices) devices in \(String(format: "%.1f", Self.seconds(ContinuousClock.now - started))) s")
+        print("registered \(devices) devices in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
 
         let changedAt = Date()
         let clock = ContinuousClock.now
@@ -78,7 +64,7 @@ struct BenchPushCommand: AsyncParsableCommand {
         while try await store.pushQueueDepth().pending > 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let elapsed = Self.seconds(ContinuousClock.now - clock)
+        let elapsed = (ContinuousClock.now - clock).inSeconds
         let log = try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: id, limit: devices * 2)
         let delivered = log.filter { $0.outcome == "delivered" }
         let latencies = delivered.map { $0.at.timeIntervalSince(changedAt) * 1000 }.sorted()
@@ -98,7 +84,4 @@ struct BenchPushCommand: AsyncParsableCommand {
         return try JSONValue.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView)
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

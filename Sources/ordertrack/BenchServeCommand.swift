@@ -36,32 +36,17 @@ struct BenchServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "ordertrack-bench")
-        logger.logLevel = .error
-        let configuration = try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "https://bench.example")
-        let ports = AsyncStream<Int>.makeStream()
-        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
-        guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.application.run() }
-            var iterator = ports.stream.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            let base = "http://127.0.0.1:\(port)"
+        try await BenchmarkServer.run { base, store, credentials in
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
             do {
                 try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
-                try await measureRegistrations(http: http, base: base, store: server.store, credentials: credentials)
+                try await measureRegistrations(http: http, base: base, store: store, credentials: credentials)
             } catch {
                 try await http.shutdown()
                 throw error
             }
             try await http.shutdown()
-            group.cancelAll()
         }
-        try await server.store.shutdown()
     }
 
     private func measureThroughput(http: HTTPClient, base: String, apiKey: String) async throws {
@@ -115,7 +100,7 @@ struct BenchServeCommand: AsyncParsableCommand {
             }
             return try await group.reduce(0, +)
         }
-        return Double(total) / Self.seconds(ContinuousClock.now - start)
+        return Double(total) / (ContinuousClock.now - start).inSeconds
     }
 
     private func measureRegistrations(http: HTTPClient, base: String, store: any OrderStore, credentials: DevelopmentCredentials) async throws {
@@ -130,7 +115,7 @@ struct BenchServeCommand: AsyncParsableCommand {
                 orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
                 authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
                 deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"))
-            print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", Self.seconds(ContinuousClock.now - started))) s")
+            print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
             seeded = rows
             let devices = rows / 10
             // The devices of the first batch registered at the start: listing from tag 0 returns their 10 orders,
@@ -163,7 +148,7 @@ struct BenchServeCommand: AsyncParsableCommand {
             let start = ContinuousClock.now
             let response = try await http.execute(request, timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 1 << 20)
-            timings.append(Self.seconds(ContinuousClock.now - start) * 1000)
+            timings.append((ContinuousClock.now - start).inSeconds * 1000)
             guard response.status == .ok || response.status == .noContent else { throw usageError("registrations list answered \(response.status)") }
         }
         timings.sort()
@@ -171,7 +156,4 @@ struct BenchServeCommand: AsyncParsableCommand {
         return Summary(p50: percentile(0.5), p99: percentile(0.99))
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }
