@@ -1,10 +1,12 @@
 import Foundation
+import OrderModel
 
 /// Checks manifest.json against the package's files: completeness, no extras, digest format and every hash.
 enum ManifestCheck {
     static func run(manifest: [UInt8], files: [String: [UInt8]], into report: inout ProblemList) {
         let path = PackageLayout.manifest
-        guard let object = try? JSONSerialization.jsonObject(with: Data(manifest)) as? [String: Any] else {
+        // The project's parser, which refuses duplicate keys: a manifest listing a file twice is ambiguous.
+        guard let object = (try? JSONValue.parse(manifest))?.objectValue else {
             report.error(path, "manifest.json is not a JSON object; map each file path to its SHA-256 hex digest")
             return
         }
@@ -13,7 +15,7 @@ enum ManifestCheck {
                 report.error(name, "manifest.json lists '\(name)'; the manifest excludes manifest.json and signature")
                 continue
             }
-            guard let digest = value as? String else {
+            guard let digest = value.stringValue else {
                 report.error(name, "the manifest value for '\(name)' is not a string; use the SHA-256 lowercase hex digest")
                 continue
             }
