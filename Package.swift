@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
     ],
     targets: [
         // order.json: typed model, JSON value tree, schema and validator. No dependencies.
@@ -69,6 +70,8 @@ let package = Package(
                 "OrderModel",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -125,7 +128,7 @@ let package = Package(
         .target(name: "ExternalTools", path: "Tests/Support"),
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "ExternalTools"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
-        .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore"]),
+        .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore", "ExternalTools"]),
         .testTarget(
             name: "APNsClientTests",
             dependencies: [
@@ -148,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs",
+                "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

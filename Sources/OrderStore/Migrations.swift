@@ -20,6 +20,7 @@ enum Migrations {
     /// Brings the database to ``latestVersion``; refuses a database written by a newer ordertrack.
     static func migrate(_ backend: any SQLStoreBackend) async throws {
         try await backend.withWriteTransaction { database in
+            if let lock = backend.migrationLock { try await database.raw(lock).run() }
             try await database.create(table: "schema_migrations")
                 .ifNotExists()
                 .column("version", type: .bigint, .primaryKey(autoIncrement: false))
@@ -29,6 +30,7 @@ enum Migrations {
         }
         for migration in all {
             try await backend.withWriteTransaction { database in
+                if let lock = backend.migrationLock { try await database.raw(lock).run() }
                 // Re-read inside the write lock: another process may have migrated meanwhile.
                 let current = try await currentVersion(database)
                 guard current <= latestVersion else {

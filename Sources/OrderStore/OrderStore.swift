@@ -129,6 +129,9 @@ public protocol OrderStore: Sendable {
     /// Inserts many new registrations in one transaction. Fails as a whole on any duplicate or unknown order.
     func insertRegistrations(_ registrations: [Registration]) async throws
 
+    /// The schema version the database is at; after opening, the latest this build knows.
+    func databaseSchemaVersion() async throws -> Int
+
     /// Closes connections and threads. Further calls throw ``OrderStoreError/storeClosed``.
     func shutdown() async throws
 }

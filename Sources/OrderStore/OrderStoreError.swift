@@ -19,6 +19,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case storeClosed
     /// Opening the database failed.
     case openFailed(path: String, reason: String)
+    /// The database cannot be reached or is not serving right now; the same call may succeed shortly.
+    case unavailable(operation: String, reason: String)
     /// Any other database failure, with the operation that was attempted.
     case database(operation: String, reason: String)
 
@@ -52,6 +54,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "the order store was shut down"
         case .openFailed(let path, let reason):
             "cannot open database \(path): \(reason)"
+        case .unavailable(let operation, let reason):
+            "database unavailable while trying to \(operation): \(reason); retry shortly"
         case .database(let operation, let reason):
             "database error while trying to \(operation): \(reason)"
         }

@@ -33,6 +33,16 @@ public final class SQLOrderStore: OrderStore {
         return try await migrated(backend: backend, logger: logger)
     }
 
+    /// Connects to PostgreSQL (creating the configured schema if missing) and migrates it to the current schema.
+    /// Several instances may start at once: they take turns at migrating.
+    ///
+    /// - Throws: ``OrderStoreError/openFailed(path:reason:)`` when the database cannot be reached or refuses the login,
+    ///   ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``, ``OrderStoreError/migrationFailed(version:name:reason:)``.
+    public static func postgres(_ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store")) async throws -> SQLOrderStore {
+        let backend = try await PostgresBackend.open(configuration, logger: logger)
+        return try await migrated(backend: backend, logger: logger)
+    }
+
     private static func migrated(backend: any SQLStoreBackend, logger: Logger) async throws -> SQLOrderStore {
         do {
             try await Migrations.migrate(backend)
@@ -46,6 +56,11 @@ public final class SQLOrderStore: OrderStore {
 
     /// The schema version this build creates and understands.
     public static var schemaVersion: Int { Migrations.latestVersion }
+
+    /// The schema version the database is at (after opening, ``schemaVersion``).
+    public func databaseSchemaVersion() async throws -> Int {
+        try await read("read the schema version") { try await Migrations.currentVersion($0) }
+    }
 
     public func shutdown() async throws {
         do {
@@ -83,7 +98,9 @@ public final class SQLOrderStore: OrderStore {
             return .database(operation: operation, reason: "a referenced row does not exist (\(description.message))")
         case .uniqueViolation:
             return .database(operation: operation, reason: "a row with the same key already exists (\(description.message))")
-        case .other:
+        case .unavailable:
+            return .unavailable(operation: operation, reason: description.message)
+        case .transient, .other:
             return .database(operation: operation, reason: description.message)
         }
     }

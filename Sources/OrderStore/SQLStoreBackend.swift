@@ -17,13 +17,23 @@ protocol SQLStoreBackend: Sendable {
     /// (PostgreSQL: ` FOR UPDATE SKIP LOCKED`); empty where writers are serialized anyway.
     var skipLockedClause: String { get }
 
+    /// Run first in every migration transaction, so that processes starting together migrate one at a time.
+    var migrationLock: SQLQueryString? { get }
+
     /// Waits for running operations, then closes every connection and thread.
     func shutdown() async throws
 }
 
 /// An engine error in engine-neutral terms.
 struct BackendErrorDescription: Sendable {
-    enum Kind: Sendable { case uniqueViolation, foreignKeyViolation, other }
+    enum Kind: Sendable {
+        case uniqueViolation, foreignKeyViolation
+        /// Deadlock or serialization failure: running the transaction again may succeed.
+        case transient
+        /// The database cannot be reached or is not serving.
+        case unavailable
+        case other
+    }
 
     var kind: Kind
     var message: String

@@ -139,6 +139,9 @@ final class SQLiteBackend: SQLStoreBackend {
     /// SQLite runs one writer at a time, so claims never overlap.
     var skipLockedClause: String { "" }
 
+    /// `BEGIN IMMEDIATE` already makes writers, and so migrations, take turns.
+    var migrationLock: SQLQueryString? { nil }
+
     func shutdown() async throws {
         var connections = await writer.drain()
         guard !connections.isEmpty else { return }  // already shut down

@@ -44,6 +44,8 @@ public struct OrderTrackServer: Sendable {
         switch configuration.database {
         case .sqlite(let path):
             return try await SQLOrderStore.sqlite(path: path, logger: logger)
+        case .postgres(let postgres):
+            return try await SQLOrderStore.postgres(postgres, logger: logger)
         }
     }
 
@@ -56,7 +58,9 @@ public struct OrderTrackServer: Sendable {
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
         let packages = PackageService(store: store, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
         let metrics = PushMetrics()
-        let dispatcher = PushDispatcher(store: store, packages: packages, configuration: configuration.push, metrics: metrics, logger: logger)
+        var push = configuration.push
+        push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
+        let dispatcher = PushDispatcher(store: store, packages: packages, configuration: push, metrics: metrics, logger: logger)
         // SQLite has one writing process, this one: device reads can come from memory.
         let lookup = OrderLookup(store: store, cachesRecords: configuration.database.isExclusive)
         let orders = OrderService(
@@ -64,6 +68,7 @@ public struct OrderTrackServer: Sendable {
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, logger: logger)
 
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: StoreAvailabilityMiddleware())
         router.get("healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok"))) }
         router.get("openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))

@@ -12,8 +12,8 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Database URL (default sqlite://<data-dir>/ordertrack.sqlite, or ORDERTRACK_DATABASE)")
     var database: String?
 
-    /// Runs `body` with the open store and closes it afterwards.
-    func withAdministration<Value>(_ body: (Administration) async throws -> Value) async throws -> Value {
+    /// Opens (and migrates) the configured database, runs `body` with the store and closes it afterwards.
+    func withStore<Value>(_ body: (any OrderStore) async throws -> Value) async throws -> Value {
         let environment = ProcessInfo.processInfo.environment
         let configuration: ServerConfiguration
         do {
@@ -25,19 +25,47 @@ struct DatabaseOptions: ParsableArguments {
         }
         var logger = Logger(label: "ordertrack-admin")
         logger.logLevel = .warning
-        let store = try await OrderTrackServer.openStore(configuration: configuration, logger: logger)
+        let store: any OrderStore
         do {
-            let value = try await body(Administration(store: store))
+            store = try await OrderTrackServer.openStore(configuration: configuration, logger: logger)
+        } catch let error as OrderStoreError {
+            reportProblems(["\(error)"])
+            throw ExitCode(1)
+        }
+        do {
+            let value = try await body(store)
             try await store.shutdown()
             return value
-        } catch let error as AdministrationError {
-            try? await store.shutdown()
-            reportProblems([error.message])
-            throw ExitCode(1)
         } catch {
             try? await store.shutdown()
             throw error
         }
+    }
+
+    /// Runs `body` with the administration of the open store; its errors are reported as problems (exit 1).
+    func withAdministration<Value>(_ body: (Administration) async throws -> Value) async throws -> Value {
+        try await withStore { store in
+            do {
+                return try await body(Administration(store: store))
+            } catch let error as AdministrationError {
+                reportProblems([error.message])
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+/// `ordertrack migrate`: brings the database to this build's schema, e.g. before rolling out new instances.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply pending database migrations and print the schema version (serve also migrates on start). Refuses a database from a newer ordertrack.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let version = try await database.withStore { try await $0.databaseSchemaVersion() }
+        print("database schema is at version \(version), the latest this ordertrack knows (\(SQLOrderStore.schemaVersion))")
     }
 }
 

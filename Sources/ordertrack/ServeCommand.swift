@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds APNs keeps an undelivered push (apns-expiration; default 86400)")
     var apnsExpiration: Int?
 
+    @Option(help: "Seconds a push claim lasts; a job whose instance died is sent by another after it (default 60)")
+    var pushLeaseSeconds: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")
     var logLevel: String?
 
@@ -60,6 +63,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let expiration = apnsExpiration ?? environment["ORDERTRACK_APNS_EXPIRATION"].flatMap(Int.init) {
             push.expiration = TimeInterval(expiration)
+        }
+        if let lease = pushLeaseSeconds ?? environment["ORDERTRACK_PUSH_LEASE_SECONDS"].flatMap(Int.init) {
+            guard (1...3600).contains(lease) else { throw usageError("--push-lease-seconds \(lease) must be from 1 to 3600") }
+            push.leaseDuration = TimeInterval(lease)
         }
         let configuration: ServerConfiguration
         do {

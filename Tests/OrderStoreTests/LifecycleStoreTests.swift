@@ -5,10 +5,10 @@ import Testing
 
 @Suite struct LifecycleStoreTests {
     @Test func reopeningKeepsEverythingAndDoesNotReapplyMigrations() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
+        let location = try TestStoreLocation()
+        defer { location.cleanup() }
 
-        let store = try await SQLOrderStore.sqlite(path: directory.databasePath)
+        let store = try await location.open()
         let fixture = try await Fixture.make(store)
         let hash = String(repeating: "0f", count: 32)
         try await store.addAPIKey(merchantID: fixture.merchant.id, keyHash: hash, prefix: "otk_0f")
@@ -22,7 +22,7 @@ import Testing
         await #expect(throws: OrderStoreError.storeClosed) { try await store.createMerchant(name: "late") }
 
         for _ in 0..<2 {
-            let reopened = try await SQLOrderStore.sqlite(path: directory.databasePath)
+            let reopened = try await location.open()
             #expect(try await reopened.merchant(id: fixture.merchant.id) == fixture.merchant)
             #expect(try await reopened.merchant(forAPIKeyHash: hash) == fixture.merchant)
             #expect(try await reopened.orderType(fixture.orderType)?.identity == .directory(path: "/etc/ordertrack/identity"))
@@ -38,16 +38,16 @@ import Testing
         }
 
         // The change counter survives restarts: tags never repeat.
-        let reopened = try await SQLOrderStore.sqlite(path: directory.databasePath)
+        let reopened = try await location.open()
         let next = try await reopened.createOrder(fixture.order("B"))
         #expect(next.changeSequence == order.changeSequence + 1)
         try await reopened.shutdown()
     }
 
     @Test func aDatabaseFromANewerOrdertrackIsRefused() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = try await SQLOrderStore.sqlite(path: directory.databasePath)
+        let location = try TestStoreLocation()
+        defer { location.cleanup() }
+        let store = try await location.open()
         let future = SQLOrderStore.schemaVersion + 5
         try await store.write("pretend a newer ordertrack migrated") { db in
             try await db.insert(into: "schema_migrations").columns("version", "name", "applied_at")
@@ -56,22 +56,24 @@ import Testing
         try await store.shutdown()
 
         await #expect(throws: OrderStoreError.schemaTooNew(databaseVersion: future, knownVersion: SQLOrderStore.schemaVersion)) {
-            try await SQLOrderStore.sqlite(path: directory.databasePath)
+            try await location.open()
         }
     }
 
     @Test func databaseFileUsesWriteAheadLogging() async throws {
-        try await withStore { store, directory in
-            let mode = try await store.read("read journal mode") { db in
-                try await db.raw("PRAGMA journal_mode").first(decodingColumn: "journal_mode", as: String.self)
-            }
-            #expect(mode == "wal")
-            let foreignKeys = try await store.read("read foreign keys") { db in
-                try await db.raw("PRAGMA foreign_keys").first(decodingColumn: "foreign_keys", as: Int.self)
-            }
-            #expect(foreignKeys == 1)
-            #expect(FileManager.default.fileExists(atPath: directory.databasePath))
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try await SQLOrderStore.sqlite(path: directory.databasePath)
+        let mode = try await store.read("read journal mode") { db in
+            try await db.raw("PRAGMA journal_mode").first(decodingColumn: "journal_mode", as: String.self)
         }
+        #expect(mode == "wal")
+        let foreignKeys = try await store.read("read foreign keys") { db in
+            try await db.raw("PRAGMA foreign_keys").first(decodingColumn: "foreign_keys", as: Int.self)
+        }
+        #expect(foreignKeys == 1)
+        #expect(FileManager.default.fileExists(atPath: directory.databasePath))
+        try await store.shutdown()
     }
 
     @Test func unopenablePathsFailWithTheirPath() async throws {

@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import Testing
 @testable import OrderStore
@@ -18,13 +19,36 @@ struct TemporaryDirectory {
     }
 }
 
-/// Opens a store on a new SQLite file, runs `body`, shuts the store down and removes the file.
+/// One test's database, which the test may open several times: a new SQLite file, or a new PostgreSQL schema
+/// when the suite runs on PostgreSQL (`ORDERTRACK_TEST_STORE=postgres`).
+struct TestStoreLocation {
+    let directory: TemporaryDirectory
+    let postgresURL: String?
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        postgresURL = try TestDatabase.storeURL()
+    }
+
+    func open(readerCount: Int = 4) async throws -> SQLOrderStore {
+        if let postgresURL {
+            return try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: postgresURL))
+        }
+        return try await SQLOrderStore.sqlite(path: directory.databasePath, readerCount: readerCount)
+    }
+
+    func cleanup() {
+        directory.cleanup()
+    }
+}
+
+/// Opens a store on the test database, runs `body`, shuts the store down and removes its files.
 func withStore<T>(readerCount: Int = 4, _ body: (SQLOrderStore, TemporaryDirectory) async throws -> T) async throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.cleanup() }
-    let store = try await SQLOrderStore.sqlite(path: directory.databasePath, readerCount: readerCount)
+    let location = try TestStoreLocation()
+    defer { location.cleanup() }
+    let store = try await location.open(readerCount: readerCount)
     do {
-        let result = try await body(store, directory)
+        let result = try await body(store, location.directory)
         try await store.shutdown()
         return result
     } catch {

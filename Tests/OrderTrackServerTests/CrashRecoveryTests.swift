@@ -1,5 +1,7 @@
 import AsyncHTTPClient
+import ExternalTools
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import OrderModel
@@ -15,13 +17,15 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
 
-    /// Starts the server and waits until it prints the port it listens on.
-    init(dataDirectory: URL, apns: LocalAPNs) throws {
+    /// Starts the server and waits until it prints the port it listens on. Claims of a killed server expire
+    /// after `leaseSeconds`, so that another instance on a shared database takes its jobs over.
+    init(dataDirectory: URL, database: String? = nil, apns: LocalAPNs, leaseSeconds: Int = 5) throws {
         process.executableURL = Self.binary
         process.arguments = [
             "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
             "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
-        ]
+            "--push-lease-seconds", String(leaseSeconds),
+        ] + (database.map { ["--database", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -71,10 +75,11 @@ struct ServerProcessError: Error, CustomStringConvertible {
         let apns = try await LocalAPNs.start()
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-crash-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let database = try TestDatabase.storeURL()
         let http = HTTPClient.shared
 
         // First start: bootstrap and one order.
-        var server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
+        var server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
         let credentials = try JSONDecoder().decode(DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json")))
         let created = try await call(http, .POST, "http://127.0.0.1:\(server.port)/api/v1/orders", apiKey: credentials.apiKey, body: SampleContent.order)
         let type = try #require(created["orderDetails"]?["orderTypeIdentifier"]?.stringValue)
@@ -83,14 +88,15 @@ struct ServerProcessError: Error, CustomStringConvertible {
 
         // 10,000 devices register for it (written straight into the database while the server is down).
         let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
-        let store = try await SQLOrderStore.sqlite(path: dataDirectory.appendingPathComponent("ordertrack.sqlite").path)
+        let store = try await OrderTrackServer.openStore(
+            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test"))
         try await store.insertRegistrations(tokens.enumerated().map { index, token in
             Registration(deviceLibraryIdentifier: "device-\(index)", pushToken: token, orderTypeIdentifier: type, orderIdentifier: id, registeredAt: Date())
         })
         try await store.shutdown()
 
         // The order changes: 10,000 pushes are queued with it. Kill the server while it fans out.
-        server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
+        server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
         _ = try await call(http, .PATCH, "http://127.0.0.1:\(server.port)/api/v1/orders/\(type)/\(id)", apiKey: credentials.apiKey, body: ["status": "completed"])
         let deadline = ContinuousClock.now + .seconds(60)
         while apns.server.count < 300, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
@@ -99,7 +105,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
         #expect(beforeCrash > 0 && beforeCrash < Self.devices, "the kill must land mid fan-out (\(beforeCrash) delivered)")
 
         // After a restart every token is pushed; none is lost.
-        server = try ServerProcess(dataDirectory: dataDirectory, apns: apns)
+        server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
         // Generous: CI runs every suite at once on two cores, and this one sends 10,000 pushes in a debug build.
         let finish = ContinuousClock.now + .seconds(400)
         while Set(apns.server.pushes().map(\.deviceToken)).count < Self.devices, ContinuousClock.now < finish {

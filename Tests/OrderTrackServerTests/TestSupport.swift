@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -14,16 +15,19 @@ struct TestServer {
     static let publicURL = "https://orders.example.test"
 
     let dataDirectory: URL
+    /// `nil` for SQLite in the data directory; a fresh PostgreSQL schema when the suite runs on PostgreSQL.
+    let database: String?
     let push: PushConfiguration
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     init(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!)) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-test-\(UUID().uuidString)", isDirectory: true)
+        database = try TestDatabase.storeURL()
         self.push = push
     }
 
     func configuration() throws -> ServerConfiguration {
-        try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, publicURL: Self.publicURL, push: push)
+        try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
     }
 
     /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).

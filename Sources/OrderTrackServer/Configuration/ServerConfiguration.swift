@@ -1,4 +1,5 @@
 import Foundation
+import OrderStore
 
 /// A configuration value that cannot be used, and why.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -12,11 +13,24 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public struct ServerConfiguration: Sendable {
     public enum Database: Sendable, Equatable {
         case sqlite(path: String)
+        /// Shared by any number of instances.
+        case postgres(PostgresStoreConfiguration)
 
-        /// Whether this process is the database's only writer, so it may cache what it wrote.
+        /// Whether this process is the database's only writer, so it may cache what it wrote and take back
+        /// push claims left by a killed predecessor at once.
         public var isExclusive: Bool {
             switch self {
             case .sqlite: true
+            case .postgres: false
+            }
+        }
+
+        /// How often an idle push dispatcher looks for work. With SQLite every change is made in this process,
+        /// which wakes the dispatcher itself; on a shared database another instance may have queued the work.
+        var outboxPollInterval: Duration {
+            switch self {
+            case .sqlite: .seconds(1)
+            case .postgres: .milliseconds(200)
             }
         }
     }
@@ -93,8 +107,12 @@ public struct ServerConfiguration: Sendable {
             return .sqlite(path: path)
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw ConfigurationError(setting: "database", message: "PostgreSQL is not supported by this build yet; use sqlite://PATH")
+            do {
+                return .postgres(try PostgresStoreConfiguration(url: text))
+            } catch {
+                throw ConfigurationError(setting: "database", message: "\(error)")
+            }
         }
-        throw ConfigurationError(setting: "database", message: "\"\(text)\" is not a database URL; use sqlite://PATH")
+        throw ConfigurationError(setting: "database", message: "\"\(text)\" is not a database URL; use sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
     }
 }

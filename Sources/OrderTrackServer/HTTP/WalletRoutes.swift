@@ -149,9 +149,10 @@ struct WalletRoutes: Sendable {
             let response = try await body()
             status = Int(response.status.code)
             return response
-        } catch let error as HTTPResponseError {
-            status = Int(error.status.code)
-            throw error
+        } catch {
+            let answer = APIError.answering(error)
+            if let answer = answer as? HTTPResponseError { status = Int(answer.status.code) }
+            throw answer
         }
     }
 }

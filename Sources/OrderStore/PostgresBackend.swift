@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresKit
+
+/// PostgreSQL through PostgresNIO: a pool of connections that several OrderTrack instances share the database with.
+///
+/// Transactions run at READ COMMITTED. Concurrent writers are ordered by row locks (the change counter row, push job
+/// rows claimed with `FOR UPDATE SKIP LOCKED`); a deadlock or serialization failure aborts the whole transaction,
+/// which is then run again, as is any transaction whose connection dropped before it was committed.
+final class PostgresBackend: SQLStoreBackend {
+    private let pool: PostgresConnectionPool
+    private let logger: Logger
+    /// Runs of one transaction before a transient failure is reported.
+    static let maximumAttempts = 4
+
+    private init(pool: PostgresConnectionPool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    static func open(_ configuration: PostgresStoreConfiguration, logger: Logger) async throws -> PostgresBackend {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch configuration.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw OrderStoreError.openFailed(path: configuration.description, reason: "cannot set up TLS: \(error)")
+        }
+        var connection = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tls)
+        connection.options.connectTimeout = .milliseconds(Int64(configuration.connectTimeout.components.seconds * 1000))
+        connection.options.additionalStartupParameters = [
+            ("application_name", "ordertrack"),
+            ("search_path", configuration.schema),
+            ("statement_timeout", String(configuration.statementTimeoutMilliseconds)),
+            // A transaction left open by a stalled or killed instance must not hold its row locks for long.
+            ("idle_in_transaction_session_timeout", "60000"),
+        ]
+        let backend = PostgresBackend(pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger), logger: logger)
+        do {
+            try await backend.withWriteTransaction { db in
+                try await db.raw("SELECT pg_advisory_xact_lock(hashtext('ordertrack schema ' || \(bind: configuration.schema)))").run()
+                try await db.raw("CREATE SCHEMA IF NOT EXISTS \(ident: configuration.schema)").run()
+            }
+        } catch {
+            await backend.pool.shutdown()
+            throw OrderStoreError.openFailed(path: configuration.description, reason: backend.describe(error).message)
+        }
+        return backend
+    }
+
+    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await retrying { committed in
+            try await pool.withConnection({ connection in
+                let database = connection.sql(queryLogLevel: .trace)
+                try await database.raw("BEGIN").run()
+                do {
+                    let result = try await body(database)
+                    committed = true
+                    try await database.raw("COMMIT").run()
+                    return result
+                } catch {
+                    committed = committed && Self.isLostConnection(error)
+                    do {
+                        try await database.raw("ROLLBACK").run()
+                    } catch {
+                        // The connection's transaction state is unknown: never hand it out again.
+                        try? await connection.close()
+                    }
+                    throw error
+                }
+            }, reusableAfter: { !Self.isLostConnection($0) })
+        }
+    }
+
+    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await retrying { _ in
+            try await pool.withConnection({ connection in
+                try await body(connection.sql(queryLogLevel: .trace))
+            }, reusableAfter: { !Self.isLostConnection($0) })
+        }
+    }
+
+    /// Runs `operation` again after a deadlock, a serialization failure or a connection lost before COMMIT was sent.
+    /// A connection lost during COMMIT is not retried: the transaction may have committed.
+    private func retrying<T>(_ operation: (inout Bool) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            var commitSent = false
+            do {
+                return try await operation(&commitSent)
+            } catch {
+                let kind = describe(error).kind
+                let retryable = kind == .transient || (kind == .unavailable && !commitSent && !(error is PostgresUnreachable))
+                guard retryable, attempt < Self.maximumAttempts else { throw error }
+                logger.debug("retrying a database transaction", metadata: ["attempt": .stringConvertible(attempt), "error": .string(describe(error).message)])
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    func describe(_ error: any Error) -> BackendErrorDescription {
+        if let error = error as? PostgresUnreachable {
+            return .init(kind: .unavailable, message: error.description)
+        }
+        guard let error = error as? PSQLError else {
+            return .init(kind: .other, message: String(describing: error))
+        }
+        if Self.isLostConnection(error) {
+            return .init(kind: .unavailable, message: "lost the connection to PostgreSQL: \(Self.message(of: error))")
+        }
+        let state = error.serverInfo?[.sqlState] ?? ""
+        let message = Self.message(of: error)
+        switch state {
+        case "23505": return .init(kind: .uniqueViolation, message: message)
+        case "23503": return .init(kind: .foreignKeyViolation, message: message)
+        case "40001", "40P01": return .init(kind: .transient, message: message)
+        case "57014": return .init(kind: .other, message: "the statement ran longer than the statement timeout and was cancelled (\(message))")
+        // Server shutting down or starting, too many connections: the database is there but not serving.
+        case "57P01", "57P02", "57P03", "53300": return .init(kind: .unavailable, message: message)
+        default: return .init(kind: .other, message: message)
+        }
+    }
+
+    private static func isLostConnection(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
+        default: return (error.serverInfo?[.sqlState] ?? "").hasPrefix("08")
+        }
+    }
+
+    /// PSQLError's own description hides the server's words; this shows them (never bind values).
+    static func message(of error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let server = error.serverInfo, let message = server[.message] {
+            return "PostgreSQL: \(message) (SQLSTATE \(server[.sqlState] ?? "?"))"
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+
+    var skipLockedClause: String { " FOR UPDATE SKIP LOCKED" }
+
+    /// Instances starting together take turns at migrating; the lock is per schema and ends with the transaction.
+    var migrationLock: SQLQueryString? { "SELECT pg_advisory_xact_lock(hashtext('ordertrack migrations ' || current_schema()))" }
+
+    func shutdown() async throws {
+        await pool.shutdown()
+    }
+}

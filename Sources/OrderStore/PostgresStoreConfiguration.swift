@@ -1,0 +1,95 @@
+import Foundation
+
+/// Where and how the store reaches PostgreSQL, read from a `postgres://` URL.
+///
+/// `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE&schema=NAME&pool=N&statement_timeout=MS`
+/// - `sslmode`: `disable`, `prefer` (the default, like libpq) or `require`.
+/// - `schema`: the schema OrderTrack's tables live in (created if missing); `public` by default. Lets several
+///   deployments (or test runs) share one database.
+/// - `pool`: connections per instance (default 10); keep `pool × instances` under the server's `max_connections`.
+/// - `statement_timeout`: milliseconds a statement may run before PostgreSQL cancels it (default 10000).
+public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConvertible {
+    public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        case disable, prefer, require
+    }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var tls: TLSMode
+    public var schema: String
+    public var poolSize: Int
+    public var statementTimeoutMilliseconds: Int
+    /// How long opening one connection may take before the operation fails as "database unavailable".
+    public var connectTimeout: Duration
+
+    /// Parses a `postgres://` or `postgresql://` URL; every problem names the part of the URL at fault.
+    public init(url text: String) throws(OrderStoreError) {
+        func invalid(_ reason: String) -> OrderStoreError {
+            .invalidArgument(name: "database URL", reason: "\(reason); expected postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme == "postgres" || scheme == "postgresql"
+        else { throw invalid("\"\(Self.redacted(text))\" is not a postgres:// URL") }
+        guard let host = components.host, !host.isEmpty else { throw invalid("the host is missing") }
+        guard let username = components.user, !username.isEmpty else { throw invalid("the user name is missing") }
+        let port = components.port ?? 5432
+        guard (1...65_535).contains(port) else { throw invalid("port \(port) is not a TCP port") }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else { throw invalid("the database name (the path) is missing or has a '/'") }
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = components.password
+        self.database = database
+        self.tls = .prefer
+        self.schema = "public"
+        self.poolSize = 10
+        self.statementTimeoutMilliseconds = 10_000
+        self.connectTimeout = .seconds(5)
+        for item in components.queryItems ?? [] {
+            let value = item.value ?? ""
+            switch item.name.lowercased() {
+            case "sslmode", "tlsmode":
+                guard let mode = TLSMode(rawValue: value.lowercased()) else {
+                    throw invalid("sslmode \"\(value)\" is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                tls = mode
+            case "schema":
+                // Used as an identifier in SET search_path and CREATE SCHEMA, so only plain lowercase names.
+                guard value.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
+                    throw invalid("schema \"\(value)\" must be a lowercase identifier (letters, digits, underscore; at most 63)")
+                }
+                schema = value
+            case "pool":
+                guard let size = Int(value), (1...1000).contains(size) else { throw invalid("pool \"\(value)\" must be a number from 1 to 1000") }
+                poolSize = size
+            case "statement_timeout":
+                guard let milliseconds = Int(value), milliseconds >= 0 else {
+                    throw invalid("statement_timeout \"\(value)\" must be milliseconds (0 disables it)")
+                }
+                statementTimeoutMilliseconds = milliseconds
+            case "connect_timeout":
+                guard let seconds = Int(value), (1...600).contains(seconds) else {
+                    throw invalid("connect_timeout \"\(value)\" must be seconds from 1 to 600")
+                }
+                connectTimeout = .seconds(seconds)
+            default:
+                throw invalid("unknown parameter \"\(item.name)\" (known: sslmode, schema, pool, statement_timeout, connect_timeout)")
+            }
+        }
+    }
+
+    /// The URL without its password, for logs and messages.
+    public var description: String {
+        "postgres://\(username)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)&schema=\(schema)&pool=\(poolSize)"
+    }
+
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "***"
+        return components.string ?? "(unreadable URL)"
+    }
+}

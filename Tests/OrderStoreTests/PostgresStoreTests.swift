@@ -1,0 +1,141 @@
+import ExternalTools
+import Foundation
+import SQLKit
+import Testing
+@testable import OrderStore
+
+/// What only PostgreSQL does: URLs, several stores (instances) on one database, lost connections.
+/// The rest of the store's behaviour is covered by every other suite, which `scripts/test` also runs on PostgreSQL.
+@Suite struct PostgresStoreTests {
+    @Test func databaseURLsAreReadWithEveryOption() throws {
+        let configuration = try PostgresStoreConfiguration(
+            url: "postgresql://app:s3cret@db.internal:6543/orders?sslmode=require&schema=tenant_a&pool=25&statement_timeout=2500&connect_timeout=3")
+        #expect(configuration.host == "db.internal")
+        #expect(configuration.port == 6543)
+        #expect(configuration.username == "app")
+        #expect(configuration.password == "s3cret")
+        #expect(configuration.database == "orders")
+        #expect(configuration.tls == .require)
+        #expect(configuration.schema == "tenant_a")
+        #expect(configuration.poolSize == 25)
+        #expect(configuration.statementTimeoutMilliseconds == 2500)
+        #expect(configuration.connectTimeout == .seconds(3))
+        #expect(!configuration.description.contains("s3cret"), "the password never reaches logs")
+
+        let defaults = try PostgresStoreConfiguration(url: "postgres://app@localhost/orders")
+        #expect(defaults.port == 5432 && defaults.tls == .prefer && defaults.schema == "public" && defaults.poolSize == 10)
+    }
+
+    @Test(arguments: [
+        ("mysql://app@localhost/orders", "is not a postgres:// URL"),
+        ("postgres://localhost/orders", "user name is missing"),
+        ("postgres://app@/orders", "host is missing"),
+        ("postgres://app@localhost", "database name"),
+        ("postgres://app@localhost/orders?sslmode=maybe", "sslmode \"maybe\""),
+        ("postgres://app@localhost/orders?schema=Robert');DROP", "schema"),
+        ("postgres://app@localhost/orders?pool=0", "pool \"0\""),
+        ("postgres://app@localhost/orders?statement_timeout=soon", "statement_timeout"),
+        ("postgres://app@localhost/orders?colour=blue", "unknown parameter \"colour\""),
+    ])
+    func badDatabaseURLsSayWhichPartIsWrong(url: String, expected: String) {
+        #expect {
+            try PostgresStoreConfiguration(url: url)
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+
+    @Test func aPasswordInABadURLIsNotEchoed() {
+        #expect {
+            try PostgresStoreConfiguration(url: "mysql://app:hunter2@localhost/orders")
+        } throws: { error in
+            !"\(error)".contains("hunter2")
+        }
+    }
+
+    @Test func anUnreachableServerFailsPromptlyWithItsAddress() async throws {
+        let started = ContinuousClock.now
+        do {
+            _ = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: "postgres://app:pw@127.0.0.1:1/orders?sslmode=disable"))
+            Issue.record("connecting to a closed port must fail")
+        } catch OrderStoreError.openFailed(let path, let reason) {
+            #expect(path.contains("127.0.0.1:1/orders"))
+            #expect(reason.contains("cannot connect"), "\(reason)")
+            #expect(!path.contains("pw"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func instancesStartingTogetherMigrateOnce() async throws {
+        let url = try TestDatabase.freshPostgresURL()
+        let stores = try await withThrowingTaskGroup(of: SQLOrderStore.self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let versions = try await stores[0].read("list migrations") { db in
+            try await db.select().column("version").from("schema_migrations").orderBy("version").all(decodingColumn: "version", as: Int.self)
+        }
+        #expect(versions == Array(1...SQLOrderStore.schemaVersion))
+        for store in stores {
+            #expect(try await store.databaseSchemaVersion() == SQLOrderStore.schemaVersion)
+            try await store.shutdown()
+        }
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func twoInstancesClaimingAtOnceNeverShareAJob() async throws {
+        let url = try TestDatabase.freshPostgresURL()
+        let first = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+        let second = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+        let fixture = try await Fixture.make(first)
+        let order = try await first.createOrder(fixture.order("A"))
+        let devices = 3000
+        try await first.insertRegistrations((0..<devices).map {
+            Registration(deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", registeredAt: Date())
+        })
+        _ = try await second.updateOrder(type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, updatedAt: Date())
+
+        @Sendable func drain(_ store: SQLOrderStore, owner: String) async throws -> [Int64] {
+            var claimed: [Int64] = []
+            while true {
+                let jobs = try await store.claimPushJobs(limit: 50, leaseOwner: owner, leaseDuration: 60)
+                if jobs.isEmpty { return claimed }
+                claimed += jobs.map(\.id)
+            }
+        }
+        async let a = drain(first, owner: "instance-a")
+        async let b = drain(second, owner: "instance-b")
+        let (byA, byB) = try await (a, b)
+        #expect(byA.count + byB.count == devices)
+        #expect(Set(byA).isDisjoint(with: byB), "a job was claimed by both instances")
+        #expect(Set(byA + byB).count == devices)
+        #expect(!byA.isEmpty && !byB.isEmpty, "both instances took part (a: \(byA.count), b: \(byB.count))")
+        try await first.shutdown()
+        try await second.shutdown()
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aConnectionKilledByTheServerIsReplacedWithoutAnError() async throws {
+        let url = try TestDatabase.freshPostgresURL()
+        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url + "&pool=1"))
+        let admin = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+        defer { Task { [store, admin] in try? await store.shutdown(); try? await admin.shutdown() } }
+        let fixture = try await Fixture.make(store)
+        func backendPID() async throws -> Int {
+            try await store.read("read backend pid") { db in
+                try #require(try await db.raw("SELECT pg_backend_pid() AS pid").first(decodingColumn: "pid", as: Int.self))
+            }
+        }
+        let before = try await backendPID()
+        try await admin.read("terminate a backend") { db in
+            try await db.raw("SELECT pg_terminate_backend(CAST(\(bind: before) AS integer))").run()
+        }
+        // The next write runs on a new connection, as if nothing happened.
+        try await store.createOrder(fixture.order("A"))
+        #expect(try await store.order(type: fixture.orderType, id: "A") != nil)
+        #expect(try await backendPID() != before)
+    }
+}

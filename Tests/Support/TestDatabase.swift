@@ -1,0 +1,41 @@
+import Foundation
+
+/// Which database the store-backed tests run on.
+///
+/// - `ORDERTRACK_TEST_POSTGRES_URL`: a PostgreSQL server the tests may create schemas in (`scripts/test` starts one
+///   when PostgreSQL is installed). Without it, PostgreSQL-only tests are skipped with ``skipReason``.
+/// - `ORDERTRACK_TEST_STORE=postgres`: run every store-backed test on that server instead of SQLite, each in a
+///   schema of its own (`scripts/test` runs the suite once per database).
+public enum TestDatabase {
+    public static let postgresURL: String? = {
+        let url = ProcessInfo.processInfo.environment["ORDERTRACK_TEST_POSTGRES_URL"] ?? ""
+        return url.isEmpty ? nil : url
+    }()
+
+    public static let skipReason =
+        "needs a PostgreSQL server: set ORDERTRACK_TEST_POSTGRES_URL (scripts/test starts one when PostgreSQL is installed)"
+
+    /// Whether store-backed tests run on PostgreSQL rather than SQLite.
+    public static var usesPostgres: Bool {
+        ProcessInfo.processInfo.environment["ORDERTRACK_TEST_STORE"] == "postgres"
+    }
+
+    /// A database URL for one test: a new, empty schema on the test server, or `nil` to use SQLite.
+    public static func storeURL() throws -> String? {
+        guard usesPostgres else { return nil }
+        return try freshPostgresURL()
+    }
+
+    /// A URL whose `schema` nobody has used yet; throws if no server is configured.
+    public static func freshPostgresURL() throws -> String {
+        guard let postgresURL else {
+            throw ConfigurationMissing(description: "ORDERTRACK_TEST_STORE=postgres needs ORDERTRACK_TEST_POSTGRES_URL")
+        }
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return postgresURL + (postgresURL.contains("?") ? "&" : "?") + "schema=" + schema
+    }
+
+    public struct ConfigurationMissing: Error, CustomStringConvertible {
+        public var description: String
+    }
+}
