@@ -153,6 +153,7 @@ let package = Package(
             dependencies: [
                 "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -21,7 +21,8 @@ public protocol OrderStore: Sendable {
 
     // MARK: Order types
 
-    /// Creates or replaces an order type. Throws ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)``
+    /// Creates or replaces an order type; a new signing identity drops the type's cached packages, which carry the old
+    /// signature, so that every instance rebuilds them. Throws ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)``
     /// if another merchant already owns the identifier.
     func upsertOrderType(_ record: OrderTypeRecord) async throws
     func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord?

@@ -194,11 +194,17 @@ public final class SQLOrderStore: OrderStore {
         let apnsToken = try record.apnsToken.map { try Self.encodeJSON($0, name: "apnsToken") }
         try await write("save order type \(record.orderTypeIdentifier)") { db in
             try await Self.requireMerchant(db, record.merchantID)
-            let owner = try await db.select().column("merchant_id").from("order_types")
+            let existing = try await db.select().columns("merchant_id", "identity").from("order_types")
                 .where("order_type_identifier", .equal, record.orderTypeIdentifier)
-                .first(decodingColumn: "merchant_id", as: String.self)
-            if let owner, owner != record.merchantID {
-                throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: record.orderTypeIdentifier)
+                .first()
+            if let existing {
+                guard try existing.string("merchant_id") == record.merchantID else {
+                    throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: record.orderTypeIdentifier)
+                }
+                // Cached packages carry the old identity's signature: every instance rebuilds them with the new one.
+                if try existing.string("identity") != identity {
+                    try await db.delete(from: "package_cache").where("order_type_identifier", .equal, record.orderTypeIdentifier).run()
+                }
             }
             try await db.insert(into: "order_types")
                 .columns("order_type_identifier", "merchant_id", "identity", "apns_token", "updated_at")
@@ -246,7 +252,10 @@ public final class SQLOrderStore: OrderStore {
 
     static func encodeJSON(_ value: some Encodable, name: String) throws -> String {
         do {
-            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+            // Sorted keys: equal values encode to equal text, which upsertOrderType compares.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw OrderStoreError.invalidArgument(name: name, reason: "cannot be encoded: \(error)")
         }

@@ -49,27 +49,31 @@ extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}
 
 /// A throwaway server for benchmarks: fresh data directory, quiet logs, bound to a free loopback port.
 enum BenchmarkServer {
-    /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data.
-    static func run(
-        push: PushConfiguration = PushConfiguration(),
-        _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Void
-    ) async throws {
+    /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
+    /// `databaseURL` selects another database than SQLite in that directory; it must be empty.
+    static func run<Value: Sendable>(
+        push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil,
+        _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Value
+    ) async throws -> Value {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var logger = Logger(label: "ordertrack-bench")
         logger.logLevel = .critical
-        let configuration = try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "https://bench.example", push: push)
+        let configuration = try ServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: databaseURL, publicURL: "https://bench.example", push: push)
         let ports = AsyncStream<Int>.makeStream()
         let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let value = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.application.run() }
             var iterator = ports.stream.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            try await body("http://127.0.0.1:\(port)", server.store, credentials)
+            guard let port = await iterator.next() else { throw usageError("the benchmark server did not start") }
+            let value = try await body("http://127.0.0.1:\(port)", server.store, credentials)
             group.cancelAll()
+            return value
         }
         try await server.store.shutdown()
+        return value
     }
 }
 

@@ -8,11 +8,14 @@ import OrderStore
 import OrderTrackServer
 
 /// Measures the server over loopback: cached-package GETs against `/healthz` in the same run, and
-/// registrations-list latency at two table sizes.
+/// registrations-list latency at two table sizes; with `--postgres`, on SQLite and on PostgreSQL side by side.
 struct BenchServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Benchmark the web service over loopback (build with -c release): cached package GET vs /healthz, and registrations-list latency at 10,000 and 1,000,000 rows.")
+        abstract: "Benchmark the web service over loopback (build with -c release): cached package GET vs /healthz, and registrations-list latency at 10,000 and 1,000,000 rows; with --postgres also on PostgreSQL, side by side.")
+
+    @Option(help: "Also run on this PostgreSQL database (postgres://…), in a new schema bench_<random> left for you to drop")
+    var postgres: String?
 
     @Option(help: "Concurrent connections for the throughput phase")
     var connections = 16
@@ -35,21 +38,60 @@ struct BenchServeCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await BenchmarkServer.run { base, store, credentials in
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-            do {
-                try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
-                try await measureRegistrations(http: http, base: base, store: store, credentials: credentials)
-            } catch {
-                try await http.shutdown()
-                throw error
-            }
-            try await http.shutdown()
-        }
+    /// What one database measured.
+    private struct Measurement {
+        var health: Double
+        var package: Double
+        var registrations: [(rows: Int, seedSeconds: Double, changed: Summary, unchanged: Summary)]
     }
 
-    private func measureThroughput(http: HTTPClient, base: String, apiKey: String) async throws {
+    func run() async throws {
+        var databases: [(name: String, url: String?)] = [("SQLite", nil)]
+        if let postgres {
+            let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+            let url = postgres + (postgres.contains("?") ? "&" : "?") + "schema=\(schema)"
+            do {
+                _ = try PostgresStoreConfiguration(url: url)
+            } catch {
+                throw usageError("--postgres: \(error)")
+            }
+            databases.append(("PostgreSQL", url))
+        }
+        var measured: [(name: String, result: Measurement)] = []
+        for database in databases {
+            print("== \(database.name) ==")
+            let result = try await BenchmarkServer.run(databaseURL: database.url) { base, store, credentials in
+                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+                do {
+                    let (health, package) = try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
+                    let registrations = try await measureRegistrations(http: http, base: base, store: store, credentials: credentials)
+                    try await http.shutdown()
+                    return Measurement(health: health, package: package, registrations: registrations)
+                } catch {
+                    try await http.shutdown()
+                    throw error
+                }
+            }
+            measured.append((database.name, result))
+        }
+        guard measured.count == 2 else { return }
+        let (sqlite, postgres) = (measured[0].result, measured[1].result)
+        func row(_ label: String, _ a: String, _ b: String) -> String {
+            label.padding(toLength: 44, withPad: " ", startingAt: 0) + a.leftPadded(12) + b.leftPadded(12)
+        }
+        var lines = [row("side by side (one run)", "SQLite", "PostgreSQL")]
+        lines.append(row("GET /healthz req/s", String(format: "%.0f", sqlite.health), String(format: "%.0f", postgres.health)))
+        lines.append(row("GET cached order package req/s", String(format: "%.0f", sqlite.package), String(format: "%.0f", postgres.package)))
+        lines.append(row("  ratio package / healthz", String(format: "%.2f", sqlite.package / sqlite.health), String(format: "%.2f", postgres.package / postgres.health)))
+        for (small, large) in zip(sqlite.registrations, postgres.registrations) {
+            lines.append(row("registrations list @\(small.rows) rows p50 ms", small.changed.p50, large.changed.p50))
+            lines.append(row("registrations list @\(small.rows) rows p99 ms", small.changed.p99, large.changed.p99))
+            lines.append(row("  seeding to \(small.rows) rows, s", String(format: "%.1f", small.seedSeconds), String(format: "%.1f", large.seedSeconds)))
+        }
+        print(lines.joined(separator: "\n"))
+    }
+
+    private func measureThroughput(http: HTTPClient, base: String, apiKey: String) async throws -> (health: Double, package: Double) {
         var create = HTTPClientRequest(url: "\(base)/api/v1/orders")
         create.method = .POST
         create.headers.add(name: "Authorization", value: "Bearer \(apiKey)")
@@ -77,6 +119,7 @@ struct BenchServeCommand: AsyncParsableCommand {
               GET cached order package   \(String(format: "%8.0f", package)) req/s
               ratio package / healthz    \(String(format: "%8.2f", package / health))
             """)
+        return (health, package)
     }
 
     /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
@@ -103,11 +146,13 @@ struct BenchServeCommand: AsyncParsableCommand {
         return Double(total) / (ContinuousClock.now - start).inSeconds
     }
 
-    private func measureRegistrations(http: HTTPClient, base: String, store: any OrderStore, credentials: DevelopmentCredentials) async throws {
+    private func measureRegistrations(
+        http: HTTPClient, base: String, store: any OrderStore, credentials: DevelopmentCredentials
+    ) async throws -> [(rows: Int, seedSeconds: Double, changed: Summary, unchanged: Summary)] {
         guard let store = store as? SQLOrderStore else { throw usageError("seeding needs the SQL store") }
         let document = Array(#"{"orderTypeIdentifier":"order.dev.ordertrack.demo"}"#.utf8)
         var seeded = 0
-        var results: [(rows: Int, changed: Summary, unchanged: Summary)] = []
+        var results: [(rows: Int, seedSeconds: Double, changed: Summary, unchanged: Summary)] = []
         for rows in [smallRows, largeRows] {
             let started = ContinuousClock.now
             try await store.seedForBenchmark(BenchmarkSeed(
@@ -115,14 +160,15 @@ struct BenchServeCommand: AsyncParsableCommand {
                 orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
                 authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
                 deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"))
-            print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
+            let seedSeconds = (ContinuousClock.now - started).inSeconds
+            print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", seedSeconds)) s")
             seeded = rows
             let devices = rows / 10
             // The devices of the first batch registered at the start: listing from tag 0 returns their 10 orders,
             // listing from the latest tag returns nothing changed (204).
             let changed = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: "0")
             let unchanged = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: String(Int64.max / 2))
-            results.append((rows, changed, unchanged))
+            results.append((rows, seedSeconds, changed, unchanged))
         }
         print("registrations list, \(samples) sequential requests per row (one connection):")
         for result in results {
@@ -131,6 +177,7 @@ struct BenchServeCommand: AsyncParsableCommand {
         if results.count == 2, let small = Double(results[0].changed.p99), let large = Double(results[1].changed.p99) {
             print("  p99 ratio large/small: \(String(format: "%.2f", large / small))")
         }
+        return results
     }
 
     private struct Summary {
@@ -156,4 +203,10 @@ struct BenchServeCommand: AsyncParsableCommand {
         return Summary(p50: percentile(0.5), p99: percentile(0.99))
     }
 
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
 }

@@ -81,6 +81,23 @@ import Testing
             }
         }
     }
+
+    @Test func aNewSigningIdentityDropsTheTypesCachedPackages() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            try await store.createOrder(fixture.order("A"))
+            try await store.storePackage(type: fixture.orderType, id: "A", version: 1, bytes: [1])
+            var record = try #require(try await store.orderType(fixture.orderType))
+
+            record.apnsToken = APNsTokenConfig(p8PEM: "-----BEGIN PRIVATE KEY-----", keyID: "KEY1234567", teamID: "TEAM123456")
+            try await store.upsertOrderType(record)
+            #expect(try await store.cachedPackage(type: fixture.orderType, id: "A", version: 1) == [1], "same identity: packages stay")
+
+            record.identity = .directory(path: "/etc/ordertrack/rotated-identity")
+            try await store.upsertOrderType(record)
+            #expect(try await store.cachedPackage(type: fixture.orderType, id: "A", version: 1) == nil, "signed with the old identity")
+        }
+    }
 }
 
 extension IdempotencyRecord {

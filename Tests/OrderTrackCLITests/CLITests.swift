@@ -22,9 +22,9 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? Self.binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -122,5 +122,29 @@ import Testing
         #expect(bench.status == 0, "\(bench.errors)")
         #expect(bench.output.contains("packages/s:") && bench.output.contains("raw signatures"))
         #expect(try run(["bench", "package", "--orders", "0"]).status == 2)
+    }
+
+    @Test func migrateBringsADatabaseToTheLatestSchemaAndRefusesANewerOne() throws {
+        let first = try run(["migrate", "--data-dir", "data"])
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.contains("schema is at version 2"), "\(first.output)")
+        #expect(try run(["migrate", "--data-dir", "data"]).output == first.output, "migrating twice changes nothing")
+
+        // A newer ordertrack migrated this database: this one must not touch it.
+        let database = directory.appendingPathComponent("data/ordertrack.sqlite").path
+        _ = try run(["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO schema_migrations VALUES (99, 'future', 0)\"); c.commit()", database], executable: "/usr/bin/env")
+        let refused = try run(["migrate", "--data-dir", "data"])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("schema version 99 is newer than this ordertrack"), "\(refused.errors)")
+    }
+
+    @Test func badOrUnreachableDatabasesAreReportedPrecisely() throws {
+        let malformed = try run(["migrate", "--database", "postgres://localhost/orders"])
+        #expect(malformed.status == 2)
+        #expect(malformed.errors.contains("user name is missing"), "\(malformed.errors)")
+        let unreachable = try run(["migrate", "--database", "postgres://app:secret@127.0.0.1:1/orders?sslmode=disable"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.errors.contains("cannot connect to PostgreSQL"), "\(unreachable.errors)")
+        #expect(!unreachable.errors.contains("secret"), "passwords never reach messages")
     }
 }

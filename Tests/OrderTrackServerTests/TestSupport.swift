@@ -20,9 +20,10 @@ struct TestServer {
     let push: PushConfiguration
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
-    init(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!)) throws {
+    /// `database` overrides the test database for this server.
+    init(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), database: String? = nil) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-test-\(UUID().uuidString)", isDirectory: true)
-        database = try TestDatabase.storeURL()
+        self.database = try database ?? TestDatabase.storeURL()
         self.push = push
     }
 

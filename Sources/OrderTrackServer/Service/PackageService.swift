@@ -23,7 +23,7 @@ actor PackageService {
     private let logger: Logger
     private let capacityBytes: Int
     private let assetCache = AssetCache()
-    private var identities: [String: SigningIdentity] = [:]
+    private var identities: [String: (configuration: IdentityConfig, identity: SigningIdentity)] = [:]
     private var memory: [CacheKey: CachedPackage] = [:]
     private var memoryBytes = 0
     private var useCounter: UInt64 = 0
@@ -69,12 +69,13 @@ actor PackageService {
         }
     }
 
-    /// The signing identity of an order type, loaded once.
+    /// The signing identity of an order type, parsed once per configuration. The configuration is read each time
+    /// (once per package build): another instance may have rotated the certificate.
     func identity(for orderTypeIdentifier: String) async throws -> SigningIdentity {
-        if let identity = identities[orderTypeIdentifier] { return identity }
         guard let record = try await store.orderType(orderTypeIdentifier) else {
             throw APIError(status: .internalServerError, kind: .api, code: "order_type_missing", message: "order type \(orderTypeIdentifier) is not configured")
         }
+        if let cached = identities[orderTypeIdentifier], cached.configuration == record.identity { return cached.identity }
         let identity: SigningIdentity
         do {
             identity = try Self.load(record.identity)
@@ -87,7 +88,7 @@ actor PackageService {
                 "type": .string(orderTypeIdentifier), "not_valid_after": .string(DateTimeFormat.formatRFC3339(identity.notValidAfter)),
             ])
         }
-        identities[orderTypeIdentifier] = identity
+        identities[orderTypeIdentifier] = (record.identity, identity)
         return identity
     }
 

@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import ExternalTools
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import OrderModel
+import OrderStore
+import OrderTrackServer
+import Testing
+
+/// Two `ordertrack serve` processes on one PostgreSQL database, as behind a load balancer.
+@Suite(.serialized) struct MultiInstanceTests {
+    static let orders = 10_000
+
+    struct Placed: Sendable {
+        var type: String
+        var id: String
+        var token: String
+        var device: String { "device-\(id)" }
+        var pushToken: String
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func twoInstancesShareTheWorkAndTheSurvivorFinishesAKilledOnesJobs() async throws {
+        let apns = try await LocalAPNs.start()
+        let database = try TestDatabase.freshPostgresURL()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-multi-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let first = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns, leaseSeconds: 5)
+        let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns, leaseSeconds: 5)
+        let bases = ["http://127.0.0.1:\(first.port)", "http://127.0.0.1:\(second.port)"]
+        let apiKey = try JSONDecoder().decode(DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))).apiKey
+        let store = try await OrderTrackServer.openStore(
+            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "multi-instance-test"))
+
+        // Orders created and devices registered through both instances, each device at the other instance.
+        let placed: [Placed] = try await Self.concurrently(0..<Self.orders) { index in
+            var content = SampleContent.order
+            content = content.setting("orderNumber", to: .string("multi-\(index)"))
+            let created = try await Self.send(.POST, bases[index % 2] + "/api/v1/orders", authorization: "Bearer \(apiKey)", body: content)
+            let details = try #require(created.json["orderDetails"])
+            let order = Placed(
+                type: try #require(details["orderTypeIdentifier"]?.stringValue), id: try #require(details["orderIdentifier"]?.stringValue),
+                token: try #require(details["authenticationToken"]?.stringValue), pushToken: String(format: "%064x", index + 1))
+            let registered = try await Self.send(
+                .POST, bases[(index + 1) % 2] + "/wallet/v1/devices/\(order.device)/registrations/\(order.type)/\(order.id)",
+                authorization: "AppleOrder \(order.token)", body: ["pushToken": .string(order.pushToken)])
+            #expect(registered.status == 201)
+            return order
+        }
+        let tokens = Set(placed.map(\.pushToken))
+        print("multi-instance: \(Self.orders) orders created and devices registered through both instances")
+
+        // 10,000 updates through both instances: each device is pushed exactly once, by one of them.
+        _ = try await Self.concurrently(placed.indices) { index in
+            let order = placed[index]
+            let updated = try await Self.send(
+                .PATCH, bases[index % 2] + "/api/v1/orders/\(order.type)/\(order.id)", authorization: "Bearer \(apiKey)", body: ["status": "completed"])
+            #expect(updated.status == 200)
+        }
+        try await Self.waitUntil(timeout: .seconds(300)) { try await store.pushQueueDepth().pending == 0 && apns.server.count >= Self.orders }
+        try await Task.sleep(for: .seconds(1))
+        let firstRound = apns.server.pushes().map(\.deviceToken)
+        #expect(firstRound.count == Self.orders, "\(firstRound.count - Self.orders) pushes were sent twice")
+        #expect(Set(firstRound) == tokens)
+
+        // Another round of updates, all through the second instance while the first sends its share of the pushes;
+        // the first is killed mid fan-out, and the second takes its claims over when their leases end.
+        let updates = Task {
+            try await Self.concurrently(placed.indices) { index in
+                let order = placed[index]
+                _ = try await Self.send(
+                    .PATCH, bases[1] + "/api/v1/orders/\(order.type)/\(order.id)", authorization: "Bearer \(apiKey)", body: ["status": "open"])
+            }
+        }
+        try await Self.waitUntil(timeout: .seconds(300)) { apns.server.count >= Self.orders + Self.orders / 5 }
+        first.kill()
+        #expect(apns.server.count < 2 * Self.orders, "the kill must land mid fan-out")
+        _ = try await updates.value
+        try await Self.waitUntil(timeout: .seconds(300)) {
+            var counts: [String: Int] = [:]
+            for push in apns.server.pushes() { counts[push.deviceToken, default: 0] += 1 }
+            return tokens.allSatisfy { counts[$0, default: 0] >= 2 }
+        }
+        #expect(try await store.pushQueueDepth().pending == 0)
+        second.stop()
+        try await store.shutdown()
+        try await apns.stop()
+    }
+
+    struct Reply: Sendable {
+        var status: UInt
+        var json: JSONValue
+    }
+
+    static func send(_ method: HTTPMethod, _ url: String, authorization: String, body: JSONValue) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body.serialized()))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return Reply(status: response.status.code, json: (try? JSONValue.parse(bytes.readableBytesView)) ?? .null)
+    }
+
+    /// Runs `body` for every index with at most 16 in flight; results in index order.
+    static func concurrently<T: Sendable>(_ indices: Range<Int>, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            var results: [Int: T] = [:]
+            var next = indices.lowerBound
+            while next < indices.upperBound || !group.isEmpty {
+                while next < indices.upperBound, next - indices.lowerBound - results.count < 16 {
+                    let index = next
+                    group.addTask { (index, try await body(index)) }
+                    next += 1
+                }
+                if let (index, value) = try await group.next() { results[index] = value }
+            }
+            return indices.map { results[$0]! }
+        }
+    }
+
+    static func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within \(timeout)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
