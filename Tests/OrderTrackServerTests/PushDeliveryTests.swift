@@ -160,6 +160,32 @@ struct LocalAPNs {
         try await apns.stop()
     }
 
+    @Test func aCredentialChangedByAnotherInstanceIsUsedWithoutARestart() async throws {
+        let key = P256.Signing.PrivateKey()
+        let apns = try await LocalAPNs.start()
+        var push = apns.push()
+        push.credentialRecheckInterval = .milliseconds(300)
+        let server = try TestServer(push: push)
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id, _) = try await orderWithDevices(client, tokens: [Self.good])
+            #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "completed"]).status == .ok)
+            let first = try await apns.server.waitForPushes(count: 1, timeout: .seconds(20))
+            #expect(first.first?.headers["authorization"] == nil, "the certificate authenticates the first push")
+
+            // Another instance switches the order type to a provider token: straight into the shared database.
+            try await Administration(store: client.store).setOrderType(
+                merchantID: client.credentials.merchantID, orderTypeIdentifier: type,
+                identity: .directory(path: client.credentials.identityDirectory),
+                apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "open"]).status == .ok)
+            let both = try await apns.server.waitForPushes(count: 2, timeout: .seconds(20))
+            #expect(both.last?.headers["authorization"]?.hasPrefix("bearer ") == true)
+        }
+        try await apns.stop()
+    }
+
     @Test func tokenRotationSendsToTheNewTokenOnly() async throws {
         let apns = try await LocalAPNs.start()
         let server = try TestServer(push: apns.push())

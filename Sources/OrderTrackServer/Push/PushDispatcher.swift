@@ -25,6 +25,8 @@ public struct PushConfiguration: Sendable {
     public var pollInterval: Duration
     /// Longest wait for one APNs answer.
     public var timeout: Duration
+    /// How often an order type's stored credential is compared with the one in use: another instance may rotate it.
+    public var credentialRecheckInterval: Duration = .seconds(10)
 
     public init(
         endpoint: URL = APNsConfiguration.productionEndpoint, extraTrustRootsPEM: String? = nil, expiration: TimeInterval = 86_400,
@@ -62,7 +64,7 @@ final class PushDispatcher: Service, Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        self.clients = APNsClientPool(configuration: configuration)
+        self.clients = APNsClientPool(configuration: configuration, recheckInterval: configuration.credentialRecheckInterval)
     }
 
     /// Drops the APNs connection of an order type whose credential changed; the next push uses the new one.
