@@ -1,23 +1,38 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// Up to `size` PostgreSQL connections, opened on demand and replaced when they die.
 ///
 /// Why not PostgresNIO's `PostgresClient`: its pool keeps callers waiting up to a minute while the database is
 /// unreachable. Here a lease that finds no live connection opens one itself and fails within the connect timeout,
 /// so the server can answer 503 at once and recover as soon as the database is back.
-actor PostgresConnectionPool {
+/// A lock rather than an actor: leasing an idle connection then costs no hop to another executor, which matters when
+/// every device request makes one short query.
+final class PostgresConnectionPool: Sendable {
+    private struct State {
+        var idle: [PostgresConnection] = []
+        /// Connections open, being opened, or leased.
+        var open = 0
+        var nextID = 0
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var closed = false
+        var drainWaiter: CheckedContinuation<Void, Never>?
+
+        var canLease: Bool { !idle.isEmpty || closed }
+    }
+
+    private enum Step {
+        case use(PostgresConnection)
+        case connect(id: Int)
+        case wait
+    }
+
     private let configuration: PostgresConnection.Configuration
     private let size: Int
     private let logger: Logger
-    private var idle: [PostgresConnection] = []
-    /// Connections open, being opened, or leased.
-    private var open = 0
-    private var nextID = 0
-    private var waiters: [CheckedContinuation<Void, any Error>] = []
-    private var closed = false
-    private var drainWaiter: CheckedContinuation<Void, Never>?
+    private let state = Mutex(State())
 
     init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger) {
         self.configuration = configuration
@@ -28,61 +43,94 @@ actor PostgresConnectionPool {
     /// A live connection: an idle one, a new one if below `size`, or the next one released.
     func lease() async throws -> PostgresConnection {
         while true {
-            guard !closed else { throw OrderStoreError.storeClosed }
-            if let connection = idle.popLast() {
-                if !connection.isClosed { return connection }
-                open -= 1
-                continue
+            let step = try state.withLock { state throws -> Step in
+                guard !state.closed else { throw OrderStoreError.storeClosed }
+                while let connection = state.idle.popLast() {
+                    if !connection.isClosed { return .use(connection) }
+                    state.open -= 1
+                }
+                guard state.open < size else { return .wait }
+                state.open += 1
+                state.nextID += 1
+                return .connect(id: state.nextID)
             }
-            if open < size {
-                open += 1
-                nextID += 1
+            switch step {
+            case .use(let connection):
+                return connection
+            case .connect(let id):
                 do {
-                    return try await PostgresConnection.connect(configuration: configuration, id: nextID, logger: logger)
+                    return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
                 } catch {
-                    open -= 1
+                    state.withLock { $0.open -= 1 }
                     wakeOne()
                     throw PostgresUnreachable(underlying: error)
                 }
+            case .wait:
+                try await withCheckedThrowingContinuation { continuation in
+                    // Re-checked under the lock: a connection released since the decision above must not be missed.
+                    let ready = state.withLock { state -> Bool in
+                        if state.canLease || state.open < size { return true }
+                        state.waiters.append(continuation)
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
             }
-            try await withCheckedThrowingContinuation { waiters.append($0) }
         }
     }
 
     /// Returns a leased connection; one in an unknown state (a failed rollback, a lost link) is closed instead.
     func release(_ connection: PostgresConnection, reusable: Bool) async {
-        if closed || !reusable || connection.isClosed {
-            open -= 1
+        let keep = reusable && !connection.isClosed && state.withLock { state in
+            guard !state.closed else { return false }
+            state.idle.append(connection)
+            return true
+        }
+        if !keep {
             try? await connection.close()
-        } else {
-            idle.append(connection)
+            let drained = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.open -= 1
+                guard state.closed, state.open == 0 else { return nil }
+                defer { state.drainWaiter = nil }
+                return state.drainWaiter
+            }
+            drained?.resume()
         }
         wakeOne()
-        if closed, open == 0, let drainWaiter {
-            self.drainWaiter = nil
-            drainWaiter.resume()
-        }
     }
 
     private func wakeOne() {
-        if !waiters.isEmpty { waiters.removeFirst().resume() }
+        let waiter = state.withLock { state in state.waiters.isEmpty ? nil : state.waiters.removeFirst() }
+        waiter?.resume()
     }
 
     /// Refuses new leases, closes idle connections and waits until the leased ones come back.
     func shutdown() async {
-        guard !closed else { return }
-        closed = true
+        let taken = state.withLock { state -> ([CheckedContinuation<Void, any Error>], [PostgresConnection])? in
+            guard !state.closed else { return nil }
+            state.closed = true
+            defer {
+                state.waiters = []
+                state.idle = []
+            }
+            state.open -= state.idle.count
+            return (state.waiters, state.idle)
+        }
+        guard let (waiters, idle) = taken else { return }  // already shut down
         for waiter in waiters { waiter.resume(throwing: OrderStoreError.storeClosed) }
-        waiters = []
-        let closing = idle
-        idle = []
-        open -= closing.count
-        for connection in closing { try? await connection.close() }
-        if open > 0 { await withCheckedContinuation { drainWaiter = $0 } }
+        for connection in idle { try? await connection.close() }
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.open <= 0 { return true }
+                state.drainWaiter = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 
     /// Runs `body` with a leased connection; `reusable` decides from the error whether the connection may be kept.
-    nonisolated func withConnection<T: Sendable>(
+    func withConnection<T: Sendable>(
         _ body: (PostgresConnection) async throws -> T, reusableAfter reusable: (any Error) -> Bool
     ) async throws -> T {
         let connection = try await lease()
