@@ -11,8 +11,9 @@ import PostgresKit
 final class PostgresBackend: SQLStoreBackend {
     private let pool: PostgresConnectionPool
     private let logger: Logger
-    /// Runs of one transaction before a transient failure is reported.
-    static let maximumAttempts = 4
+    /// Runs of one transaction before a transient failure is reported. Deadlocks between the outbox's upserts and
+    /// the dispatcher's deletes are part of normal operation under load, so there is room for several.
+    static let maximumAttempts = 8
 
     private init(pool: PostgresConnectionPool, logger: Logger) {
         self.pool = pool
@@ -99,7 +100,7 @@ final class PostgresBackend: SQLStoreBackend {
                 let retryable = kind == .transient || (kind == .unavailable && !commitSent && !(error is PostgresUnreachable))
                 guard retryable, attempt < Self.maximumAttempts else { throw error }
                 logger.debug("retrying a database transaction", metadata: ["attempt": .stringConvertible(attempt), "error": .string(describe(error).message)])
-                try await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * attempt))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * min(attempt, 5)))
                 attempt += 1
             }
         }

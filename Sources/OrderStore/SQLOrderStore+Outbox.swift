@@ -13,6 +13,7 @@ extension SQLOrderStore {
             INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
             SELECT DISTINCT order_type_identifier, push_token, order_identifier, 'pending', 0, 0, \(bind: now), \(bind: now)
             FROM registrations WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
+            ORDER BY push_token
             ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
                 generation = push_jobs.generation + 1,
                 order_identifier = excluded.order_identifier,
@@ -65,7 +66,9 @@ extension SQLOrderStore {
         try await write("resolve \(outcomes.count) push jobs") { db in
             try await Self.appendPushLog(db, outcomes.map(\.log))
             var delivered: [PushJob] = []
-            for (job, resolution, entry) in outcomes {
+            // Rows are locked in id order here and in token order by enqueuePushes, which for one fan-out is the same
+            // order: concurrent writers on PostgreSQL then rarely deadlock (and are retried when they do).
+            for (job, resolution, entry) in outcomes.sorted(by: { $0.job.id < $1.job.id }) {
                 let error = entry.reason ?? entry.outcome
                 switch resolution {
                 case .delivered: delivered.append(job)
@@ -105,7 +108,7 @@ extension SQLOrderStore {
     /// Deletes delivered jobs whose claim still holds and that saw no change in flight; a job whose generation moved on
     /// (a change arrived while its push was in flight) is sent again, promptly.
     private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws {
-        let groups = Dictionary(grouping: jobs) { Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation) }
+        let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) { Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation) }
         for (claim, group) in groups {
             for start in stride(from: 0, to: group.count, by: statementChunk) {
                 let ids = group[start..<min(group.count, start + statementChunk)].map(\.id)
