@@ -37,6 +37,8 @@ final class ServerProcess: @unchecked Sendable {
             guard !chunk.isEmpty else { throw ServerProcessError(output: text) }
             text += String(decoding: chunk, as: UTF8.self)
         }
+        // Keep reading: a server whose log lines fill an unread pipe blocks on its next write.
+        handle.readabilityHandler = { _ = $0.availableData }
         let line = try #require(text.split(separator: "\n").first { $0.contains("listening on") })
         let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
         port = try #require(Int(address.dropFirst("127.0.0.1:".count).prefix { $0.isNumber }))
