@@ -34,15 +34,26 @@ actor APNsClientPool {
         for orderTypeIdentifier: String, store: any OrderStore, identity: (String) async throws -> SigningIdentity
     ) async throws -> APNsClient {
         let now = ContinuousClock.now
-        if let entry = entries[orderTypeIdentifier], now - entry.checkedAt < recheckInterval { return entry.client }
-        guard let record = try await store.orderType(orderTypeIdentifier) else {
+        let current = entries[orderTypeIdentifier]
+        if let current {
+            if now - current.checkedAt < recheckInterval { return current.client }
+            // Marked before the read: the other sends of a fan-out keep the current client instead of each
+            // re-reading the order type while this check is in flight.
+            entries[orderTypeIdentifier]?.checkedAt = now
+        }
+        let stored: OrderTypeRecord?
+        do {
+            stored = try await store.orderType(orderTypeIdentifier)
+        } catch {
+            // A failed re-check (database briefly unreachable) is no reason to fail a push the current client can send.
+            guard let current else { throw error }
+            return current.client
+        }
+        guard let record = stored else {
             throw OrderStoreError.orderTypeNotFound(orderTypeIdentifier: orderTypeIdentifier)
         }
         let source = Source(identity: record.identity, token: record.apnsToken)
-        if let entry = entries[orderTypeIdentifier], entry.source == source {
-            entries[orderTypeIdentifier]?.checkedAt = now
-            return entry.client
-        }
+        if let entry = entries[orderTypeIdentifier], entry.source == source { return entry.client }
         let credential: APNsCredential
         if let token = record.apnsToken {
             credential = .token(p8PEM: token.p8PEM, keyID: token.keyID, teamID: token.teamID)
