@@ -42,7 +42,7 @@ struct BenchServeCommand: AsyncParsableCommand {
     private struct Measurement {
         var health: Double
         var package: Double
-        var registrations: [(rows: Int, seedSeconds: Double, changed: Summary, unchanged: Summary)]
+        var registrations: [RegistrationsResult]
     }
 
     func run() async throws {
@@ -148,11 +148,11 @@ struct BenchServeCommand: AsyncParsableCommand {
 
     private func measureRegistrations(
         http: HTTPClient, base: String, store: any OrderStore, credentials: DevelopmentCredentials
-    ) async throws -> [(rows: Int, seedSeconds: Double, changed: Summary, unchanged: Summary)] {
+    ) async throws -> [RegistrationsResult] {
         guard let store = store as? SQLOrderStore else { throw usageError("seeding needs the SQL store") }
         let document = Array(#"{"orderTypeIdentifier":"order.dev.ordertrack.demo"}"#.utf8)
         var seeded = 0
-        var results: [(rows: Int, seedSeconds: Double, changed: Summary, unchanged: Summary)] = []
+        var results: [RegistrationsResult] = []
         for rows in [smallRows, largeRows] {
             let started = ContinuousClock.now
             try await store.seedForBenchmark(BenchmarkSeed(
@@ -168,7 +168,7 @@ struct BenchServeCommand: AsyncParsableCommand {
             // listing from the latest tag returns nothing changed (204).
             let changed = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: "0")
             let unchanged = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: String(Int64.max / 2))
-            results.append((rows, seedSeconds, changed, unchanged))
+            results.append(RegistrationsResult(rows: rows, seedSeconds: seedSeconds, changed: changed, unchanged: unchanged))
         }
         print("registrations list, \(samples) sequential requests per row (one connection):")
         for result in results {
@@ -178,6 +178,14 @@ struct BenchServeCommand: AsyncParsableCommand {
             print("  p99 ratio large/small: \(String(format: "%.2f", large / small))")
         }
         return results
+    }
+
+    /// Registrations-list latencies at one table size.
+    private struct RegistrationsResult {
+        var rows: Int
+        var seedSeconds: Double
+        var changed: Summary
+        var unchanged: Summary
     }
 
     private struct Summary {
