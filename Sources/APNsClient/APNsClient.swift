@@ -68,6 +68,17 @@ public final class APNsClient: Sendable {
         // A failed connect fails the waiting sends at once with its real error (TLS trust, refused certificate),
         // instead of retrying quietly until their deadline and reporting only a timeout.
         httpConfiguration.connectionPool.retryConnectionEstablishment = false
+        // No request spans: a push is too small to trace one by one, and the span bookkeeping costs more than the push.
+        httpConfiguration.tracing.tracer = nil
+        // The only hook async-http-client offers into its HTTP/2 connection pipeline; used to batch flushes (see
+        // FlushCoalescingHandler), which is most of the CPU a fan-out costs without it.
+        httpConfiguration.http2ConnectionDebugInitializer = { channel in
+            channel.eventLoop.submit {
+                let pipeline = channel.pipeline.syncOperations
+                let tls = try? pipeline.handler(type: NIOSSLClientHandler.self)
+                try pipeline.addHandler(FlushCoalescingHandler(), position: tls.map { .after($0) } ?? .first)
+            }
+        }
         self.configuration = configuration
         self.http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
         var base = configuration.endpoint.absoluteString

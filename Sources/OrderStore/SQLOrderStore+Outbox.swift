@@ -61,54 +61,95 @@ extension SQLOrderStore {
     public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
         guard !outcomes.isEmpty else { return }
         let now = Self.now().millisecondsSince1970
-        // One transaction for a whole batch of answers: a fan-out to many devices costs one commit per batch.
+        // One transaction for a whole batch of answers, and a few statements for all its deliveries: a fan-out to many
+        // devices costs one commit per batch, not several statements per push.
         try await write("resolve \(outcomes.count) push jobs") { db in
+            try await Self.appendPushLog(db, outcomes.map(\.log))
+            var delivered: [PushJob] = []
             // Rows are locked in id order here and in token order by enqueuePushes, which for one fan-out is the same
             // order: concurrent writers on PostgreSQL then rarely deadlock (and are retried when they do).
             for (job, resolution, entry) in outcomes.sorted(by: { $0.job.id < $1.job.id }) {
-                try await Self.resolve(db, job, resolution: resolution, log: entry, now: now)
+                let error = entry.reason ?? entry.outcome
+                switch resolution {
+                case .delivered: delivered.append(job)
+                case .retry(let date): try await Self.retry(db, job, at: date, error: error)
+                case .park: try await Self.park(db, job, error: error)
+                case .dropToken(let registeredBefore): try await Self.dropToken(db, job, registeredBefore: registeredBefore)
+                }
+            }
+            try await Self.completeDelivered(db, delivered, now: now)
+        }
+    }
+
+    /// Rows per multi-row statement: far below SQLite's and PostgreSQL's limits on bound parameters.
+    static let statementChunk = 500
+
+    private static func appendPushLog(_ db: any SQLDatabase, _ entries: [PushLogEntry]) async throws {
+        for start in stride(from: 0, to: entries.count, by: statementChunk) {
+            var insert = db.insert(into: "push_log")
+                .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
+            for entry in entries[start..<min(entries.count, start + statementChunk)] {
+                insert = insert.values(
+                    entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
+                    entry.outcome, entry.at.millisecondsSince1970)
+            }
+            try await insert.run()
+        }
+    }
+
+    /// The claim a sender holds: its lease owner and the attempt it claimed. A sender whose lease expired and whose job
+    /// was claimed again (even by itself) no longer matches.
+    private struct Claim: Hashable {
+        var leaseOwner: String
+        var attempts: Int
+        var generation: Int64
+    }
+
+    /// Deletes delivered jobs whose claim still holds and that saw no change in flight; a job whose generation moved on
+    /// (a change arrived while its push was in flight) is sent again, promptly.
+    private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws {
+        let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) { Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation) }
+        for (claim, group) in groups {
+            for start in stride(from: 0, to: group.count, by: statementChunk) {
+                let ids = group[start..<min(group.count, start + statementChunk)].map(\.id)
+                let deleted = try await db.raw("""
+                    DELETE FROM push_jobs WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts)
+                        AND generation = \(bind: claim.generation) AND id IN (\(binds: ids))
+                    RETURNING id
+                    """).all()
+                guard deleted.count < ids.count else { continue }
+                let gone = Set(try deleted.map { try $0.int64("id") })
+                let changed = ids.filter { !gone.contains($0) }
+                try await db.raw("""
+                    UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: now), attempts = 0, last_error = NULL
+                    WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts) AND id IN (\(binds: changed))
+                    """).run()
             }
         }
     }
 
-    private static func resolve(_ db: any SQLDatabase, _ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry, now: Int64) async throws {
-        try await db.insert(into: "push_log")
-            .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
-            .values(entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
-                entry.outcome, entry.at.millisecondsSince1970)
-            .run()
-        switch resolution {
-        case .delivered:
-            let deleted = try await db.raw("""
-                DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND generation = \(bind: job.generation)
-                RETURNING id
-                """).all()
-            if deleted.isEmpty {
-                // A change arrived while this push was in flight: send again, promptly.
-                try await rearm(db, job, availableAt: now, error: nil)
-            }
-        case .retry(let date):
-            try await rearm(db, job, availableAt: date.millisecondsSince1970, error: entry.reason ?? entry.outcome, resetAttempts: false)
-        case .park:
-            try await db.raw("""
-                UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: entry.reason ?? entry.outcome)
-                WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)
-                """).run()
-        case .dropToken(let registeredBefore):
-            let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
-            try await db.raw("""
-                DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
-                    AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
-                """).run()
-            try await db.raw("DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)").run()
-        }
-    }
-
-    private static func rearm(_ db: any SQLDatabase, _ job: PushJob, availableAt: Int64, error: String?, resetAttempts: Bool = true) async throws {
+    private static func retry(_ db: any SQLDatabase, _ job: PushJob, at date: Date, error: String) async throws {
         try await db.raw("""
-            UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: availableAt),
-                attempts = \(unsafeRaw: resetAttempts ? "0" : "attempts"), last_error = \(bind: error)
-            WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner)
+            UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: date.millisecondsSince1970), last_error = \(bind: error)
+            WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
+            """).run()
+    }
+
+    private static func park(_ db: any SQLDatabase, _ job: PushJob, error: String) async throws {
+        try await db.raw("""
+            UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: error)
+            WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
+            """).run()
+    }
+
+    private static func dropToken(_ db: any SQLDatabase, _ job: PushJob, registeredBefore: Date?) async throws {
+        let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
+        try await db.raw("""
+            DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
+                AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
+            """).run()
+        try await db.raw("""
+            DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
             """).run()
     }
 

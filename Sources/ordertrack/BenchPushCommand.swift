@@ -59,15 +59,16 @@ struct BenchPushCommand: AsyncParsableCommand {
         print("registered \(devices) devices in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
 
         let changedAt = Date()
-        let clock = ContinuousClock.now
         _ = try await call(http, .PATCH, "\(base)/api/v1/orders/\(type)/\(id)", key: credentials.apiKey, body: ["status": "completed"])
+        // Counting the queue is a scan that competes with the fan-out for the CPU: check rarely and take the time from
+        // the push log instead, which says when the last push was answered.
         while try await store.pushQueueDepth().pending > 0 {
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(250))
         }
-        let elapsed = (ContinuousClock.now - clock).inSeconds
         let log = try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: id, limit: devices * 2)
         let delivered = log.filter { $0.outcome == "delivered" }
         let latencies = delivered.map { $0.at.timeIntervalSince(changedAt) * 1000 }.sorted()
+        let elapsed = (latencies.last ?? 0) / 1000
         let p99 = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
         print("""
             ordertrack: \(delivered.count) of \(devices) pushes delivered in \(String(format: "%.2f", elapsed)) s: \(String(format: "%.0f", Double(delivered.count) / elapsed)) pushes/s

@@ -103,4 +103,54 @@ import Testing
             #expect(try await store.pushQueueDepth().pending == 0)
         }
     }
+
+    @Test func oneBatchResolvesMixedOutcomesAndIgnoresStaleClaims() async throws {
+        try await withStore { store, _ in
+            let (fixture, updated) = try await prepare(store, devices: 6)
+            let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
+            #expect(jobs.count == 6)
+            // A change lands while the pushes are in flight.
+            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [6], status: "open", updatedAt: Date())
+            var clean = jobs[0]
+            clean.generation += 1  // as if claimed after the change: nothing new left to send
+            var stale = jobs[5]
+            stale.attempts -= 1  // an earlier claim whose lease ran out before the same worker claimed the job again
+            try await store.resolvePushJobs([
+                (clean, .delivered, entry(clean, outcome: "delivered")),
+                (jobs[1], .delivered, entry(jobs[1], outcome: "delivered")),
+                (jobs[2], .retry(at: Date().addingTimeInterval(3600)), entry(jobs[2], outcome: "retrying")),
+                (jobs[3], .park, entry(jobs[3], outcome: "parked")),
+                (jobs[4], .dropToken(registeredBefore: nil), entry(jobs[4], outcome: "token-removed")),
+                (stale, .delivered, entry(stale, outcome: "delivered")),
+            ])
+            let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
+            #expect(log.count == 6, "every attempt is logged, even a stale one")
+            // Pending: job 1 (its change arrived in flight), job 2 (waiting to retry), job 5 (still claimed). Parked: job 3.
+            #expect(try await store.pushQueueDepth() == (pending: 3, parked: 1))
+            let remaining = try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").map(\.pushToken)
+            #expect(Set(remaining) == ["token0", "token1", "token2", "token3", "token5"])
+            let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60)
+            #expect(again.map(\.pushToken) == ["token1"], "only the job changed in flight is due now, with fresh attempts")
+            #expect(again.first?.attempts == 1)
+            // The live claim of job 5 still resolves.
+            try await store.resolvePushJobs([(jobs[5], .park, entry(jobs[5], outcome: "parked"))])
+            #expect(try await store.pushQueueDepth() == (pending: 2, parked: 2))
+        }
+    }
+
+    @Test func largeBatchesResolveInChunks() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            _ = try await store.createOrder(fixture.order("A"))
+            try await store.insertRegistrations((0..<1_203).map {
+                Registration(deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", registeredAt: Date())
+            })
+            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 1_203)
+            let jobs = try await store.claimPushJobs(limit: 2_000, leaseOwner: "w", leaseDuration: 60)
+            #expect(jobs.count == 1_203)
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: "delivered")) })
+            #expect(try await store.pushQueueDepth() == (pending: 0, parked: 0))
+            #expect(try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 5_000).count == 1_203)
+        }
+    }
 }

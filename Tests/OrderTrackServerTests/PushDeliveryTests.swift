@@ -202,4 +202,30 @@ struct LocalAPNs {
         }
         try await apns.stop()
     }
+
+    @Test func aSlowPushHoldsUpNoOtherAndAChangeWhileItIsInFlightIsSentAgain() async throws {
+        let slow = "fa17de1a" + String(repeating: "0", count: 48) + "00000004"
+        let apns = try await LocalAPNs.start { $0.slowResponseDelay = .seconds(3) }
+        var push = apns.push()
+        push.timeout = .seconds(20)
+        let server = try TestServer(push: push)
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id, _) = try await orderWithDevices(client, tokens: [Self.good, slow])
+            #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "completed"]).status == .ok)
+            func delivered(_ log: [JSONValue], _ token: String) -> Int {
+                log.filter { $0["tokenSuffix"]?.stringValue == String(token.suffix(8)) && $0["outcome"] == "delivered" }.count
+            }
+            // The fast push is recorded while the slow one is still waiting for its answer.
+            let first = try await waitForLog(client, type, id) { delivered($0, Self.good) == 1 }
+            #expect(delivered(first, Self.good) == 1)
+            #expect(delivered(first, slow) == 0 && !apns.server.requests().contains { $0.deviceToken == slow })
+            // The order changes again while the slow push is in flight: its job must go out once more afterwards.
+            #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["statusDescription": "Packed"]).status == .ok)
+            let log = try await waitForLog(client, type, id) { delivered($0, slow) == 2 && delivered($0, Self.good) == 2 }
+            #expect(delivered(log, slow) == 2 && delivered(log, Self.good) == 2)
+            #expect(apns.server.pushes().filter { $0.deviceToken == slow }.count == 2)
+        }
+        try await apns.stop()
+    }
 }

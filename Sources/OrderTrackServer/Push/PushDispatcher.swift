@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OrderStore
 import ServiceLifecycle
+import Synchronization
 
 /// How pushes leave the outbox.
 public struct PushConfiguration: Sendable {
@@ -46,8 +47,10 @@ public struct PushConfiguration: Sendable {
     }
 }
 
-/// Sends what the outbox holds: claims due jobs, pushes them concurrently through each order type's APNs client
-/// (one long-lived HTTP/2 connection per credential), and records every outcome.
+/// Sends what the outbox holds, as a pipeline: a claim loop keeps up to `concurrency` pushes in flight through each
+/// order type's APNs client (one long-lived HTTP/2 connection per credential), claiming more as soon as a chunk of room
+/// opens, while a recorder task writes the outcomes in batches as they arrive. Claims, sends and commits overlap; a
+/// slow push holds up only its own slot.
 final class PushDispatcher: Service, Sendable {
     private let store: any OrderStore
     private let packages: PackageService
@@ -57,6 +60,7 @@ final class PushDispatcher: Service, Sendable {
     private let clients: APNsClientPool
     private let leaseOwner = UUID().uuidString
     private let signal = WakeupSignal()
+    private let depthRefresh = Mutex(ContinuousClock.Instant?.none)
 
     init(store: any OrderStore, packages: PackageService, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger) {
         self.store = store
@@ -86,46 +90,90 @@ final class PushDispatcher: Service, Sendable {
         await clients.shutdown()
     }
 
+    /// Runs the claim loop and the recorder until shutdown; pushes in flight then finish and are recorded.
     private func dispatchUntilCancelled() async {
+        let outcomes = OutcomeQueue()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.recordOutcomes(from: outcomes) }
+            await withDiscardingTaskGroup { sends in
+                await self.claimAndSend(into: outcomes, sends: &sends)
+            }
+            outcomes.finish()
+        }
+    }
+
+    /// Claims jobs whenever a chunk of the window is free and starts their sends.
+    private func claimAndSend(into outcomes: OutcomeQueue, sends: inout DiscardingTaskGroup) async {
+        let window = SendWindow(capacity: configuration.concurrency)
+        let chunk = max(1, configuration.concurrency / 4)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let handled: Int
+            let room = await window.room(atLeast: chunk)
+            guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
+            let jobs: [PushJob]
             do {
-                handled = try await dispatchBatch()
+                jobs = try await store.claimPushJobs(limit: room, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
             } catch {
                 logger.error("push outbox unavailable", metadata: ["error": .string("\(error)")])
-                handled = 0
+                jobs = []
             }
-            await refreshQueueDepth()
-            if handled == 0 { await signal.wait(timeout: configuration.pollInterval) }
+            guard !jobs.isEmpty else {
+                await refreshQueueDepth(force: true)
+                await signal.wait(timeout: configuration.pollInterval)
+                continue
+            }
+            window.started(jobs.count)
+            // Each order type's client is looked up once per claim rather than once per push.
+            for (type, group) in Dictionary(grouping: jobs, by: \.orderTypeIdentifier) {
+                let client = await client(for: type)
+                for job in group {
+                    sends.addTask {
+                        outcomes.append(await self.send(job, through: client))
+                        window.finished()
+                    }
+                }
+            }
         }
     }
 
-    /// Claims and sends one batch; returns how many jobs it handled.
-    func dispatchBatch() async throws -> Int {
-        let jobs = try await store.claimPushJobs(limit: configuration.concurrency, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
-        guard !jobs.isEmpty else { return 0 }
-        let outcomes = await withTaskGroup(of: (job: PushJob, resolution: PushJobResolution, log: PushLogEntry).self) { group in
-            for job in jobs {
-                group.addTask { await self.send(job) }
+    /// Records outcomes as they arrive, everything waiting in one transaction.
+    private func recordOutcomes(from queue: OutcomeQueue) async {
+        while var outcomes = await queue.next() {
+            if outcomes.count < Self.lingerBelow {
+                // A few more answers are moments away: one commit for them all is cheaper than one each.
+                try? await Task.sleep(for: Self.linger)
+                outcomes += queue.takeWaiting()
             }
-            return await group.reduce(into: []) { $0.append($1) }
+            do {
+                try await store.resolvePushJobs(outcomes)
+            } catch {
+                // The leases run out and the jobs are sent again: at least once, never lost.
+                logger.error("could not record push outcomes", metadata: ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")])
+            }
+            // A job that changed while in flight is due again now.
+            await signal.signal()
+            await refreshQueueDepth(force: false)
         }
+    }
+
+    static let lingerBelow = 64
+    static let linger = Duration.milliseconds(2)
+
+    private func client(for orderTypeIdentifier: String) async -> Result<APNsClient, any Error> {
         do {
-            try await store.resolvePushJobs(outcomes)
+            return .success(try await clients.client(
+                for: orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) }))
         } catch {
-            // The leases run out and the jobs are sent again: at least once, never lost.
-            logger.error("could not record push outcomes", metadata: ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")])
+            return .failure(error)
         }
-        return jobs.count
     }
 
-    private func send(_ job: PushJob) async -> (job: PushJob, resolution: PushJobResolution, log: PushLogEntry) {
+    private func send(_ job: PushJob, through client: Result<APNsClient, any Error>) async -> PushOutcome {
         let result: APNsResult
-        do {
-            let client = try await clients.client(for: job.orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) })
+        switch client {
+        case .success(let client):
             result = await client.send(APNsPush(
                 deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: Date().addingTimeInterval(configuration.expiration)))
-        } catch {
+        case .failure(let error):
             result = .configurationError(status: nil, reason: "no APNs credential for \(job.orderTypeIdentifier): \(error)")
         }
         let (resolution, outcome, status, reason) = resolve(result, attempts: job.attempts)
@@ -168,8 +216,15 @@ final class PushDispatcher: Service, Sendable {
         return step * Double.random(in: 0.5...1)
     }
 
-    private func refreshQueueDepth() async {
-        if let depth = try? await store.pushQueueDepth() { metrics.queueDepth(pending: depth.pending, parked: depth.parked) }
+    /// Updates the queue-depth gauges: when idle, and at most once a second while busy (counting is a scan).
+    private func refreshQueueDepth(force: Bool) async {
+        let now = ContinuousClock.now
+        let due = depthRefresh.withLock { last in
+            guard force || last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due, let depth = try? await store.pushQueueDepth() { metrics.queueDepth(pending: depth.pending, parked: depth.parked) }
     }
 }
 
