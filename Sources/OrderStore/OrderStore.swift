@@ -88,6 +88,11 @@ public protocol OrderStore: Sendable {
     func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int
     /// Claims up to `limit` due jobs for `leaseDuration`; a job whose claimer dies is claimable again afterwards.
     func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob]
+    /// Extends the claims `leaseOwner` still holds on the given jobs to now + `leaseDuration`, so that a send slower than
+    /// the lease (a loaded machine, a slow APNs) is not taken over while it is in flight. A claim that already expired
+    /// is not revived: another sender may hold the job by now. Returns how many claims were extended.
+    @discardableResult
+    func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int
     /// Records an attempt in the push log and applies its resolution to the job (and, for dead tokens, registrations).
     func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws
     /// The same for a batch of attempts, in one transaction.

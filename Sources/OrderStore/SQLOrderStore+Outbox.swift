@@ -54,6 +54,25 @@ extension SQLOrderStore {
         }
     }
 
+    public func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int {
+        guard !jobIDs.isEmpty else { return 0 }
+        let now = Self.now()
+        let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
+        let nowMilliseconds = now.millisecondsSince1970
+        return try await write("renew \(jobIDs.count) push leases") { db in
+            var renewed = 0
+            for start in stride(from: 0, to: jobIDs.count, by: Self.statementChunk) {
+                let ids = jobIDs[start..<min(jobIDs.count, start + Self.statementChunk)].sorted()
+                renewed += try await db.raw("""
+                    UPDATE push_jobs SET lease_until = \(bind: until)
+                    WHERE lease_owner = \(bind: leaseOwner) AND lease_until > \(bind: nowMilliseconds) AND id IN (\(binds: ids))
+                    RETURNING id
+                    """).all().count
+            }
+            return renewed
+        }
+    }
+
     public func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws {
         try await resolvePushJobs([(job, resolution, entry)])
     }

@@ -104,6 +104,23 @@ import Testing
         }
     }
 
+    @Test func aRenewedLeaseOutlivesItsFirstTermButAnExpiredOneIsNotRevived() async throws {
+        try await withStore { store, _ in
+            _ = try await prepare(store, devices: 2)
+            let jobs = try await store.claimPushJobs(limit: 2, leaseOwner: "slow-worker", leaseDuration: 0.3).sorted { $0.pushToken < $1.pushToken }
+            try #require(jobs.count == 2)
+            #expect(try await store.renewPushLeases(jobIDs: [jobs[0].id], leaseOwner: "slow-worker", leaseDuration: 60) == 1)
+            #expect(try await store.renewPushLeases(jobIDs: [jobs[1].id], leaseOwner: "someone-else", leaseDuration: 60) == 0, "only the owner renews")
+            try await Task.sleep(for: .milliseconds(450))
+            let takenOver = try await store.claimPushJobs(limit: 2, leaseOwner: "other-worker", leaseDuration: 60)
+            #expect(takenOver.map(\.id) == [jobs[1].id], "only the lease that was not renewed runs out")
+            #expect(try await store.renewPushLeases(jobIDs: jobs.map(\.id), leaseOwner: "slow-worker", leaseDuration: 60) == 1,
+                "the claim another worker took over stays with it")
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: "delivered")) })
+            #expect(try await store.pushQueueDepth().pending == 1, "the renewed claim finished; the taken-over one waits for its new owner")
+        }
+    }
+
     @Test func oneBatchResolvesMixedOutcomesAndIgnoresStaleClaims() async throws {
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 6)

@@ -61,6 +61,8 @@ final class PushDispatcher: Service, Sendable {
     private let leaseOwner = UUID().uuidString
     private let signal = WakeupSignal()
     private let depthRefresh = Mutex(ContinuousClock.Instant?.none)
+    /// Jobs claimed and not yet recorded: their leases are kept alive.
+    private let held = Mutex(Set<Int64>())
 
     init(store: any OrderStore, packages: PackageService, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger) {
         self.store = store
@@ -90,15 +92,35 @@ final class PushDispatcher: Service, Sendable {
         await clients.shutdown()
     }
 
-    /// Runs the claim loop and the recorder until shutdown; pushes in flight then finish and are recorded.
+    /// Runs the claim loop, the recorder and the lease keeper until shutdown; pushes in flight then finish and are
+    /// recorded.
     private func dispatchUntilCancelled() async {
         let outcomes = OutcomeQueue()
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.recordOutcomes(from: outcomes) }
-            await withDiscardingTaskGroup { sends in
-                await self.claimAndSend(into: outcomes, sends: &sends)
+        await withDiscardingTaskGroup { keeper in
+            keeper.addTask { await self.keepLeases() }
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.recordOutcomes(from: outcomes) }
+                await withDiscardingTaskGroup { sends in
+                    await self.claimAndSend(into: outcomes, sends: &sends)
+                }
+                outcomes.finish()
             }
-            outcomes.finish()
+            keeper.cancelAll()
+        }
+    }
+
+    /// Extends the leases of jobs claimed and not yet recorded, a few times per lease. Only a dead instance's claims
+    /// run out, however long a send or the queue before it takes; a job whose outcome could not be recorded is no
+    /// longer held, so its lease runs out and it is sent again.
+    private func keepLeases() async {
+        let interval = Duration.milliseconds(Int64(max(50, configuration.leaseDuration * 1000 / 3)))
+        while (try? await Task.sleep(for: interval)) != nil {
+            let ids = held.withLock { Array($0) }
+            do {
+                try await store.renewPushLeases(jobIDs: ids, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
+            } catch {
+                logger.error("could not renew push leases", metadata: ["jobs": .stringConvertible(ids.count), "error": .string("\(error)")])
+            }
         }
     }
 
@@ -122,6 +144,7 @@ final class PushDispatcher: Service, Sendable {
                 continue
             }
             window.started(jobs.count)
+            held.withLock { $0.formUnion(jobs.map(\.id)) }
             // Each order type's client is looked up once per claim rather than once per push.
             for (type, group) in Dictionary(grouping: jobs, by: \.orderTypeIdentifier) {
                 let client = await client(for: type)
@@ -149,6 +172,7 @@ final class PushDispatcher: Service, Sendable {
                 // The leases run out and the jobs are sent again: at least once, never lost.
                 logger.error("could not record push outcomes", metadata: ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")])
             }
+            held.withLock { $0.subtract(outcomes.map(\.job.id)) }
             // A job that changed while in flight is due again now.
             await signal.signal()
             await refreshQueueDepth(force: false)
