@@ -1,19 +1,24 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHPACK
+import NIOPosix
 import NIOSSL
 
 /// Sends pushes to APNs over HTTP/2 with one credential.
 ///
 /// One client holds one long-lived HTTP/2 connection (negotiated by ALPN) and runs concurrent sends as concurrent
-/// streams on it; when APNs sends GOAWAY or the connection is lost, the next send connects again.
+/// streams on it, up to the server's concurrent-stream limit (further sends wait for a free stream); when APNs sends
+/// GOAWAY or the connection is lost, the next send connects again.
 /// Create one client per credential and call `shutdown()` when done.
 public final class APNsClient: Sendable {
     /// The settings the client was created with.
     public let configuration: APNsConfiguration
-    private let http: HTTPClient
+    private let connections: APNsConnectionManager
     private let tokens: ProviderTokenCache?
-    private let baseURL: String
+    /// `:authority` of every request: the endpoint's host and explicit port.
+    private let authority: String
+    /// `:path` up to the device token.
+    private let pathPrefix: String
 
     /// Creates the client; nothing connects until the first send.
     public convenience init(configuration: APNsConfiguration) throws(APNsClientError) {
@@ -58,32 +63,22 @@ public final class APNsClient: Sendable {
             guard !roots.isEmpty else { throw .invalidTrustRoots("no CERTIFICATE block found") }
             tls.additionalTrustRoots = [.certificates(roots)]
         }
-        var httpConfiguration = HTTPClient.Configuration()
-        httpConfiguration.tlsConfiguration = tls
-        httpConfiguration.httpVersion = .automatic
-        httpConfiguration.redirectConfiguration = .disallow
-        httpConfiguration.timeout = .init(connect: .seconds(10))
-        // Keep the connection for an hour of silence: APNs wants long-lived connections, not one per burst.
-        httpConfiguration.connectionPool = .init(idleTimeout: .minutes(60))
-        // A failed connect fails the waiting sends at once with its real error (TLS trust, refused certificate),
-        // instead of retrying quietly until their deadline and reporting only a timeout.
-        httpConfiguration.connectionPool.retryConnectionEstablishment = false
-        // No request spans: a push is too small to trace one by one, and the span bookkeeping costs more than the push.
-        httpConfiguration.tracing.tracer = nil
-        // The only hook async-http-client offers into its HTTP/2 connection pipeline; used to batch flushes (see
-        // FlushCoalescingHandler), which is most of the CPU a fan-out costs without it.
-        httpConfiguration.http2ConnectionDebugInitializer = { channel in
-            channel.eventLoop.submit {
-                let pipeline = channel.pipeline.syncOperations
-                let tls = try? pipeline.handler(type: NIOSSLClientHandler.self)
-                try pipeline.addHandler(FlushCoalescingHandler(), position: tls.map { .after($0) } ?? .first)
-            }
+        tls.applicationProtocols = ["h2"]
+        let sslContext: NIOSSLContext
+        do {
+            sslContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw .invalidCertificate("cannot set up TLS with this certificate and key (\(error))")
         }
         self.configuration = configuration
-        self.http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
-        var base = configuration.endpoint.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        self.baseURL = base
+        let port = configuration.endpoint.port ?? 443
+        self.authority = (host.contains(":") ? "[\(host)]" : host) + (configuration.endpoint.port.map { ":\($0)" } ?? "")
+        var prefix = configuration.endpoint.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        self.pathPrefix = prefix + "/3/device/"
+        self.connections = APNsConnectionManager(
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
+            connector: HTTP2Connector(host: host, port: port, sslContext: sslContext), timeout: configuration.timeout)
     }
 
     /// Sends one push. Never throws: every APNs answer and transport failure is classified in the result.
@@ -92,53 +87,56 @@ public final class APNsClient: Sendable {
     /// once with a new provider token when APNs answers `ExpiredProviderToken`. Everything else is for the caller.
     public func send(_ push: APNsPush) async -> APNsResult {
         guard Self.isHex(push.deviceToken) else { return .badDeviceToken }
-        var request = HTTPClientRequest(url: baseURL + "/3/device/" + push.deviceToken)
-        request.method = .POST
-        request.headers.add(name: "apns-topic", value: push.topic)
-        request.headers.add(name: "apns-push-type", value: push.pushType)
-        request.headers.add(name: "apns-priority", value: String(push.priority))
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(11)
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: authority)
+        // Values unique to each push are not worth a slot in the connection's HPACK table.
+        headers.add(name: ":path", value: pathPrefix + push.deviceToken, indexing: .nonIndexable)
+        headers.add(name: "apns-topic", value: push.topic)
+        headers.add(name: "apns-push-type", value: push.pushType)
+        headers.add(name: "apns-priority", value: String(push.priority))
         let expiration = push.expiration ?? Date().addingTimeInterval(configuration.defaultExpiration)
-        request.headers.add(name: "apns-expiration", value: String(max(0, Int(expiration.timeIntervalSince1970))))
-        request.headers.add(name: "apns-id", value: push.apnsID.uuidString)
-        request.body = .bytes(ByteBuffer(string: push.payload))
-        guard let tokens else { return await execute(request, push: push) }
+        headers.add(name: "apns-expiration", value: String(max(0, Int(expiration.timeIntervalSince1970))), indexing: .nonIndexable)
+        headers.add(name: "apns-id", value: push.apnsID.uuidString, indexing: .nonIndexable)
+        let body = push.payload.isEmpty ? nil : ByteBuffer(string: push.payload)
+        guard let tokens else { return await execute(headers, body: body, push: push) }
         do {
             let token = try await tokens.token()
-            request.headers.replaceOrAdd(name: "authorization", value: "bearer \(token)")
-            let result = await execute(request, push: push)
+            headers.add(name: "authorization", value: "bearer \(token)")
+            let result = await execute(headers, body: body, push: push)
             guard result == .configurationError(status: 403, reason: "ExpiredProviderToken") else { return result }
             // APNs calls the shared token stale: replace it once and try this push again.
             await tokens.invalidate(token)
-            request.headers.replaceOrAdd(name: "authorization", value: "bearer \(try await tokens.token())")
-            return await execute(request, push: push)
+            headers.replaceOrAdd(name: "authorization", value: "bearer \(try await tokens.token())")
+            return await execute(headers, body: body, push: push)
         } catch {
             return .configurationError(status: nil, reason: "cannot sign the provider token: \(error)")
         }
     }
 
-    private func execute(_ request: HTTPClientRequest, push: APNsPush) async -> APNsResult {
+    private func execute(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush) async -> APNsResult {
         let (seconds, attoseconds) = configuration.timeout.components
         let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let deadline = NIODeadline.now() + timeout
-        let result = await attempt(request, push: push, deadline: deadline)
+        let result = await attempt(headers, body: body, push: push, deadline: deadline)
         // A send racing a connection that just died fails before APNs saw it; one more try within the same deadline
         // goes over a new connection. Should APNs have seen it after all, a second background push is harmless.
         if case .retryable(nil, let reason) = result, reason.hasPrefix(Self.connectionLost), NIODeadline.now() < deadline {
-            return await attempt(request, push: push, deadline: deadline)
+            return await attempt(headers, body: body, push: push, deadline: deadline)
         }
         return result
     }
 
-    private func attempt(_ request: HTTPClientRequest, push: APNsPush, deadline: NIODeadline) async -> APNsResult {
-        do {
-            let response = try await http.execute(request, deadline: deadline)
-            let body = try await response.body.collect(upTo: 64 * 1024)
-            let answer = APNsErrorBody(body)
-            let apnsID = response.headers.first(name: "apns-id").flatMap(UUID.init(uuidString:)) ?? push.apnsID
+    private func attempt(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush, deadline: NIODeadline) async -> APNsResult {
+        switch await connections.execute(headers: headers, body: body, deadline: deadline) {
+        case .success(let response):
+            let answer = response.status == 200 ? APNsErrorBody() : APNsErrorBody(response.body)
+            let apnsID = response.apnsID.flatMap(UUID.init(uuidString:)) ?? push.apnsID
             return APNsResult.classify(
-                status: Int(response.status.code), reason: answer.reason, timestamp: answer.timestamp, apnsID: apnsID,
-                receivedAt: Date())
-        } catch {
+                status: response.status, reason: answer.reason, timestamp: answer.timestamp, apnsID: apnsID, receivedAt: Date())
+        case .failure(let error):
             return Self.classify(error)
         }
     }
@@ -152,13 +150,20 @@ public final class APNsClient: Sendable {
 
     /// Transport failures: TLS trust and certificate problems are configuration errors, the rest retryable.
     static func classify(_ error: any Error) -> APNsResult {
-        if let error = error as? HTTPClientError {
+        if let error = error as? APNsTransportError {
             switch error {
-            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            case .timedOut:
                 return .retryable(status: nil, reason: "Timeout (\(error))")
-            default:
+            case .shutDown:
+                return .retryable(status: nil, reason: "ClientShutDown (\(error))")
+            case .noHTTP2:
+                return .configurationError(status: nil, reason: "\(error)")
+            case .connectionLost:
                 return .retryable(status: nil, reason: "\(connectionLost) (\(error))")
             }
+        }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
+            return .retryable(status: nil, reason: "Timeout (connecting: \(error))")
         }
         if let error = error as? NIOSSLError, case .handshakeFailed = error {
             return .configurationError(status: nil, reason: "TLS handshake failed (\(error)): check the trust roots and the client certificate")
@@ -171,7 +176,7 @@ public final class APNsClient: Sendable {
 
     /// Closes the connection. Sends after this return a retryable error.
     public func shutdown() async throws {
-        try await http.shutdown()
+        await connections.shutdown()
     }
 }
 
@@ -180,8 +185,10 @@ struct APNsErrorBody {
     var reason: String?
     var timestamp: Int64?
 
-    init(_ buffer: ByteBuffer) {
-        guard buffer.readableBytes > 0,
+    init() {}
+
+    init(_ buffer: ByteBuffer?) {
+        guard let buffer, buffer.readableBytes > 0,
               let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
         else { return }
         reason = object["reason"] as? String

@@ -1,0 +1,98 @@
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// Opens TLS connections that negotiated h2 by ALPN and sets up HTTP/2 on them.
+struct HTTP2Connector: Sendable {
+    /// Longest wait for TCP connect, and again for the TLS handshake.
+    static let connectTimeout = TimeAmount.seconds(10)
+
+    let host: String
+    let port: Int
+    let sslContext: NIOSSLContext
+
+    /// A connection ready for streams, or the real reason there is none (TLS trust, refused certificate, refused TCP).
+    func connect(on eventLoop: any EventLoop, manager: APNsConnectionManager) -> EventLoopFuture<APNsConnection> {
+        let ready = eventLoop.makePromise(of: APNsConnection.self)
+        // SNI and name checks take a host name; for an IP literal NIOSSL checks the certificate against the peer address.
+        let serverHostname = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(Self.connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { [sslContext] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                    try pipeline.addHandler(FlushCoalescingHandler())
+                    try pipeline.addHandler(HTTP2SetupHandler(ready: ready, manager: manager))
+                }
+            }
+        bootstrap.connect(host: host, port: port).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                // Give up on a handshake that never finishes.
+                let timeout = channel.eventLoop.scheduleTask(in: Self.connectTimeout) {
+                    ready.fail(APNsTransportError.connectionLost("no TLS handshake within \(Self.connectTimeout)"))
+                    channel.close(promise: nil)
+                }
+                ready.futureResult.whenComplete { _ in timeout.cancel() }
+            case .failure(let error):
+                ready.fail(error)
+            }
+        }
+        return ready.futureResult
+    }
+}
+
+/// Waits for the TLS handshake, then puts HTTP/2 into the pipeline before any frame is read, and removes itself.
+final class HTTP2SetupHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let ready: EventLoopPromise<APNsConnection>
+    private let manager: APNsConnectionManager
+
+    init(ready: EventLoopPromise<APNsConnection>, manager: APNsConnectionManager) {
+        self.ready = ready
+        self.manager = manager
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case .handshakeCompleted(let negotiated)? = event as? TLSUserEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        guard negotiated == "h2" else {
+            ready.fail(APNsTransportError.noHTTP2(negotiated: negotiated))
+            context.close(promise: nil)
+            return
+        }
+        do {
+            let pipeline = context.pipeline.syncOperations
+            let multiplexer = try pipeline.configureHTTP2Pipeline(
+                mode: .client, connectionConfiguration: .init(), streamConfiguration: .init(), position: .last
+            ) { pushed in
+                // APNs never opens streams towards the provider.
+                pushed.close()
+            }
+            let connection = APNsConnection(channel: context.channel, multiplexer: multiplexer)
+            try pipeline.addHandler(ConnectionEventsHandler(connection: connection, manager: manager), position: .last)
+            pipeline.removeHandler(context: context, promise: nil)
+            ready.succeed(connection)
+        } catch {
+            ready.fail(error)
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        ready.fail(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        ready.fail(APNsTransportError.connectionLost("the server closed the connection during the TLS handshake"))
+        context.fireChannelInactive()
+    }
+}
