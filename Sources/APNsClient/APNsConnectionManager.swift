@@ -48,10 +48,19 @@ final class APNsConnectionManager: @unchecked Sendable {
             if connecting == nil, !waiting.isEmpty, !isShutDown { connect() }
             return
         }
-        while connection.openStreams < connection.maxStreams, let push = waiting.popFirst() {
+        while !connection.goingAway, connection.openStreams < connection.maxStreams, let push = waiting.popFirst() {
             guard !push.isDone else { continue }
             connection.openStreams += 1
-            connection.multiplexer.createStreamChannel(promise: nil) { stream in
+            let created = eventLoop.makePromise(of: (any Channel).self)
+            created.futureResult.assumeIsolated().whenFailure { error in
+                // With a handler in place, its removal frees the slot; without one (stream IDs used up, connection
+                // closing) nothing else will, and this connection takes no more streams.
+                guard !push.hadStream else { return }
+                connection.openStreams -= 1
+                push.complete(.failure(APNsTransportError.connectionLost("cannot open a stream: \(error)")))
+                self.goingAway(connection)
+            }
+            connection.multiplexer.createStreamChannel(promise: created) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandler(APNsStreamHandler(push: push, connection: connection, manager: self))
                 }

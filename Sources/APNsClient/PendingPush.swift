@@ -36,7 +36,11 @@ final class PendingPush: @unchecked Sendable {
     let body: ByteBuffer?
     let deadline: NIODeadline
     /// The stream carrying the request once one is open, to reset it when the deadline passes.
-    var stream: (any Channel)?
+    var stream: (any Channel)? {
+        didSet { if stream != nil { hadStream = true } }
+    }
+    /// Whether a stream handler ever took this push on; from then on the handler accounts for its stream slot.
+    private(set) var hadStream = false
     private var continuation: UnsafeContinuation<Result<APNsResponse, any Error>, Never>?
 
     init(headers: HPACKHeaders, body: ByteBuffer?, deadline: NIODeadline, continuation: UnsafeContinuation<Result<APNsResponse, any Error>, Never>) {
