@@ -168,11 +168,22 @@ public final class APNsClient: Sendable {
         if let error = error as? NIOSSLError, case .handshakeFailed = error {
             return .configurationError(status: nil, reason: "TLS handshake failed (\(error)): check the trust roots and the client certificate")
         }
+        if let error = error as? BoringSSLError, case .sslError = error, let alert = refusedCertificateAlerts.first(where: "\(error)".contains) {
+            // Under TLS 1.3 the server judges the client certificate after the handshake, so its verdict arrives as an
+            // alert on the open connection rather than as a handshake failure.
+            return .configurationError(status: nil, reason: "APNs refused the client certificate (TLS alert \(alert)): check the order type's certificate, key and topic")
+        }
         if error is NIOSSLExtraError {
             return .configurationError(status: nil, reason: "TLS failed (\(error)): check the trust roots and the client certificate")
         }
         return .retryable(status: nil, reason: "\(connectionLost) (\(error))")
     }
+
+    /// TLS alerts by which a server refuses the client's certificate.
+    static let refusedCertificateAlerts = [
+        "ALERT_BAD_CERTIFICATE", "ALERT_UNSUPPORTED_CERTIFICATE", "ALERT_CERTIFICATE_REVOKED", "ALERT_CERTIFICATE_EXPIRED",
+        "ALERT_CERTIFICATE_UNKNOWN", "ALERT_UNKNOWN_CA", "ALERT_ACCESS_DENIED", "ALERT_CERTIFICATE_REQUIRED",
+    ]
 
     /// Closes the connection. Sends after this return a retryable error.
     public func shutdown() async throws {

@@ -11,6 +11,8 @@ final class APNsConnection: @unchecked Sendable {
     var openStreams = 0
     /// After GOAWAY no new stream may start here; the connection closes once its streams are done.
     var goingAway = false
+    /// The first error the connection saw (a TLS alert, a protocol error): what its unanswered streams report.
+    var failure: (any Error)?
 
     init(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer) {
         self.channel = channel
@@ -44,7 +46,8 @@ final class ConnectionEventsHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Every stream already got this error from the HTTP/2 handler; a TLS failure closes the channel by itself.
+        // The streams only see their closing; keep the reason for them. A TLS failure closes the channel by itself.
+        if connection.failure == nil { connection.failure = error }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

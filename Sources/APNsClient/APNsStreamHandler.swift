@@ -81,7 +81,7 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         push.stream = nil
-        push.complete(.failure(APNsTransportError.connectionLost("the stream closed before APNs answered")))
+        push.complete(.failure(connection.failure ?? APNsTransportError.connectionLost("the stream closed before APNs answered")))
         manager.streamClosed(on: connection)
     }
 }
