@@ -35,6 +35,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a push claim lasts; a job whose instance died is sent by another after it (default 60)")
     var pushLeaseSeconds: Int?
 
+    @Option(help: "Attempts before a push that keeps failing with 429, 5xx, a timeout or a lost connection is parked (default 10)")
+    var pushMaxAttempts: Int?
+
+    @Option(help: "Pushes in flight at once (default 256)")
+    var pushConcurrency: Int?
+
+    @Option(help: "Seconds to wait for one APNs answer before retrying it later (default 30)")
+    var apnsTimeout: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")
     var logLevel: String?
 
@@ -45,13 +54,24 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelText) else {
             throw usageError("log level \"\(levelText)\" is not one of trace, debug, info, notice, warning, error, critical")
         }
-        var portNumber = 8080
-        if let port {
-            portNumber = port
-        } else if let text = environment["ORDERTRACK_PORT"] {
-            guard let parsed = Int(text) else { throw usageError("ORDERTRACK_PORT=\"\(text)\" is not a port number") }
-            portNumber = parsed
+        // An integer option, or else its environment variable, checked against its range.
+        func integer(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            let flag = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
+            let source: (text: String, origin: String)
+            if let value {
+                source = (String(value), flag)
+            } else if let text = environment["ORDERTRACK_\(name)"] {
+                source = (text, "ORDERTRACK_\(name)")
+            } else {
+                return nil
+            }
+            guard let number = Int(source.text) else { throw usageError("\(source.origin) \"\(source.text)\" is not a whole number") }
+            guard range.contains(number) else {
+                throw usageError("\(source.origin) \(number) must be from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
         }
+        let portNumber = try integer(port, "PORT", 0...65535) ?? 8080
         var push = PushConfiguration()
         if let text = setting(apnsEndpoint, "APNS_ENDPOINT") {
             guard let url = URL(string: text) else { throw usageError("--apns-endpoint \"\(text)\" is not a URL") }
@@ -61,13 +81,12 @@ struct ServeCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: path) else { throw usageError("cannot read --apns-ca-file \(path)") }
             push.extraTrustRootsPEM = String(decoding: data, as: UTF8.self)
         }
-        if let expiration = apnsExpiration ?? environment["ORDERTRACK_APNS_EXPIRATION"].flatMap(Int.init) {
-            push.expiration = TimeInterval(expiration)
-        }
-        if let lease = pushLeaseSeconds ?? environment["ORDERTRACK_PUSH_LEASE_SECONDS"].flatMap(Int.init) {
-            guard (1...3600).contains(lease) else { throw usageError("--push-lease-seconds \(lease) must be from 1 to 3600") }
-            push.leaseDuration = TimeInterval(lease)
-        }
+        // Zero would let APNs drop the push for a device that is offline at that moment.
+        if let seconds = try integer(apnsExpiration, "APNS_EXPIRATION", 1...2_592_000) { push.expiration = TimeInterval(seconds) }
+        if let seconds = try integer(pushLeaseSeconds, "PUSH_LEASE_SECONDS", 1...3600) { push.leaseDuration = TimeInterval(seconds) }
+        if let attempts = try integer(pushMaxAttempts, "PUSH_MAX_ATTEMPTS", 1...100) { push.maximumAttempts = attempts }
+        if let pushes = try integer(pushConcurrency, "PUSH_CONCURRENCY", 1...10_000) { push.concurrency = pushes }
+        if let seconds = try integer(apnsTimeout, "APNS_TIMEOUT", 1...300) { push.timeout = .seconds(seconds) }
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration(

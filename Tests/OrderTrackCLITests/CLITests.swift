@@ -147,4 +147,24 @@ import Testing
         #expect(unreachable.errors.contains("cannot connect to PostgreSQL"), "\(unreachable.errors)")
         #expect(!unreachable.errors.contains("secret"), "passwords never reach messages")
     }
+
+    @Test func serveRefusesBadPushSettingsBeforeStarting() throws {
+        let cases: [(arguments: [String], environment: [String: String], message: String)] = [
+            (["--push-max-attempts", "0"], [:], "--push-max-attempts 0 must be from 1 to 100"),
+            (["--push-concurrency", "20000"], [:], "--push-concurrency 20000 must be from 1 to 10000"),
+            (["--apns-timeout", "0"], [:], "--apns-timeout 0 must be from 1 to 300"),
+            (["--apns-expiration", "0"], [:], "--apns-expiration 0 must be from 1 to 2592000"),
+            ([], ["ORDERTRACK_APNS_EXPIRATION": "soon"], "ORDERTRACK_APNS_EXPIRATION \"soon\" is not a whole number"),
+            ([], ["ORDERTRACK_PUSH_LEASE_SECONDS": "-5"], "ORDERTRACK_PUSH_LEASE_SECONDS -5 must be from 1 to 3600"),
+            ([], ["ORDERTRACK_PORT": "http"], "ORDERTRACK_PORT \"http\" is not a whole number"),
+        ]
+        for (arguments, environment, message) in cases {
+            // A free port, except where the port itself is the bad value.
+            let port = environment["ORDERTRACK_PORT"] == nil ? ["--port", "0"] : []
+            let result = try run(["serve", "--data-dir", directory.path] + port + arguments, environment: environment)
+            #expect(result.status == 2, "\(arguments) \(environment)")
+            #expect(result.errors.contains(message), "\(result.errors)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("ordertrack.sqlite").path), "nothing is created")
+        }
+    }
 }
