@@ -102,6 +102,9 @@ public protocol OrderStore: Sendable {
     func pushQueueDepth() async throws -> (pending: Int, parked: Int)
     /// The most recent attempts for an order, newest first.
     func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry]
+    /// Deletes push log entries recorded before `date`, oldest first, a bounded batch per transaction so that
+    /// concurrent writers never wait long; returns the number deleted.
+    func deletePushLog(before date: Date) async throws -> Int
 
     // MARK: Idempotency
 

@@ -187,6 +187,26 @@ extension SQLOrderStore {
         }
     }
 
+    /// Rows one retention transaction deletes at most.
+    static let pruneBatch = 5_000
+
+    public func deletePushLog(before date: Date) async throws -> Int {
+        let cutoff = date.millisecondsSince1970
+        var deleted = 0
+        while true {
+            // Entries are appended in time order, so the oldest ids are the ones past the cutoff: the scan stops early.
+            let batch = try await write("delete old push log entries") { db in
+                try await db.raw("""
+                    DELETE FROM push_log WHERE id IN (
+                        SELECT id FROM push_log WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
+                    RETURNING id
+                    """).all().count
+            }
+            deleted += batch
+            if batch < Self.pruneBatch { return deleted }
+        }
+    }
+
     public func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry] {
         try await read("read push log of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             let rows = try await db.raw("""

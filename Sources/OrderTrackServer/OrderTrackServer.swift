@@ -87,7 +87,7 @@ public struct OrderTrackServer: Sendable {
         return Hummingbird.Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
-            services: [dispatcher],
+            services: [dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

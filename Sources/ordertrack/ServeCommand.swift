@@ -44,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for one APNs answer before retrying it later (default 30)")
     var apnsTimeout: Int?
 
+    @Option(help: "Days push log entries are kept; 0 keeps them forever (default 30)")
+    var pushLogRetentionDays: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")
     var logLevel: String?
 
@@ -87,11 +90,15 @@ struct ServeCommand: AsyncParsableCommand {
         if let attempts = try integer(pushMaxAttempts, "PUSH_MAX_ATTEMPTS", 1...100) { push.maximumAttempts = attempts }
         if let pushes = try integer(pushConcurrency, "PUSH_CONCURRENCY", 1...10_000) { push.concurrency = pushes }
         if let seconds = try integer(apnsTimeout, "APNS_TIMEOUT", 1...300) { push.timeout = .seconds(seconds) }
+        var retention = RetentionConfiguration()
+        if let days = try integer(pushLogRetentionDays, "PUSH_LOG_RETENTION_DAYS", 0...36_500) {
+            retention.pushLog = days == 0 ? nil : TimeInterval(days) * 86_400
+        }
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration(
                 host: setting(host, "HOST") ?? "127.0.0.1", port: portNumber, dataDirectory: setting(dataDir, "DATA_DIR") ?? "./ordertrack-data",
-                databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push)
+                databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push, retention: retention)
         } catch {
             throw usageError("\(error)")
         }

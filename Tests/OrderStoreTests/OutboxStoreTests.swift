@@ -121,6 +121,31 @@ import Testing
         }
     }
 
+    @Test func thePushLogIsPrunedOldestFirstInBatchesAndNewerEntriesStay() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let now = Date()
+            // Outcomes for jobs that no longer exist change no job but are logged, which is all this needs.
+            func outcome(_ index: Int, at date: Date) -> (job: PushJob, resolution: PushJobResolution, log: PushLogEntry) {
+                let job = PushJob(
+                    id: -1, orderTypeIdentifier: fixture.orderType, pushToken: "token\(index)", orderIdentifier: index.isMultiple(of: 2) ? "A" : "B",
+                    generation: 0, attempts: 1, enqueuedAt: date, leaseOwner: "gone")
+                var log = entry(job, outcome: "delivered")
+                log.at = date
+                return (job, .park, log)
+            }
+            let old = (0..<(SQLOrderStore.pruneBatch * 2 + 7)).map { outcome($0, at: now.addingTimeInterval(-40 * 86_400)) }
+            let recent = (0..<3).map { outcome($0, at: now.addingTimeInterval(-86_400)) }
+            try await store.resolvePushJobs(old)
+            try await store.resolvePushJobs(recent)
+            #expect(try await store.deletePushLog(before: now.addingTimeInterval(-30 * 86_400)) == old.count)
+            let left = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 100)
+                + store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "B", limit: 100)
+            #expect(left.count == recent.count, "entries younger than the cutoff stay")
+            #expect(try await store.deletePushLog(before: now.addingTimeInterval(-30 * 86_400)) == 0)
+        }
+    }
+
     @Test func oneBatchResolvesMixedOutcomesAndIgnoresStaleClaims() async throws {
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 6)

@@ -154,6 +154,7 @@ import Testing
             (["--push-concurrency", "20000"], [:], "--push-concurrency 20000 must be from 1 to 10000"),
             (["--apns-timeout", "0"], [:], "--apns-timeout 0 must be from 1 to 300"),
             (["--apns-expiration", "0"], [:], "--apns-expiration 0 must be from 1 to 2592000"),
+            (["--push-log-retention-days=-1"], [:], "--push-log-retention-days -1 must be from 0 to 36500"),
             ([], ["ORDERTRACK_APNS_EXPIRATION": "soon"], "ORDERTRACK_APNS_EXPIRATION \"soon\" is not a whole number"),
             ([], ["ORDERTRACK_PUSH_LEASE_SECONDS": "-5"], "ORDERTRACK_PUSH_LEASE_SECONDS -5 must be from 1 to 3600"),
             ([], ["ORDERTRACK_PORT": "http"], "ORDERTRACK_PORT \"http\" is not a whole number"),

@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable {
     public var packageCacheBytes: Int
     /// APNs endpoint, trust and delivery policy.
     public var push: PushConfiguration
+    /// How long the push log and idempotency keys are kept.
+    public var retention: RetentionConfiguration
 
     /// Builds a configuration, resolving defaults the way the `serve` command documents them.
     public init(
@@ -60,7 +62,8 @@ public struct ServerConfiguration: Sendable {
         maximumMerchantBodySize: Int = 4 * 1024 * 1024,
         maximumDeviceBodySize: Int = 64 * 1024,
         packageCacheBytes: Int = 256 * 1024 * 1024,
-        push: PushConfiguration = PushConfiguration()
+        push: PushConfiguration = PushConfiguration(),
+        retention: RetentionConfiguration = RetentionConfiguration()
     ) throws(ConfigurationError) {
         guard (0...65_535).contains(port) else {
             throw ConfigurationError(setting: "port", message: "\(port) is not a TCP port (0–65535)")
@@ -90,6 +93,10 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError(setting: "push", message: "expiration must not be negative; concurrency and attempts must be positive")
         }
         self.push = push
+        if let pushLog = retention.pushLog, pushLog <= 0 {
+            throw ConfigurationError(setting: "push-log-retention-days", message: "must be positive, or absent to keep the push log forever")
+        }
+        self.retention = retention
     }
 
     /// `<publicURL>/wallet`: what devices append `v1/...` to.

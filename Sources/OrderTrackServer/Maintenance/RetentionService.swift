@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import OrderStore
+import ServiceLifecycle
+
+/// How long records that only grow are kept.
+public struct RetentionConfiguration: Sendable {
+    /// Seconds push log entries are kept; nil keeps them forever. A fan-out to N devices adds N entries.
+    public var pushLog: TimeInterval?
+    /// Seconds idempotency keys are honored at least, before they are forgotten.
+    public var idempotencyKeys: TimeInterval
+    /// Time between two prunings (the first runs at start).
+    public var interval: Duration
+
+    public init(pushLog: TimeInterval? = 30 * 86_400, idempotencyKeys: TimeInterval = 86_400, interval: Duration = .seconds(3_600)) {
+        self.pushLog = pushLog
+        self.idempotencyKeys = idempotencyKeys
+        self.interval = interval
+    }
+}
+
+/// Deletes expired push log entries and idempotency keys at start and then every `interval`. Instances sharing a
+/// database may all run it: deleting what is already gone is harmless.
+final class RetentionService: Service, Sendable {
+    private let store: any OrderStore
+    private let configuration: RetentionConfiguration
+    private let logger: Logger
+
+    init(store: any OrderStore, configuration: RetentionConfiguration, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            repeat {
+                await self.pruneLoggingFailures(now: Date())
+            } while (try? await Task.sleep(for: self.configuration.interval)) != nil
+        }
+    }
+
+    /// Deletes what expired by `now`; returns the push log entries and idempotency keys deleted.
+    @discardableResult
+    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int) {
+        var pushLog = 0
+        if let retention = configuration.pushLog {
+            pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
+        }
+        let keys = try await store.deleteIdempotentResponses(createdBefore: now.addingTimeInterval(-configuration.idempotencyKeys))
+        return (pushLog, keys)
+    }
+
+    private func pruneLoggingFailures(now: Date) async {
+        do {
+            let deleted = try await prune(now: now)
+            if deleted.pushLog + deleted.idempotencyKeys > 0 {
+                logger.info("pruned expired records", metadata: [
+                    "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
+                ])
+            }
+        } catch {
+            // The next round tries again; nothing is lost by waiting.
+            logger.warning("could not prune expired records", metadata: ["error": .string("\(error)")])
+        }
+    }
+}
