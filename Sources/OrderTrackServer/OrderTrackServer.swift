@@ -84,6 +84,7 @@ public struct OrderTrackServer: Sendable {
                 await dispatcher.credentialChanged(orderType)
             }
         ).add(to: router)
+        router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),

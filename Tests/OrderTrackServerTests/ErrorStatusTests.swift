@@ -119,6 +119,26 @@ import Testing
         }
     }
 
+    @Test func aMethodAKnownPathDoesNotTakeIs405WithAllow() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            for (method, path, allow) in [
+                (HTTPRequest.Method.patch, "/api/v1/orders", "GET, POST"),
+                (.delete, "/wallet/v1/orders/order.dev.ordertrack.demo/some-order", "GET"),
+                (.get, "/wallet/v1/log", "POST"),
+                (.post, "/api/v1/assets/logo.png", "DELETE, GET, PUT"),
+            ] {
+                let reply = try await client.call(method, path)
+                #expect(reply.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(reply.headers[.allow] == allow, "\(method) \(path)")
+                #expect(reply.json["error"]?["code"] == "method_not_allowed")
+            }
+            #expect(try await client.call(.get, "/api/v1/nothing-here").status == .notFound, "an unknown path is still 404")
+            #expect(try await client.call(.get, "/api/v1/orders").status == .unauthorized, "allowed methods are untouched")
+        }
+    }
+
     @Test func idempotencyKeys() async throws {
         let server = try TestServer()
         defer { server.remove() }
