@@ -51,6 +51,18 @@ extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}
 enum BenchmarkServer {
     /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
     /// `databaseURL` selects another database than SQLite in that directory; it must be empty.
+    /// `url` with a new schema `bench_<random>`, so a benchmark never touches existing tables (the schema is left behind).
+    static func freshPostgresSchema(_ url: String) throws -> String {
+        let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let fresh = url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
+        do {
+            _ = try PostgresStoreConfiguration(url: fresh)
+        } catch {
+            throw usageError("--postgres: \(error)")
+        }
+        return fresh
+    }
+
     static func run<Value: Sendable>(
         push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil,
         _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Value

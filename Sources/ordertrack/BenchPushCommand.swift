@@ -27,6 +27,9 @@ struct BenchPushCommand: AsyncParsableCommand {
     @Option(help: "Pushes in flight at once")
     var concurrency = 256
 
+    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random> left for you to drop")
+    var postgres: String?
+
     func validate() throws {
         guard devices > 0, concurrency > 0 else { throw ValidationError("--devices and --concurrency must be positive") }
     }
@@ -36,7 +39,9 @@ struct BenchPushCommand: AsyncParsableCommand {
             throw usageError("--apns-endpoint must be a URL and --apns-ca-file a readable PEM file")
         }
         let push = PushConfiguration(endpoint: endpoint, extraTrustRootsPEM: String(decoding: caData, as: UTF8.self), concurrency: concurrency)
-        try await BenchmarkServer.run(push: push) { base, store, credentials in
+        let databaseURL = try postgres.map(BenchmarkServer.freshPostgresSchema)
+        print("database: \(databaseURL == nil ? "SQLite" : "PostgreSQL")")
+        try await BenchmarkServer.run(push: push, databaseURL: databaseURL) { base, store, credentials in
             try await measure(base: base, store: store, credentials: credentials)
         }
     }

@@ -48,14 +48,7 @@ struct BenchServeCommand: AsyncParsableCommand {
     func run() async throws {
         var databases: [(name: String, url: String?)] = [("SQLite", nil)]
         if let postgres {
-            let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-            let url = postgres + (postgres.contains("?") ? "&" : "?") + "schema=\(schema)"
-            do {
-                _ = try PostgresStoreConfiguration(url: url)
-            } catch {
-                throw usageError("--postgres: \(error)")
-            }
-            databases.append(("PostgreSQL", url))
+            databases.append(("PostgreSQL", try BenchmarkServer.freshPostgresSchema(postgres)))
         }
         var measured: [(name: String, result: Measurement)] = []
         for database in databases {
