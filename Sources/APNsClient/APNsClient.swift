@@ -117,9 +117,7 @@ public final class APNsClient: Sendable {
     }
 
     private func execute(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush) async -> APNsResult {
-        let (seconds, attoseconds) = configuration.timeout.components
-        let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let deadline = NIODeadline.now() + timeout
+        let deadline = NIODeadline.now() + TimeAmount(configuration.timeout)
         let result = await attempt(headers, body: body, push: push, deadline: deadline)
         // A send racing a connection that just died fails before APNs saw it; one more try within the same deadline
         // goes over a new connection. Should APNs have seen it after all, a second background push is harmless.

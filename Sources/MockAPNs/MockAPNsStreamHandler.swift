@@ -51,9 +51,7 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
         case .respond:
             respond(answer, apnsID: apnsID, context: context)
         case .respondAfter(let delay):
-            let (seconds, attoseconds) = delay.components
-            let wait = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-            context.eventLoop.assumeIsolated().scheduleTask(in: wait) {
+            context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(delay)) {
                 self.respond(answer, apnsID: apnsID, context: context)
             }
         case .dropConnection:

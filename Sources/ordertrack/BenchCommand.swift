@@ -49,8 +49,6 @@ extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}
 
 /// A throwaway server for benchmarks: fresh data directory, quiet logs, bound to a free loopback port.
 enum BenchmarkServer {
-    /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
-    /// `databaseURL` selects another database than SQLite in that directory; it must be empty.
     /// `url` with a new schema `bench_<random>`, so a benchmark never touches existing tables (the schema is left behind).
     static func freshPostgresSchema(_ url: String) throws -> String {
         let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
@@ -63,6 +61,8 @@ enum BenchmarkServer {
         return fresh
     }
 
+    /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
+    /// `databaseURL` selects another database than SQLite in that directory; it must be empty.
     static func run<Value: Sendable>(
         push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil,
         _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Value
