@@ -61,11 +61,10 @@ extension SQLOrderStore {
         let nowMilliseconds = now.millisecondsSince1970
         return try await write("renew \(jobIDs.count) push leases") { db in
             var renewed = 0
-            for start in stride(from: 0, to: jobIDs.count, by: Self.statementChunk) {
-                let ids = jobIDs[start..<min(jobIDs.count, start + Self.statementChunk)].sorted()
+            for ids in jobIDs.sorted().chunked(into: Self.statementChunk) {
                 renewed += try await db.raw("""
                     UPDATE push_jobs SET lease_until = \(bind: until)
-                    WHERE lease_owner = \(bind: leaseOwner) AND lease_until > \(bind: nowMilliseconds) AND id IN (\(binds: ids))
+                    WHERE lease_owner = \(bind: leaseOwner) AND lease_until > \(bind: nowMilliseconds) AND id IN (\(binds: Array(ids)))
                     RETURNING id
                     """).all().count
             }
@@ -104,10 +103,10 @@ extension SQLOrderStore {
     static let statementChunk = 500
 
     private static func appendPushLog(_ db: any SQLDatabase, _ entries: [PushLogEntry]) async throws {
-        for start in stride(from: 0, to: entries.count, by: statementChunk) {
+        for chunk in entries.chunked(into: statementChunk) {
             var insert = db.insert(into: "push_log")
                 .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
-            for entry in entries[start..<min(entries.count, start + statementChunk)] {
+            for entry in chunk {
                 insert = insert.values(
                     entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
                     entry.outcome, entry.at.millisecondsSince1970)
@@ -129,8 +128,8 @@ extension SQLOrderStore {
     private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws {
         let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) { Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation) }
         for (claim, group) in groups {
-            for start in stride(from: 0, to: group.count, by: statementChunk) {
-                let ids = group[start..<min(group.count, start + statementChunk)].map(\.id)
+            for chunk in group.chunked(into: statementChunk) {
+                let ids = chunk.map(\.id)
                 let deleted = try await db.raw("""
                     DELETE FROM push_jobs WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts)
                         AND generation = \(bind: claim.generation) AND id IN (\(binds: ids))
