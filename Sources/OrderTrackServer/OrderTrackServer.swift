@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import OrderModel
@@ -87,6 +88,7 @@ public struct OrderTrackServer: Sendable {
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,
+            server: .http1(configuration: HTTPServerLimits.http1Configuration),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             services: [dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
