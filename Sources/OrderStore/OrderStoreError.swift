@@ -21,6 +21,11 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case openFailed(path: String, reason: String)
     /// The database cannot be reached or is not serving right now; the same call may succeed shortly.
     case unavailable(operation: String, reason: String)
+    /// Another writer held a lock longer than the store waits (SQLite busy timeout, PostgreSQL lock or statement
+    /// timeout); nothing was written and the same call may succeed shortly.
+    case busy(operation: String, reason: String)
+    /// The database has no space left; nothing was written.
+    case storageFull(operation: String, reason: String)
     /// Any other database failure, with the operation that was attempted.
     case database(operation: String, reason: String)
 
@@ -56,6 +61,10 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "cannot open database \(path): \(reason)"
         case .unavailable(let operation, let reason):
             "database unavailable while trying to \(operation): \(reason); retry shortly"
+        case .busy(let operation, let reason):
+            "database busy while trying to \(operation): \(reason); retry shortly"
+        case .storageFull(let operation, let reason):
+            "database storage full while trying to \(operation): \(reason); free space, then retry"
         case .database(let operation, let reason):
             "database error while trying to \(operation): \(reason)"
         }

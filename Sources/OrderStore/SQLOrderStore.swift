@@ -100,6 +100,10 @@ public final class SQLOrderStore: OrderStore {
             return .database(operation: operation, reason: "a row with the same key already exists (\(description.message))")
         case .unavailable:
             return .unavailable(operation: operation, reason: description.message)
+        case .busy:
+            return .busy(operation: operation, reason: description.message)
+        case .storageFull:
+            return .storageFull(operation: operation, reason: description.message)
         case .transient, .other:
             return .database(operation: operation, reason: description.message)
         }

@@ -32,6 +32,10 @@ struct BackendErrorDescription: Sendable {
         case transient
         /// The database cannot be reached or is not serving.
         case unavailable
+        /// A lock was held by another writer longer than the store waits.
+        case busy
+        /// No space left for the database.
+        case storageFull
         case other
     }
 

@@ -131,6 +131,10 @@ final class SQLiteBackend: SQLStoreBackend {
             return .init(kind: .uniqueViolation, message: error.message)
         case .constraintForeignKeyFailed:
             return .init(kind: .foreignKeyViolation, message: error.message)
+        case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked, .lockedBySharedCache, .lockedVirtualTable:
+            return .init(kind: .busy, message: "SQLite: \(error.message)")
+        case .full:
+            return .init(kind: .storageFull, message: "SQLite: \(error.message)")
         default:
             return .init(kind: .other, message: "SQLite: \(error.message)")
         }

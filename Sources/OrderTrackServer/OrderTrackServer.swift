@@ -68,8 +68,9 @@ public struct OrderTrackServer: Sendable {
             store: store, lookup: lookup, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, logger: logger)
 
-        let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: StoreAvailabilityMiddleware())
+        // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: ErrorEnvelopeMiddleware())
         router.get("healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok"))) }
         router.get("openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))

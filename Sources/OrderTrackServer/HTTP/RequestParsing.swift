@@ -3,10 +3,10 @@ import OrderModel
 
 /// Reading path parameters and bodies the same way on every endpoint, with the same errors.
 enum RequestParsing {
-    /// A path parameter, percent-decoded, that must be an identifier (1–255 characters of `A–Z a–z 0–9 ._~:@+-`).
+    /// A path parameter, percent-decoded, that must be an identifier (`OrderService.identifierRule`).
     static func identifier(_ name: String, _ context: BasicRequestContext) throws -> String {
         guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
-            throw APIError.badRequest("invalid_path", "\(name) must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: name)
+            throw APIError.badRequest("invalid_path", "\(name) must be \(OrderService.identifierRule)", param: name)
         }
         return value
     }

@@ -150,9 +150,8 @@ struct WalletRoutes: Sendable {
             status = Int(response.status.code)
             return response
         } catch {
-            let answer = APIError.answering(error)
-            if let answer = answer as? HTTPResponseError { status = Int(answer.status.code) }
-            throw answer
+            status = Int(APIError(answering: error).status.code)
+            throw error
         }
     }
 }

@@ -47,7 +47,7 @@ public struct Administration: Sendable {
         merchantID: String, orderTypeIdentifier: String, identity configuration: IdentityConfig, apnsToken: APNsTokenConfig? = nil
     ) async throws -> SigningIdentity {
         guard OrderService.isValidIdentifier(orderTypeIdentifier) else {
-            throw AdministrationError(message: "\"\(orderTypeIdentifier)\" is not an order type identifier (1–255 characters of A–Z, a–z, 0–9 and ._~:@+-)")
+            throw AdministrationError(message: "\"\(orderTypeIdentifier)\" is not an order type identifier (\(OrderService.identifierRule))")
         }
         let identity: SigningIdentity
         do {

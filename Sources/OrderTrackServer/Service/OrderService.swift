@@ -15,9 +15,12 @@ struct OrderService: Sendable {
     let logger: Logger
     let updateLock = KeyedLock()
 
-    /// Identifiers a merchant may choose: URL-safe, so they never need escaping in device paths.
+    /// Identifiers a merchant may choose: URL-safe, so they never need escaping in device paths. `.` and `..` are not
+    /// identifiers: URL clients remove them as dot segments (RFC 3986 §5.2.4), so a device could never fetch such an order.
+    static let identifierRule = "1–255 characters of A–Z, a–z, 0–9 and ._~:@+-, other than . and .."
+
     static func isValidIdentifier(_ text: String) -> Bool {
-        (1...255).contains(text.utf8.count)
+        text != "." && text != ".." && (1...255).contains(text.utf8.count)
             && text.utf8.allSatisfy { byte in
                 (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                     || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || Array("._~:@+-".utf8).contains(byte)
@@ -38,7 +41,7 @@ struct OrderService: Sendable {
         let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
         if let identifier = document["orderIdentifier"] {
             guard let text = identifier.stringValue, Self.isValidIdentifier(text) else {
-                throw APIError.badRequest("invalid_order_identifier", "orderIdentifier must be 1–255 characters of A–Z, a–z, 0–9 and ._~:@+-", param: "orderIdentifier")
+                throw APIError.badRequest("invalid_order_identifier", "orderIdentifier must be \(Self.identifierRule)", param: "orderIdentifier")
             }
         } else {
             document["orderIdentifier"] = .string(UUID().uuidString.lowercased())

@@ -28,9 +28,10 @@ enum Secrets {
     static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)
         let right = Array(rhs.utf8)
-        var difference = UInt8(truncatingIfNeeded: left.count ^ right.count)
+        // The length difference at full width: truncated to a byte, lengths 256 apart would compare equal.
+        var difference = left.count ^ right.count
         for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
+            difference |= Int((index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0))
         }
         return difference == 0
     }

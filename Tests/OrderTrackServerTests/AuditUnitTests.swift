@@ -1,0 +1,50 @@
+import OrderModel
+import OrderStore
+import Testing
+
+@testable import OrderTrackServer
+
+/// Audit findings checked on the server's internals: L1 (constant-time comparison), L2 (dot-segment identifiers), M7
+/// (store faults answered with their status).
+@Suite struct AuditUnitTests {
+    @Test func m7_storeFaultsAreAnsweredWithTheirStatus() {
+        let busy = APIError(answering: OrderStoreError.busy(operation: "create an order", reason: "SQLite: database is locked"))
+        #expect(busy.status.code == 503 && busy.code == "database_busy" && busy.headers[.retryAfter] == "1")
+        let down = APIError(answering: OrderStoreError.unavailable(operation: "read an order", reason: "connection refused"))
+        #expect(down.status.code == 503 && down.code == "database_unavailable" && down.headers[.retryAfter] == "5")
+        let full = APIError(answering: OrderStoreError.storageFull(operation: "create an order", reason: "SQLite: database or disk is full"))
+        #expect(full.status.code == 507 && full.code == "insufficient_storage")
+        // Other faults reveal nothing of their cause to the caller.
+        let other = APIError(answering: OrderStoreError.database(operation: "create an order", reason: "secret detail"))
+        #expect(other.status.code == 500 && other.code == "internal_error" && !other.message.contains("secret detail"))
+    }
+
+    @Test func l1_secretsOfLengthsAMultipleOf256ApartNeverCompareEqual() {
+        let token = "Rj7fgMRAhNsCYsK4M4-8GNv9Za-TKgRa"
+        #expect(Secrets.constantTimeEquals(token, token))
+        #expect(!Secrets.constantTimeEquals(token, token + String(repeating: "\u{0}", count: 256)))
+        #expect(!Secrets.constantTimeEquals(token + String(repeating: "\u{0}", count: 512), token))
+        #expect(!Secrets.constantTimeEquals("", String(repeating: "\u{0}", count: 256)))
+        #expect(!Secrets.constantTimeEquals(token, String(token.dropLast()) + "b"))
+    }
+
+    @Test func l2_dotSegmentsAreNotIdentifiers() async throws {
+        #expect(!OrderService.isValidIdentifier("."))
+        #expect(!OrderService.isValidIdentifier(".."))
+        #expect(OrderService.isValidIdentifier("..."))
+        #expect(OrderService.isValidIdentifier(".hidden"))
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            for identifier in [".", ".."] {
+                var content = SampleContent.order
+                content["orderIdentifier"] = .string(identifier)
+                let created = try await client.merchant(.post, "/api/v1/orders", json: content)
+                #expect(created.status == .badRequest)
+                #expect(created.json["error"]?["param"] == "orderIdentifier")
+                #expect(created.json["error"]?["message"]?.stringValue?.contains("other than . and ..") == true)
+            }
+            #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.isEmpty == true, "nothing was created")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ExternalTools
+import Foundation
+import HTTPTypes
+import OrderModel
+import Testing
+
+/// Every answer carries a request id, every error is the JSON envelope (audit M7), HEAD works wherever GET does (L15).
+@Suite struct ErrorEnvelopeTests {
+    static func expectEnvelope(_ reply: Client.Reply, status: HTTPResponse.Status, code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
+        #expect(reply.headers[.contentType] == "application/json", sourceLocation: sourceLocation)
+        #expect(reply.json["error"]?["code"] == .string(code), "\(reply.text)", sourceLocation: sourceLocation)
+        #expect(reply.json["error"]?["message"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+    }
+
+    @Test func m7_everyErrorIsTheJSONEnvelopeWithARequestID() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            // Hummingbird's own errors used to be empty bodies: an unknown path, an oversized body.
+            let unknown = try await client.call(.get, "/wallet/v1/nothing-here")
+            Self.expectEnvelope(unknown, status: .notFound, code: "not_found")
+            let huge = try await client.merchant(.post, "/api/v1/orders", json: ["orderNumber": .string(String(repeating: "9", count: 5 * 1024 * 1024))])
+            Self.expectEnvelope(huge, status: .contentTooLarge, code: "body_too_large")
+
+            // A generated request id on every answer, errors included; unique per request.
+            let first = try #require(unknown.headers[.requestID])
+            let second = try #require(try await client.call(.get, "/healthz").headers[.requestID])
+            #expect(first.count >= 16 && second.count >= 16 && first != second)
+            // The caller's id is echoed when it is a sane token, replaced when it is not.
+            let echoed = try await client.merchant(.get, "/api/v1/orders", headers: [.requestID: "support-ticket-4711"])
+            #expect(echoed.headers[.requestID] == "support-ticket-4711")
+            let forged = try await client.merchant(.get, "/api/v1/orders", headers: [.requestID: "a b\"c"])
+            #expect(forged.headers[.requestID] != "a b\"c")
+            let long = try await client.merchant(.get, "/api/v1/orders", headers: [.requestID: String(repeating: "x", count: 129)])
+            #expect(long.headers[.requestID]?.count ?? 0 < 129)
+        }
+    }
+
+    @Test func m7_aDatabaseLockedLongerThanTheBusyTimeoutIs503WithRetryAfter() async throws {
+        // The audit's fault: another process holds SQLite's write lock for longer than the 10 s busy timeout.
+        guard !TestDatabase.usesPostgres else { return }
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let database = server.dataDirectory.appendingPathComponent("ordertrack.sqlite").path
+            let locker = Process()
+            locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            locker.arguments = [
+                "python3", "-c",
+                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(30)",
+                database,
+            ]
+            let output = Pipe()
+            locker.standardOutput = output
+            try locker.run()
+            defer { locker.terminate() }
+            #expect(output.fileHandleForReading.readData(ofLength: 6) == Data("locked".utf8))
+
+            let started = ContinuousClock.now
+            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
+            Self.expectEnvelope(created, status: .serviceUnavailable, code: "database_busy")
+            #expect(created.headers[.retryAfter] == "1")
+            #expect(ContinuousClock.now - started < .seconds(28), "answered before the lock was released")
+            locker.terminate()
+            locker.waitUntilExit()
+            // Nothing half-written: once the lock is gone the same request succeeds and the list holds only it.
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order).status == .created)
+            #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)
+        }
+    }
+
+    @Test func l15_headIsAnsweredWhereverGetIs() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let health = try await client.call(.head, "/healthz")
+            #expect(health.status == .ok)
+            #expect(health.body.isEmpty)
+            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
+            let details = try #require(created.json["orderDetails"])
+            let path = "/wallet/v1/orders/\(details["orderTypeIdentifier"]!.stringValue!)/\(details["orderIdentifier"]!.stringValue!)"
+            let token = details["authenticationToken"]!.stringValue!
+            let get = try await client.device(.get, path, token: token)
+            let head = try await client.device(.head, path, token: token)
+            #expect(head.status == .ok && head.body.isEmpty)
+            #expect(head.headers[.lastModified] == get.headers[.lastModified])
+            #expect(head.headers[.contentType] == get.headers[.contentType])
+            #expect(try await client.device(.head, path, token: "wrong").status == .unauthorized)
+        }
+    }
+}
