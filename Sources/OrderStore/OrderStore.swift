@@ -34,6 +34,10 @@ public protocol OrderStore: Sendable {
     /// Throws ``OrderStoreError/orderAlreadyExists(orderTypeIdentifier:orderIdentifier:)`` on a duplicate.
     @discardableResult
     func createOrder(_ order: OrderRecord) async throws -> OrderRecord
+    /// Stores a new order and, in the same transaction, the response to the request that created it under the
+    /// request's idempotency key. When the key already holds a response (a retry, or a concurrent request with the same
+    /// key), nothing is written and that response is returned as `.replayed`.
+    func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
     /// change sequence. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
@@ -109,8 +113,6 @@ public protocol OrderStore: Sendable {
     // MARK: Idempotency
 
     func idempotentResponse(merchantID: String, key: String) async throws -> IdempotencyRecord?
-    /// Stores a response under an idempotency key; the first writer wins and later writers get the stored one.
-    func saveIdempotentResponse(merchantID: String, key: String, record: IdempotencyRecord) async throws -> IdempotencySaveOutcome
     /// Deletes idempotent responses created before `date`; returns the number deleted.
     func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int
 

@@ -185,12 +185,25 @@ public struct IdempotencyRecord: Sendable, Hashable {
     }
 }
 
-/// Result of ``OrderStore/saveIdempotentResponse(merchantID:key:record:)``.
-public enum IdempotencySaveOutcome: Sendable, Hashable {
-    /// This call stored the response.
-    case saved
-    /// Another request stored a response under this key first; it is returned unchanged.
-    case conflict(existing: IdempotencyRecord)
+/// A response to store under a merchant's idempotency key, in the transaction of the write it answers.
+public struct IdempotencyClaim: Sendable, Hashable {
+    public var merchantID: String
+    public var key: String
+    public var record: IdempotencyRecord
+
+    public init(merchantID: String, key: String, record: IdempotencyRecord) {
+        self.merchantID = merchantID
+        self.key = key
+        self.record = record
+    }
+}
+
+/// Result of ``OrderStore/createOrder(_:idempotency:)``.
+public enum IdempotentCreationOutcome: Sendable, Hashable {
+    /// This call stored the order, as returned, and the response under the key.
+    case created(OrderRecord)
+    /// Another request stored a response under this key first; it is returned unchanged and nothing was written.
+    case replayed(IdempotencyRecord)
 }
 
 /// Metadata of a stored asset (an image referenced by order documents).

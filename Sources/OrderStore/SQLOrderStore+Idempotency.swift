@@ -8,24 +8,6 @@ extension SQLOrderStore {
         }
     }
 
-    public func saveIdempotentResponse(merchantID: String, key: String, record: IdempotencyRecord) async throws -> IdempotencySaveOutcome {
-        try await write("save idempotent response") { db in
-            let inserted = try await db.insert(into: "idempotency_keys")
-                .columns("merchant_id", "idempotency_key", "request_hash", "status", "body", "created_at")
-                .values(merchantID, key, record.requestHash, record.status, Data(record.body), record.createdAt.millisecondsSince1970)
-                .ignoringConflicts(with: ["merchant_id", "idempotency_key"])
-                .returning("idempotency_key")
-                .first()
-            if inserted != nil {
-                return .saved
-            }
-            guard let existing = try await Self.idempotentResponse(db, merchantID: merchantID, key: key) else {
-                throw OrderStoreError.corruptRecord(table: "idempotency_keys", reason: "a conflicting row vanished inside the transaction")
-            }
-            return .conflict(existing: existing)
-        }
-    }
-
     public func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int {
         try await write("delete old idempotent responses") { db in
             try await db.delete(from: "idempotency_keys")
@@ -34,6 +16,22 @@ extension SQLOrderStore {
                 .all()
                 .count
         }
+    }
+
+    /// Stores the claim's response unless its key already holds one, which is returned instead.
+    static func claimIdempotencyKey(_ db: any SQLDatabase, _ claim: IdempotencyClaim) async throws -> IdempotencyRecord? {
+        let record = claim.record
+        let inserted = try await db.insert(into: "idempotency_keys")
+            .columns("merchant_id", "idempotency_key", "request_hash", "status", "body", "created_at")
+            .values(claim.merchantID, claim.key, record.requestHash, record.status, Data(record.body), record.createdAt.millisecondsSince1970)
+            .ignoringConflicts(with: ["merchant_id", "idempotency_key"])
+            .returning("idempotency_key")
+            .first()
+        guard inserted == nil else { return nil }
+        guard let existing = try await idempotentResponse(db, merchantID: claim.merchantID, key: claim.key) else {
+            throw OrderStoreError.corruptRecord(table: "idempotency_keys", reason: "a conflicting row vanished inside the transaction")
+        }
+        return existing
     }
 
     static func idempotentResponse(_ db: any SQLDatabase, merchantID: String, key: String) async throws -> IdempotencyRecord? {

@@ -13,23 +13,37 @@ extension SQLOrderStore {
     @discardableResult
     public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
-            try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
-            var stored = order
-            stored.version = 1
-            stored.changeSequence = try await nextChangeSequence(db)
-            stored.createdAt = Date(millisecondsSince1970: order.createdAt.millisecondsSince1970)
-            stored.updatedAt = Date(millisecondsSince1970: order.updatedAt.millisecondsSince1970)
-            let inserted = try await db.insert(into: "orders")
-                .columns(Self.orderColumns)
-                .values(Self.orderValues(stored, createdSequence: stored.changeSequence))
-                .ignoringConflicts(with: ["order_type_identifier", "order_identifier"])
-                .returning("order_identifier")
-                .first()
-            guard inserted != nil else {
-                throw OrderStoreError.orderAlreadyExists(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
-            }
-            return stored
+            try await insertOrder(db, order)
         }
+    }
+
+    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome {
+        try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier) under an idempotency key") { db in
+            // The key first: a concurrent request with the same key waits on it (PostgreSQL's unique index) or runs
+            // after this transaction (SQLite's single writer), then finds this response instead of creating an order.
+            if let existing = try await Self.claimIdempotencyKey(db, idempotency) { return .replayed(existing) }
+            return .created(try await insertOrder(db, order))
+        }
+    }
+
+    @discardableResult
+    private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord) async throws -> OrderRecord {
+        try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
+        var stored = order
+        stored.version = 1
+        stored.changeSequence = try await nextChangeSequence(db)
+        stored.createdAt = Date(millisecondsSince1970: order.createdAt.millisecondsSince1970)
+        stored.updatedAt = Date(millisecondsSince1970: order.updatedAt.millisecondsSince1970)
+        let inserted = try await db.insert(into: "orders")
+            .columns(Self.orderColumns)
+            .values(Self.orderValues(stored, createdSequence: stored.changeSequence))
+            .ignoringConflicts(with: ["order_type_identifier", "order_identifier"])
+            .returning("order_identifier")
+            .first()
+        guard inserted != nil else {
+            throw OrderStoreError.orderAlreadyExists(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
+        }
+        return stored
     }
 
     public func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {

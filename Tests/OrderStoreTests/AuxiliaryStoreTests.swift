@@ -3,27 +3,38 @@ import Testing
 @testable import OrderStore
 
 @Suite struct AuxiliaryStoreTests {
-    @Test func firstIdempotentResponseWins() async throws {
+    @Test func theFirstRequestUnderAKeyCreatesItsOrderAndItsResponseInOneTransaction() async throws {
         try await withStore { store, _ in
-            let merchant = try await store.createMerchant(name: "Shop")
+            let fixture = try await Fixture.make(store)
+            let merchantID = fixture.merchant.id
             let created = milliseconds(Date(timeIntervalSince1970: 1_750_000_000.5))
             let first = IdempotencyRecord(requestHash: "h1", status: 201, body: Array(#"{"id":"A"}"#.utf8), createdAt: created)
-            let second = IdempotencyRecord(requestHash: "h2", status: 409, body: [], createdAt: Date())
+            let second = IdempotencyRecord(requestHash: "h2", status: 201, body: Array(#"{"id":"B"}"#.utf8), createdAt: Date())
 
-            #expect(try await store.idempotentResponse(merchantID: merchant.id, key: "k1") == nil)
-            #expect(try await store.saveIdempotentResponse(merchantID: merchant.id, key: "k1", record: first) == .saved)
-            #expect(try await store.saveIdempotentResponse(merchantID: merchant.id, key: "k1", record: second) == .conflict(existing: first))
-            #expect(try await store.idempotentResponse(merchantID: merchant.id, key: "k1") == first)
+            #expect(try await store.idempotentResponse(merchantID: merchantID, key: "k1") == nil)
+            guard case .created(let order) = try await store.createOrder(fixture.order("A"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k1", record: first)) else {
+                Issue.record("the first request under k1 must create its order")
+                return
+            }
+            #expect(order.orderIdentifier == "A" && order.version == 1)
+            // A second request under the same key gets the first response, and its order is not written.
+            let replayed = try await store.createOrder(fixture.order("B"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k1", record: second))
+            #expect(replayed == .replayed(first))
+            #expect(try await store.order(type: fixture.orderType, id: "B") == nil)
+            #expect(try await store.idempotentResponse(merchantID: merchantID, key: "k1") == first)
+            // An order that cannot be created leaves its key unclaimed (one transaction).
+            await #expect(throws: OrderStoreError.orderAlreadyExists(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")) {
+                try await store.createOrder(fixture.order("A"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k2", record: second))
+            }
+            #expect(try await store.idempotentResponse(merchantID: merchantID, key: "k2") == nil)
 
             // Keys are per merchant.
             let other = try await store.createMerchant(name: "Other")
             #expect(try await store.idempotentResponse(merchantID: other.id, key: "k1") == nil)
-            #expect(try await store.saveIdempotentResponse(merchantID: other.id, key: "k1", record: second) == .saved)
 
             #expect(try await store.deleteIdempotentResponses(createdBefore: created) == 0)
             #expect(try await store.deleteIdempotentResponses(createdBefore: created.addingTimeInterval(1)) == 1)
-            #expect(try await store.idempotentResponse(merchantID: merchant.id, key: "k1") == nil)
-            #expect(try await store.idempotentResponse(merchantID: other.id, key: "k1") == second.withMillisecondDate)
+            #expect(try await store.idempotentResponse(merchantID: merchantID, key: "k1") == nil)
         }
     }
 

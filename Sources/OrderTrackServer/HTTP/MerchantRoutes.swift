@@ -103,25 +103,26 @@ struct MerchantRoutes: Sendable {
             }
         }
         let content = try RequestParsing.json(body)
-        let created = try await orders.createOrder(merchant: merchant, content: content)
-        let response: JSONValue = [
-            "order": created.document,
-            "orderDetails": [
-                "orderTypeIdentifier": .string(created.record.orderTypeIdentifier),
-                "orderIdentifier": .string(created.record.orderIdentifier),
-                "webServiceURL": .string(orders.webServiceURL),
-                "authenticationToken": .string(created.record.authenticationToken),
-            ],
-            "warnings": .array(created.warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
-        ]
-        let bytes = response.serialized()
-        if let idempotencyKey {
-            let record = IdempotencyRecord(requestHash: requestHash, status: 201, body: bytes, createdAt: Date())
-            if case .conflict(let existing) = try await store.saveIdempotentResponse(merchantID: merchant.id, key: idempotencyKey, record: record) {
-                return try replay(existing, requestHash: requestHash)
-            }
+        let idempotency = idempotencyKey.map { OrderService.IdempotentRequest(key: $0, requestHash: requestHash) }
+        let outcome = try await orders.createOrder(merchant: merchant, content: content, idempotency: idempotency) { created in
+            let response: JSONValue = [
+                "order": created.document,
+                "orderDetails": [
+                    "orderTypeIdentifier": .string(created.record.orderTypeIdentifier),
+                    "orderIdentifier": .string(created.record.orderIdentifier),
+                    "webServiceURL": .string(orders.webServiceURL),
+                    "authenticationToken": .string(created.record.authenticationToken),
+                ],
+                "warnings": .array(created.warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
+            ]
+            return response.serialized()
         }
-        return Response(status: .created, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        switch outcome {
+        case .created(_, let body):
+            return Response(status: .created, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        case .replayed(let saved):
+            return try replay(saved, requestHash: requestHash)
+        }
     }
 
     func replay(_ saved: IdempotencyRecord, requestHash: String) throws -> Response {

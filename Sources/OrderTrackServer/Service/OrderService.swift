@@ -33,8 +33,25 @@ struct OrderService: Sendable {
         var warnings: [ValidationProblem]
     }
 
-    /// Completes order content sent at payment completion, validates it with the merchant's assets, and stores it.
-    func createOrder(merchant: MerchantRecord, content: JSONValue, now: Date = Date()) async throws -> CreatedOrder {
+    /// A create request's idempotency key and the hash of the request it was sent with.
+    struct IdempotentRequest: Sendable {
+        var key: String
+        var requestHash: String
+    }
+
+    enum CreateOutcome: Sendable {
+        /// The order was stored; `responseBody` is what `responseBody(_:)` made of it.
+        case created(CreatedOrder, responseBody: [UInt8])
+        /// The idempotency key already answered a request (a retry, or one running concurrently): its stored response.
+        case replayed(IdempotencyRecord)
+    }
+
+    /// Completes order content sent at payment completion, validates it with the merchant's assets, and stores it;
+    /// with an idempotency key, the response (made by `responseBody`) is stored under it in the order's transaction.
+    func createOrder(
+        merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, now: Date = Date(),
+        responseBody: (CreatedOrder) -> [UInt8]
+    ) async throws -> CreateOutcome {
         guard var document = content.objectValue else {
             throw APIError.badRequest("body_not_object", "the body must be a JSON object with the order content, but is \(content.kindName)")
         }
@@ -68,15 +85,27 @@ struct OrderService: Sendable {
             orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
             authenticationToken: token, document: normalized.serialized(), status: normalized["status"]?.stringValue,
             createdAt: created, updatedAt: updated, version: 1, changeSequence: 0)
+        // The response shows the order as created; the change sequence the store assigns is not part of it.
+        let response = responseBody(CreatedOrder(record: record, document: normalized, warnings: warnings))
         let stored: OrderRecord
         do {
-            stored = try await store.createOrder(record)
+            if let idempotency {
+                let claim = IdempotencyClaim(
+                    merchantID: merchant.id, key: idempotency.key,
+                    record: IdempotencyRecord(requestHash: idempotency.requestHash, status: 201, body: response, createdAt: now))
+                switch try await store.createOrder(record, idempotency: claim) {
+                case .created(let order): stored = order
+                case .replayed(let existing): return .replayed(existing)
+                }
+            } else {
+                stored = try await store.createOrder(record)
+            }
         } catch OrderStoreError.orderAlreadyExists {
             throw APIError.conflict("order_exists", "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
         }
         lookup.remember(stored)
         packages.prepare(stored)
-        return CreatedOrder(record: stored, document: normalized, warnings: warnings)
+        return .created(CreatedOrder(record: stored, document: normalized, warnings: warnings), responseBody: response)
     }
 
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
