@@ -1,0 +1,15 @@
+// libFuzzer: -max_len=4096
+import OrderModel
+
+// URIs and e-mail addresses from order.json. An accepted URI ends up in links and headers, so it must be
+// printable ASCII with a scheme.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    if TextFormat.isAbsoluteURI(text) {
+        precondition(text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "URI with a non-printable byte accepted")
+        precondition(TextFormat.scheme(of: text).map { !$0.isEmpty } == true, "URI without a scheme accepted")
+    }
+    _ = TextFormat.isEmailAddress(text)
+    return 0
+}
