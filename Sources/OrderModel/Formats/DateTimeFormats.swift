@@ -58,9 +58,10 @@ public enum DateTimeFormat {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// Formats a date as RFC 3339 in UTC with millisecond precision (`2024-05-01T12:30:00.250Z`).
+    /// Formats a date as RFC 3339 in UTC to the nearest millisecond (`2024-05-01T12:30:00.250Z`). Nearest, not
+    /// truncated: a parsed `.51` before 1970 is -0.49 s, which binary floating point holds as a hair below -490 ms.
     public static func formatRFC3339(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let totalSeconds = (totalMilliseconds - Int64(milliseconds)) / 1000
         var days = Int(totalSeconds / 86_400)

@@ -1,8 +1,15 @@
+import Foundation
+
 /// Syntax checks for URIs and e-mail addresses.
 public enum TextFormat {
     /// Whether `text` is an absolute URI per RFC 3986: a scheme, a colon, then only characters a URI may hold
-    /// (unreserved, reserved or well-formed `%` escapes).
+    /// (unreserved, reserved or well-formed `%` escapes), and one Foundation's `URL` accepts too (a numeric port, a
+    /// well-formed host), because the typed model and Wallet read it as a URL.
     public static func isAbsoluteURI(_ text: String) -> Bool {
+        hasURISyntax(text) && URL(string: text) != nil
+    }
+
+    private static func hasURISyntax(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isAlpha(bytes[0]) else { return false }
         for byte in bytes[1..<colon] where !(isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+")
