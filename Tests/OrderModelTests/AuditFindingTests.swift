@@ -1,0 +1,144 @@
+import Foundation
+import OrderModel
+import Testing
+
+/// Regression tests for the findings of the security audit of 2026-11-22 (C1, H1, H2), with the audit's worst
+/// inputs scaled to the server's 4 MiB body limit. Serialized, so the timed tests do not compete with each other.
+@Suite(.serialized) struct AuditFindingTests {
+    /// Far above what the linear code needs on a loaded debug build, far below what the quadratic code needed
+    /// (hours for H1, minutes for H2 at these sizes). Timings leave out parsing the body, which was never at fault.
+    static let timeLimit: Duration = .seconds(2)
+
+    /// A deterministic generator, so that a failure names inputs that can be replayed.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            return value ^ (value >> 31)
+        }
+    }
+
+    func elapsed<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try body()
+        return (result, clock.now - start)
+    }
+
+    // MARK: C1: HTTP-date parsing trapped on integer overflow
+
+    @Test func testC1_rfc850DateWithNineteenDigitYearIsRejected() {
+        #expect(HTTPDate.parse("Sunday, 06-Nov-9223372036854775807 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-99999999999999999999999 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sunday, 06-Nov--9223372036854775808 08:49:37 GMT") == nil)
+    }
+
+    @Test func testC1_hostileAndOverlongDatesAreRejected() {
+        let valid = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let hostile = [
+            "Sun, 06 Nov 99999999999999 08:49:37 GMT",
+            "Sun, 06 Nov 9223372036854775807 08:49:37 GMT",
+            "Sun, 9223372036854775807 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 9223372036854775807:49:37 GMT",
+            "Sun Nov 9223372036854775807 08:49:37 1994",
+            "Sun Nov  6 08:49:37 9223372036854775807",
+            "Sunday, 9223372036854775807-Nov-94 08:49:37 GMT",
+            "Sunday, 06-Nov-994 08:49:37 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 94 08:49:37 GMT",
+            "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 06 nov 1994 08:49:37 GMT",
+            "sun, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 0000 08:49:37 GMT",
+            "Sun, 00 Nov 1994 08:49:37 GMT",
+            "Sun, 31 Feb 2026 08:49:37 GMT",
+            "Sun, 29 Feb 2023 08:49:37 GMT",
+            "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 06 Nov 1994 08:49:61 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT x",
+            "Sun,  06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT\u{0}",
+            "Sun, 06 Nov 1994 08:49:37 GMT".replacingOccurrences(of: "1994", with: "１９９４"),
+            "Sunday, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov 6 08:49:37 1994",
+            "Sun Nov   6 08:49:37 1994",
+            "",
+            " ",
+            "0",
+            "2147483647",
+            "garbage",
+            String(repeating: " ", count: 65) + valid,
+            valid + String(repeating: " ", count: 65),
+            valid.replacingOccurrences(of: "1994", with: String(repeating: "9", count: 100_000)),
+            String(repeating: "Sun, ", count: 100_000),
+        ]
+        for text in hostile {
+            #expect(HTTPDate.parse(text) == nil, "\(text.prefix(80))")
+        }
+        var generator = SplitMix64(state: 0xC1)
+        let alphabet = Array(" ,-:0123456789GMTSunMonTueWedThuFriSatdayJanFebMarAprMayJunJulAugSepOctNovDec".utf8)
+        for _ in 0..<10_000 {
+            let length = Int.random(in: 0...80, using: &generator)
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(HTTPDate.parse(String(decoding: bytes, as: UTF8.self)) == nil, "\(bytes)")
+            // Strings of date characters, and valid dates with a field replaced by random digits, may happen to be
+            // valid; they must never trap, and a date they yield must format back to an equal date.
+            let shuffled = String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+            var mutated = Array(valid.utf8)
+            let position = Int.random(in: 0..<mutated.count, using: &generator)
+            mutated.replaceSubrange(position..<position, with: (0..<Int.random(in: 1...30, using: &generator)).map { _ in UInt8.random(in: 48...57, using: &generator) })
+            for text in [shuffled, String(decoding: mutated, as: UTF8.self)] {
+                if let date = HTTPDate.parse(text) {
+                    #expect(HTTPDate.parse(HTTPDate.format(date)) == date, "\(text)")
+                }
+            }
+        }
+    }
+
+    @Test func testC1_formatRoundTripsThroughParseForManyDates() throws {
+        var generator = SplitMix64(state: 0xDA7E)
+        let first = -62_135_596_800.0  // 0001-01-01T00:00:00Z
+        let last = 253_402_300_799.0  // 9999-12-31T23:59:59Z
+        let recent = 0.0...4_102_444_800.0  // 1970 to 2100, where real Last-Modified values are
+        for round in 0..<20_000 {
+            let seconds = round.isMultiple(of: 2) ? Double.random(in: first...last, using: &generator) : Double.random(in: recent, using: &generator)
+            let date = Date(timeIntervalSince1970: seconds)
+            let whole = Date(timeIntervalSince1970: seconds.rounded(.down))
+            let text = HTTPDate.format(date)
+            #expect(text.utf8.count == 29, "\(text)")
+            #expect(HTTPDate.parse(text) == whole, "\(seconds) → \(text)")
+        }
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: first)) == "Mon, 01 Jan 0001 00:00:00 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: last)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        // Dates an IMF-fixdate cannot express are clamped instead of trapping or printing a five-digit year.
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 1e300)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: -1e300)) == "Mon, 01 Jan 0001 00:00:00 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: .infinity)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: .nan)) == "Mon, 01 Jan 0001 00:00:00 GMT")
+    }
+
+    @Test func httpDatesInTheThreeFormsStillParse() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("Sun Nov 06 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("  Sun, 06 Nov 1994 08:49:37 GMT\t") == expected, "whitespace around the value is not part of it")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:60 GMT") == expected.addingTimeInterval(22), "a leap second reads as :59")
+        // Two-digit RFC 850 years: below 70 in this century, the rest in the last one.
+        #expect(HTTPDate.parse("Friday, 01-Jan-49 00:00:00 GMT") == Date(timeIntervalSince1970: 2_493_072_000))
+        #expect(HTTPDate.parse("Thursday, 01-Jan-70 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
+        #expect(HTTPDate.parse("Fri Jan  1 00:00:00 2100") == Date(timeIntervalSince1970: 4_102_444_800))
+        #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:59 GMT") == Date(timeIntervalSince1970: 253_402_300_799))
+        #expect(HTTPDate.parse("Thu, 29 Feb 2024 12:00:00 GMT") == Date(timeIntervalSince1970: 1_709_208_000))
+        #expect(HTTPDate.parse("Sat, 01 Jan 2000 00:00:00 GMT") == Date(timeIntervalSince1970: 946_684_800))
+    }
+}
