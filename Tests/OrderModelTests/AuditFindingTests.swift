@@ -141,4 +141,65 @@ import Testing
         #expect(HTTPDate.parse("Thu, 29 Feb 2024 12:00:00 GMT") == Date(timeIntervalSince1970: 1_709_208_000))
         #expect(HTTPDate.parse("Sat, 01 Jan 2000 00:00:00 GMT") == Date(timeIntervalSince1970: 946_684_800))
     }
+
+    // MARK: H1: amount normalisation was quadratic in the number of trailing zeros
+
+    /// `"42."` followed by `zeros` zeros: the audit's input, as a JSON number literal.
+    static func amountWithTrailingZeros(_ zeros: Int) -> String { "42." + String(repeating: "0", count: zeros) }
+
+    @Test func testH1_amountWithFourMillionTrailingZerosIsRejectedInLinearTime() throws {
+        let literal = Self.amountWithTrailingZeros(4_000_000)
+        // The order as the merchant API receives it: a body just under 4 MiB.
+        var order = Fixtures.minimalOrder
+        order["payment"] = ["total": ["amount": .number(literal), "currency": "USD"], "status": "paid"]
+        let body = order.serialized()
+        #expect(body.count < 4 * 1024 * 1024)
+        let document = try JSONValue.parse(body)
+        // What the server does with a new order: collect the referenced files, validate, build the document.
+        let (report, duration) = elapsed {
+            _ = OrderValidator.referencedFiles(in: document)
+            let report = OrderValidator.validate(document: document)
+            #expect(throws: OrderDecodingError.self) { try OrderDocument(json: document) }
+            return report
+        }
+        #expect(report.errors == [ValidationProblem(
+            path: "payment.total.amount",
+            message: "has 4000003 characters, but an amount may have at most 32 (sign, digits and decimal point); write it like 12.50")])
+        #expect(duration < Self.timeLimit, "validation took \(duration)")
+
+        // The amount functions themselves stay linear, whoever calls them.
+        let (normalized, normalizing) = elapsed { Amount.normalized(literal, currency: "USD") }
+        #expect(normalized == "42.00")
+        #expect(normalizing < Self.timeLimit, "normalized took \(normalizing)")
+        let (fraction, counting) = elapsed { Amount.fractionDigits(literal) }
+        #expect(fraction == 4_000_000)
+        #expect(counting < Self.timeLimit, "fractionDigits took \(counting)")
+        #expect(Amount.normalized(literal + "1", currency: "USD") == nil)
+        #expect(Amount.decimalText(literal) == literal)
+        #expect(Amount.decimal(literal) == nil, "longer than Amount.maximumLength")
+    }
+
+    @Test func testH1_amountLiteralsAreCappedAtThirtyTwoCharacters() throws {
+        func problems(amount: JSONValue, currency: String = "USD") -> [ValidationProblem] {
+            var order = Fixtures.minimalOrder
+            order["payment"] = ["total": ["amount": amount, "currency": .string(currency)], "status": "paid"]
+            return OrderValidator.validate(document: order).errors
+        }
+        let longest = "-" + String(repeating: "9", count: 26) + ".0000"
+        #expect(longest.utf8.count == Amount.maximumLength)
+        #expect(problems(amount: .number(longest), currency: "CLF").isEmpty)
+        #expect(problems(amount: .string(longest), currency: "CLF").isEmpty)
+        #expect(Amount.decimal(longest) == Decimal(string: longest))
+        let tooLong = longest + "0"
+        for amount: JSONValue in [.number(tooLong), .string(tooLong), .number("1" + String(repeating: "0", count: 40) + "e5")] {
+            let count = (amount.numberLiteral ?? amount.stringValue!).utf8.count
+            #expect(problems(amount: amount, currency: "CLF") == [ValidationProblem(
+                path: "payment.total.amount",
+                message: "has \(count) characters, but an amount may have at most 32 (sign, digits and decimal point); write it like 12.50")])
+        }
+        // Short amounts keep their precise findings.
+        #expect(problems(amount: .number("12.505")) == [ValidationProblem(
+            path: "payment.total.amount", message: "12.505 has 3 decimal places, but USD has 2; round the amount")])
+        #expect(problems(amount: .number("12.5000000000000000000000000000")).isEmpty, "trailing zeros are not precision")
+    }
 }
