@@ -202,4 +202,51 @@ import Testing
             path: "payment.total.amount", message: "12.505 has 3 decimal places, but USD has 2; round the amount")])
         #expect(problems(amount: .number("12.5000000000000000000000000000")).isEmpty, "trailing zeros are not precision")
     }
+
+    // MARK: H2: merging identified arrays in a PATCH was quadratic
+
+    @Test(arguments: [
+        ("fulfillments", OrderSchema.maximumFulfillments),
+        ("returns", OrderSchema.maximumReturns),
+        ("lineItems", OrderSchema.maximumLineItems),
+        ("fulfillments[0].lineItems", OrderSchema.maximumLineItems),
+        ("fulfillments[1].lineItems", OrderSchema.maximumLineItems),
+        ("returns[0].lineItems", OrderSchema.maximumLineItems),
+        ("payment.transactions", OrderSchema.maximumTransactions),
+        ("payment.applePayTransactionIdentifiers", OrderSchema.maximumTransactions),
+        ("payment.summaryItems", OrderSchema.maximumSummaryItems),
+        ("payment.paymentMethods", OrderSchema.maximumPaymentMethods),
+        ("associatedApplications", OrderSchema.maximumAssociatedApplications),
+        ("associatedApplicationIdentifiers", OrderSchema.maximumAssociatedApplications),
+        ("merchant.address.addressLines", OrderSchema.maximumAddressLines),
+        ("fulfillments[1].address.addressLines", OrderSchema.maximumAddressLines),
+    ])
+    func testH2_arrayLengthsAreCapped(path: String, maximum: Int) throws {
+        let order = Fixtures.fullOrder
+        let dottedPath = path.replacingOccurrences(of: "[", with: ".").replacingOccurrences(of: "]", with: "")
+        let template = try #require(Self.value(at: dottedPath, in: order)?.arrayValue?.first, "\(path) has an element to copy")
+        func elements(_ count: Int) -> JSONValue {
+            .array((0..<count).map { position in
+                guard var object = template.objectValue else { return .string("\(template.stringValue!) \(position)") }
+                for key in ["fulfillmentIdentifier", "returnIdentifier"] where object[key] != nil { object[key] = .string("id-\(position)") }
+                return .object(object)
+            })
+        }
+        let atLimit = OrderValidator.validate(document: order.setting(dottedPath, to: elements(maximum)))
+        #expect(atLimit.isValid, "\(Fixtures.problems(atLimit))")
+        let overLimit = OrderValidator.validate(document: order.setting(dottedPath, to: elements(maximum + 1)))
+        #expect(overLimit.errors == [ValidationProblem(path: path, message: "has \(maximum + 1) elements, but at most \(maximum) are allowed")])
+    }
+
+    static func value(at dottedPath: String, in document: JSONValue) -> JSONValue? {
+        var value: JSONValue? = document
+        for component in dottedPath.split(separator: ".") {
+            if let index = Int(component), let elements = value?.arrayValue {
+                value = elements.indices.contains(index) ? elements[index] : nil
+            } else {
+                value = value?[String(component)]
+            }
+        }
+        return value
+    }
 }

@@ -16,7 +16,7 @@ public enum OrderNormalizer {
                 members["amount"] = .number(normalized)
             }
             return .object(members)
-        case .array(let element, _):
+        case .array(let element, _, _):
             guard let elements = value.arrayValue else { return value }
             return .array(elements.map { normalize($0, node: element) })
         case .tagged(let discriminator, let variants):
@@ -43,7 +43,7 @@ public enum OrderNormalizer {
                 }
             }
             return .object(new)
-        case .array(let element, let identifierKey):
+        case .array(let element, let identifierKey, _):
             guard let old = original.arrayValue, let new = updated.arrayValue else { return updated }
             return .array(new.enumerated().map { position, item in
                 let match: JSONValue?

@@ -43,7 +43,7 @@ public enum OrderPatch {
             return try mergeObject(changes, into: target?.objectValue ?? [:], schema: tag.flatMap { variants[$0] }, path: path)
         case (.object(let changes), nil):
             return try mergeObject(changes, into: target?.objectValue ?? [:], schema: nil, path: path)
-        case (.array(let elements), .array(let element, let identifierKey?)):
+        case (.array(let elements), .array(let element, let identifierKey?, _)):
             return try mergeIdentified(elements, into: target?.arrayValue ?? [], element: element, identifierKey: identifierKey, path: path)
         default:
             return patch

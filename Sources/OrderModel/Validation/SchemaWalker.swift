@@ -47,8 +47,12 @@ struct SchemaWalker {
             if value != expected {
                 error(path, "must be \(expected.serializedString()), but is \(value.serializedString())")
             }
-        case .array(let element, let uniqueKey):
+        case .array(let element, let uniqueKey, let maximumCount):
             guard let elements = value.arrayValue else { return mismatch(value, expected: "an array", at: path) }
+            // Elements beyond the cap are not checked: thousands of findings about them would only bury this one.
+            guard elements.count <= maximumCount else {
+                return error(path, "has \(elements.count) elements, but at most \(maximumCount) are allowed")
+            }
             var seen: [String: Int] = [:]
             for (position, item) in elements.enumerated() {
                 let itemPath = "\(path)[\(position)]"
