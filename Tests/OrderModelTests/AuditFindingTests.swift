@@ -205,6 +205,68 @@ import Testing
 
     // MARK: H2: merging identified arrays in a PATCH was quadratic
 
+    /// A PATCH body adding `count` fulfillments, one per identifier, as the merchant API receives it.
+    static func patchBody(fulfillments count: Int, duplicating duplicate: Int? = nil) -> [UInt8] {
+        var text = #"{"fulfillments":["#
+        for position in 0..<count {
+            if position > 0 { text += "," }
+            text += #"{"fulfillmentIdentifier":"\#(position == count - 1 ? duplicate ?? position : position)"}"#
+        }
+        return Array((text + "]}").utf8)
+    }
+
+    @Test func testH2_patchWithOneHundredTwentyThousandFulfillmentsIsRejectedInLinearTime() throws {
+        let body = Self.patchBody(fulfillments: 120_000)
+        #expect(body.count < 4 * 1024 * 1024)
+        let patch = try JSONValue.parse(body)
+        let (report, duration) = try elapsed {
+            let patched = try OrderPatch.apply(patch, to: Fixtures.fullOrder)
+            #expect(patched["fulfillments"]?.arrayValue?.count == 120_002)
+            return OrderValidator.validate(document: patched)
+        }
+        #expect(report.errors == [ValidationProblem(path: "fulfillments", message: "has 120002 elements, but at most 250 are allowed")])
+        #expect(duration < Self.timeLimit, "patch and validation took \(duration)")
+    }
+
+    @Test func testH2_duplicateIdentifierInOnePatchIsRejected() throws {
+        let patch: JSONValue = ["fulfillments": [
+            ["fulfillmentIdentifier": "ship-1", "status": "delivered"],
+            ["fulfillmentIdentifier": "x", "fulfillmentType": "shipping", "status": "open"],
+            ["fulfillmentIdentifier": "pick-1", "status": "pickedUp"],
+            ["fulfillmentIdentifier": "x", "status": "processing"],
+        ]]
+        #expect(throws: OrderPatchError(
+            path: "fulfillments[3].fulfillmentIdentifier",
+            message: "\"x\" appears more than once in this patch (first at fulfillments[1]); send each fulfillmentIdentifier once")) {
+            try OrderPatch.apply(patch, to: Fixtures.fullOrder)
+        }
+        #expect(throws: OrderPatchError(
+            path: "returns[1].returnIdentifier",
+            message: "\"ret-1\" appears more than once in this patch (first at returns[0]); send each returnIdentifier once")) {
+            try OrderPatch.apply(["returns": [["returnIdentifier": "ret-1"], ["returnIdentifier": "ret-1"]]], to: Fixtures.fullOrder)
+        }
+        // At the end of a 4 MiB patch the duplicate is still found at once.
+        let hugePatch = try JSONValue.parse(Self.patchBody(fulfillments: 120_000, duplicating: 0))
+        let (thrown, duration) = elapsed {
+            #expect(throws: OrderPatchError.self) { try OrderPatch.apply(hugePatch, to: Fixtures.fullOrder) }
+        }
+        #expect(thrown?.path == "fulfillments[119999].fulfillmentIdentifier")
+        #expect(duration < Self.timeLimit, "patch took \(duration)")
+    }
+
+    @Test func identifiedMergeKeepsOrderAndUpdatesInPlace() throws {
+        let patch: JSONValue = ["fulfillments": [
+            ["fulfillmentIdentifier": "new-1", "fulfillmentType": "shipping", "status": "open"],
+            ["fulfillmentIdentifier": "pick-1", "status": "pickedUp"],
+            ["fulfillmentIdentifier": "new-2", "fulfillmentType": "pickup", "displayName": "Kiosk", "status": "open"],
+            ["fulfillmentIdentifier": "ship-1", "status": "delivered"],
+        ]]
+        let fulfillments = try #require(try OrderPatch.apply(patch, to: Fixtures.fullOrder)["fulfillments"]?.arrayValue)
+        #expect(fulfillments.map { $0["fulfillmentIdentifier"] } == ["ship-1", "pick-1", "new-1", "new-2"])
+        #expect(fulfillments.map { $0["status"] } == ["delivered", "pickedUp", "open", "open"])
+        #expect(fulfillments[0]["carrier"] == "UPS", "updated elements keep their other keys")
+    }
+
     @Test(arguments: [
         ("fulfillments", OrderSchema.maximumFulfillments),
         ("returns", OrderSchema.maximumReturns),
