@@ -45,10 +45,17 @@ public enum OrderNormalizer {
             return .object(new)
         case .array(let element, let identifierKey, _):
             guard let old = original.arrayValue, let new = updated.arrayValue else { return updated }
+            // The first old element with each identifier, found once instead of searched for every new element.
+            var oldByIdentifier: [JSONValue: JSONValue] = [:]
+            if let identifierKey {
+                for item in old {
+                    if let identifier = item[identifierKey], oldByIdentifier[identifier] == nil { oldByIdentifier[identifier] = item }
+                }
+            }
             return .array(new.enumerated().map { position, item in
                 let match: JSONValue?
                 if let identifierKey, let identifier = item[identifierKey] {
-                    match = old.first { $0[identifierKey] == identifier }
+                    match = oldByIdentifier[identifier]
                 } else {
                     match = position < old.count ? old[position] : nil
                 }
