@@ -201,6 +201,8 @@ import Testing
         #expect(problems(amount: .number("12.505")) == [ValidationProblem(
             path: "payment.total.amount", message: "12.505 has 3 decimal places, but USD has 2; round the amount")])
         #expect(problems(amount: .number("12.5000000000000000000000000000")).isEmpty, "trailing zeros are not precision")
+        let amountSchema = OrderSchema.jsonSchema()["$defs"]?["CurrencyAmount"]?["properties"]?["amount"]
+        #expect(amountSchema?["oneOf"]?.arrayValue?[1]["maxLength"] == .integer(Amount.maximumLength), "published in the JSON Schema")
     }
 
     // MARK: H2: merging identified arrays in a PATCH was quadratic
@@ -298,6 +300,12 @@ import Testing
         #expect(atLimit.isValid, "\(Fixtures.problems(atLimit))")
         let overLimit = OrderValidator.validate(document: order.setting(dottedPath, to: elements(maximum + 1)))
         #expect(overLimit.errors == [ValidationProblem(path: path, message: "has \(maximum + 1) elements, but at most \(maximum) are allowed")])
+    }
+
+    @Test func testH2_arrayCapsArePublishedInTheJSONSchema() {
+        let schema = OrderSchema.jsonSchema()
+        #expect(schema["properties"]?["fulfillments"]?["maxItems"] == .integer(OrderSchema.maximumFulfillments))
+        #expect(schema["$defs"]?["Address"]?["properties"]?["addressLines"]?["maxItems"] == .integer(OrderSchema.maximumAddressLines))
     }
 
     static func value(at dottedPath: String, in document: JSONValue) -> JSONValue? {
