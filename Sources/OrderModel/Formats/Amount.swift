@@ -1,14 +1,21 @@
 import Foundation
 
 /// Money amounts as decimal text: parsed without binary floating point, emitted with the currency's minor units.
+///
+/// Every function here reads the UTF-8 bytes once, so even a literal as long as a whole request body costs time
+/// linear in its length.
 public enum Amount {
+    /// Longest amount literal the schema accepts, in bytes (sign, digits and decimal point).
+    ///
+    /// Real sums are far shorter: ISO 4217 currencies have at most 4 minor units (CLF, UYW), and even a trillion
+    /// US dollars in Iranian rials has 19 integer digits; 32 bytes leave room for 26 integer digits, 4 decimals and
+    /// a sign, and for the trailing zeros some serializers write. It also stays within the 38 significant digits
+    /// that `Decimal` holds exactly.
+    public static let maximumLength = 32
+
     /// `text` if it is a plain decimal (`12`, `-3.5`, `0.125`), else `nil`.
     public static func decimalText(_ text: String) -> String? {
-        var bytes = Array(text.utf8)[...]
-        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isDigit) }) else { return nil }
-        return text
+        isDecimal(text.utf8) ? text : nil
     }
 
     /// The decimal text of an amount given as a JSON number or decimal string.
@@ -22,27 +29,55 @@ public enum Amount {
 
     /// How many digits follow the decimal point.
     public static func fractionDigits(_ text: String) -> Int? {
-        guard decimalText(text) != nil else { return nil }
-        guard let dot = text.firstIndex(of: ".") else { return 0 }
-        return text.distance(from: dot, to: text.endIndex) - 1
+        let bytes = text.utf8
+        guard isDecimal(bytes) else { return nil }
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return 0 }
+        return bytes.distance(from: dot, to: bytes.endIndex) - 1
     }
 
     /// The amount written with exactly the currency's minor units (`12.5` USD → `12.50`, `100.0` JPY → `100`),
     /// or `nil` when that would drop non-zero digits.
     public static func normalized(_ text: String, currency: String) -> String? {
-        guard decimalText(text) != nil else { return nil }
+        var bytes = Array(text.utf8)
+        guard isDecimal(bytes) else { return nil }
         let digits = ISOCodes.minorUnits(of: currency)
-        let parts = text.split(separator: ".", maxSplits: 1)
-        var fraction = parts.count == 2 ? String(parts[1]) : ""
-        while fraction.count > digits, fraction.last == "0" { fraction.removeLast() }
-        guard fraction.count <= digits else { return nil }
-        fraction += String(repeating: "0", count: digits - fraction.count)
-        return fraction.isEmpty ? String(parts[0]) : "\(parts[0]).\(fraction)"
+        let dot = bytes.firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+        var end = bytes.count
+        while end - (dot + 1) > digits, bytes[end - 1] == UInt8(ascii: "0") { end -= 1 }
+        let fraction = max(0, end - (dot + 1))
+        guard fraction <= digits else { return nil }
+        bytes.removeSubrange((fraction == 0 ? dot : end)...)
+        if digits > 0 {
+            if fraction == 0 { bytes.append(UInt8(ascii: ".")) }
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - fraction))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The exact `Decimal` value of decimal text.
+    /// The exact `Decimal` value of decimal text; `nil` for anything else, and for literals longer than
+    /// ``maximumLength``, which the schema rejects and `Decimal` might not hold exactly.
     public static func decimal(_ text: String) -> Decimal? {
-        decimalText(text).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        guard text.utf8.count <= maximumLength, isDecimal(text.utf8) else { return nil }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// `-? DIGIT+ ( "." DIGIT+ )?`
+    private static func isDecimal(_ bytes: some Collection<UInt8>) -> Bool {
+        var digitsBeforeDot = 0
+        var digitsAfterDot = 0
+        var sawDot = false
+        for (position, byte) in bytes.enumerated() {
+            if isDigit(byte) {
+                if sawDot { digitsAfterDot += 1 } else { digitsBeforeDot += 1 }
+            } else if byte == UInt8(ascii: "."), !sawDot, digitsBeforeDot > 0 {
+                sawDot = true
+            } else if byte == UInt8(ascii: "-"), position == 0 {
+                continue
+            } else {
+                return false
+            }
+        }
+        return digitsBeforeDot > 0 && (!sawDot || digitsAfterDot > 0)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

@@ -45,12 +45,13 @@ private enum JSONSchemaBuilder {
         case .boolean: ["type": "boolean"]
         case .enumeration(let values): ["type": "string", "enum": .array(values.map(JSONValue.string))]
         case .constant(let value): ["const": value]
-        case .array(let element, _): ["type": "array", "items": self.node(element, definitions: &definitions)]
+        case .array(let element, _, let maximumCount):
+            ["type": "array", "items": self.node(element, definitions: &definitions), "maxItems": .integer(maximumCount)]
         case .object(let schema): reference(schema, definitions: &definitions)
         case .tagged(_, let variants):
             ["oneOf": .array(variants.keys.sorted().map { reference(variants[$0]!, definitions: &definitions) })]
         case .amount:
-            ["oneOf": [["type": "number"], ["type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"]]]
+            ["oneOf": [["type": "number"], ["type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$", "maxLength": .integer(Amount.maximumLength)]]]
         }
     }
 

@@ -16,7 +16,7 @@ public enum OrderNormalizer {
                 members["amount"] = .number(normalized)
             }
             return .object(members)
-        case .array(let element, _):
+        case .array(let element, _, _):
             guard let elements = value.arrayValue else { return value }
             return .array(elements.map { normalize($0, node: element) })
         case .tagged(let discriminator, let variants):
@@ -43,12 +43,19 @@ public enum OrderNormalizer {
                 }
             }
             return .object(new)
-        case .array(let element, let identifierKey):
+        case .array(let element, let identifierKey, _):
             guard let old = original.arrayValue, let new = updated.arrayValue else { return updated }
+            // The first old element with each identifier, found once instead of searched for every new element.
+            var oldByIdentifier: [JSONValue: JSONValue] = [:]
+            if let identifierKey {
+                for item in old {
+                    if let identifier = item[identifierKey], oldByIdentifier[identifier] == nil { oldByIdentifier[identifier] = item }
+                }
+            }
             return .array(new.enumerated().map { position, item in
                 let match: JSONValue?
                 if let identifierKey, let identifier = item[identifierKey] {
-                    match = old.first { $0[identifierKey] == identifier }
+                    match = oldByIdentifier[identifier]
                 } else {
                     match = position < old.count ? old[position] : nil
                 }

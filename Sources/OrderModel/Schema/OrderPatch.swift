@@ -15,7 +15,8 @@ public struct OrderPatchError: Error, Sendable, Hashable, CustomStringConvertibl
 ///
 /// Objects merge key by key and `null` removes a key (JSON Merge Patch, RFC 7396). Arrays whose elements have an
 /// identifier (`fulfillments` by `fulfillmentIdentifier`, `returns` by `returnIdentifier`) merge element by element:
-/// a known identifier updates that element, a new one is appended. Other arrays are replaced whole.
+/// a known identifier updates that element, a new one is appended, and one patch may name each identifier only once.
+/// Other arrays are replaced whole.
 public enum OrderPatch {
     /// Keys that identify an order or belong to the server; a patch may repeat them unchanged but not change them.
     public static let immutableKeys: Set<String> = [
@@ -43,7 +44,7 @@ public enum OrderPatch {
             return try mergeObject(changes, into: target?.objectValue ?? [:], schema: tag.flatMap { variants[$0] }, path: path)
         case (.object(let changes), nil):
             return try mergeObject(changes, into: target?.objectValue ?? [:], schema: nil, path: path)
-        case (.array(let elements), .array(let element, let identifierKey?)):
+        case (.array(let elements), .array(let element, let identifierKey?, _)):
             return try mergeIdentified(elements, into: target?.arrayValue ?? [], element: element, identifierKey: identifierKey, path: path)
         default:
             return patch
@@ -76,12 +77,24 @@ public enum OrderPatch {
         path: String
     ) throws(OrderPatchError) -> JSONValue {
         var result = target
+        // Where each identifier sits in the target, so every patch element finds its match in constant time.
+        var positions: [String: Int] = [:]
+        for (position, existing) in target.enumerated() {
+            if let identifier = existing[identifierKey]?.stringValue, positions[identifier] == nil { positions[identifier] = position }
+        }
+        var seen: [String: Int] = [:]
         for (position, change) in elements.enumerated() {
             let elementPath = "\(path)[\(position)]"
             guard change.objectValue != nil, let identifier = change[identifierKey]?.stringValue else {
                 throw OrderPatchError(path: elementPath, message: "each element must be an object with \(identifierKey), which selects the element to update or names a new one")
             }
-            if let index = result.firstIndex(where: { $0[identifierKey]?.stringValue == identifier }) {
+            if let first = seen[identifier] {
+                throw OrderPatchError(
+                    path: "\(elementPath).\(identifierKey)",
+                    message: "\"\(identifier)\" appears more than once in this patch (first at \(path)[\(first)]); send each \(identifierKey) once")
+            }
+            seen[identifier] = position
+            if let index = positions[identifier] {
                 result[index] = try merge(change, into: result[index], node: element, path: elementPath)
             } else {
                 result.append(try merge(change, into: nil, node: element, path: elementPath))

@@ -1,7 +1,27 @@
 /// The Wallet Orders order.json schema (schemaVersion 1), as Apple documents it.
 public enum OrderSchema {
+    // Array caps. Apple publishes none (its documentation only bounds the whole package to 5 MB), so these are
+    // generous but finite: many times what an order shown in Wallet holds, yet small enough that no document can
+    // make validating, merging or rendering it expensive.
+    /// Line items of the order, of a fulfillment or of a return: a very large basket, one line per product.
+    public static let maximumLineItems = 500
+    /// Fulfillments (shipments and pickups) of one order.
+    public static let maximumFulfillments = 250
+    /// Returns of one order.
+    public static let maximumReturns = 250
+    /// Payment transactions (charges and refunds), and the Apple Pay transaction identifiers that link them.
+    public static let maximumTransactions = 250
+    /// Summary items of a payment (subtotal, tax, shipping, discounts, …).
+    public static let maximumSummaryItems = 100
+    /// Payment methods of one payment.
+    public static let maximumPaymentMethods = 20
+    /// Associated apps, in order of preference, and associated application identifiers.
+    public static let maximumAssociatedApplications = 20
+    /// Lines of a postal address; real formats use at most about six.
+    public static let maximumAddressLines = 10
+
     public static let address = ObjectSchema("Address", [
-        Property("addressLines", .array(.string(.text), uniqueBy: nil)),
+        Property("addressLines", .array(.string(.text), uniqueBy: nil, maximumCount: maximumAddressLines)),
         Property("administrativeArea", .string(.text)),
         Property("countryCode", .string(.countryCode), "ISO 3166-1 alpha-2 country code"),
         Property("locality", .string(.text)),
@@ -86,10 +106,10 @@ public enum OrderSchema {
     public static let payment = ObjectSchema("Payment", [
         Property("total", .object(currencyAmount), required: true),
         Property("status", .enumeration(["pending", "authorized", "paid", "refunded", "declined", "voided"]), required: true),
-        Property("summaryItems", .array(.object(summaryItem), uniqueBy: nil)),
-        Property("transactions", .array(.object(paymentTransaction), uniqueBy: nil)),
-        Property("paymentMethods", .array(.string(.localizable), uniqueBy: nil)),
-        Property("applePayTransactionIdentifiers", .array(.string(.text(minimumLength: 1)), uniqueBy: nil)),
+        Property("summaryItems", .array(.object(summaryItem), uniqueBy: nil, maximumCount: maximumSummaryItems)),
+        Property("transactions", .array(.object(paymentTransaction), uniqueBy: nil, maximumCount: maximumTransactions)),
+        Property("paymentMethods", .array(.string(.localizable), uniqueBy: nil, maximumCount: maximumPaymentMethods)),
+        Property("applePayTransactionIdentifiers", .array(.string(.text(minimumLength: 1)), uniqueBy: nil, maximumCount: maximumTransactions)),
     ])
 
     public static let recipient = ObjectSchema("Recipient", [
@@ -114,7 +134,7 @@ public enum OrderSchema {
         Property("estimatedDeliveryWindowDuration", .string(.duration)),
         Property("deliveredAt", .string(.dateTime)),
         Property("shippingType", .enumeration(["shipping", "delivery"])),
-        Property("lineItems", .array(.object(lineItem), uniqueBy: nil)),
+        Property("lineItems", .array(.object(lineItem), uniqueBy: nil, maximumCount: maximumLineItems)),
         Property("notes", .string(.localizable)),
         Property("recipient", .object(recipient)),
         Property("statusDescription", .string(.localizable)),
@@ -131,7 +151,7 @@ public enum OrderSchema {
         Property("pickupAt", .string(.dateTime)),
         Property("pickupWindowDuration", .string(.duration)),
         Property("pickedUpAt", .string(.dateTime)),
-        Property("lineItems", .array(.object(lineItem), uniqueBy: nil)),
+        Property("lineItems", .array(.object(lineItem), uniqueBy: nil, maximumCount: maximumLineItems)),
         Property("notes", .string(.localizable)),
         Property("statusDescription", .string(.localizable)),
     ])
@@ -153,7 +173,7 @@ public enum OrderSchema {
         Property("dropOffBy", .string(.dateTime)),
         Property("initiatedAt", .string(.dateTime)),
         Property("returnedAt", .string(.dateTime)),
-        Property("lineItems", .array(.object(lineItem), uniqueBy: nil)),
+        Property("lineItems", .array(.object(lineItem), uniqueBy: nil, maximumCount: maximumLineItems)),
         Property("notes", .string(.localizable)),
         Property("returnLabel", .string(.fileReference(.document)), "a PDF, JPEG or PNG in the package"),
         Property("returnManagementURL", .string(.uri)),
@@ -181,22 +201,24 @@ public enum OrderSchema {
         Property("status", .enumeration(orderStatuses), required: true),
         Property("merchant", .object(merchant), required: true),
         Property("orderManagementURL", .string(.uri), required: true),
-        Property("associatedApplications", .array(.object(application), uniqueBy: nil)),
-        Property("associatedApplicationIdentifiers", .array(.string(.text(minimumLength: 1)), uniqueBy: nil)),
+        Property("associatedApplications", .array(.object(application), uniqueBy: nil, maximumCount: maximumAssociatedApplications)),
+        Property("associatedApplicationIdentifiers", .array(.string(.text(minimumLength: 1)), uniqueBy: nil, maximumCount: maximumAssociatedApplications)),
         Property("authenticationToken", .string(.text(minimumLength: 16)), "shared secret with the device; at least 16 characters"),
         Property("barcode", .object(barcode)),
         Property("changeNotifications", .enumeration(["enabled", "disabledIfAppInstalled"])),
         Property("customer", .object(customer)),
         Property(
             "fulfillments",
-            .array(.tagged(discriminator: "fulfillmentType", variants: ["shipping": shippingFulfillment, "pickup": pickupFulfillment]), uniqueBy: "fulfillmentIdentifier")
+            .array(
+                .tagged(discriminator: "fulfillmentType", variants: ["shipping": shippingFulfillment, "pickup": pickupFulfillment]),
+                uniqueBy: "fulfillmentIdentifier", maximumCount: maximumFulfillments)
         ),
-        Property("lineItems", .array(.object(lineItem), uniqueBy: nil)),
+        Property("lineItems", .array(.object(lineItem), uniqueBy: nil, maximumCount: maximumLineItems)),
         Property("orderNumber", .string(.text)),
         Property("orderProvider", .object(orderProvider)),
         Property("payment", .object(payment)),
         Property("returnInfo", .object(returnInfo)),
-        Property("returns", .array(.object(orderReturn), uniqueBy: "returnIdentifier")),
+        Property("returns", .array(.object(orderReturn), uniqueBy: "returnIdentifier", maximumCount: maximumReturns)),
         Property("statusDescription", .string(.localizable)),
         Property("webServiceURL", .string(.httpsURI), "base URL of the order web service; must start with https://"),
     ])

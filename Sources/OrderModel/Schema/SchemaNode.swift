@@ -9,7 +9,8 @@ public indirect enum SchemaNode: Sendable {
     case enumeration([String])
     /// A fixed value, e.g. `orderType` is always `ecommerce`.
     case constant(JSONValue)
-    case array(SchemaNode, uniqueBy: String?)
+    /// An array of at most `maximumCount` elements; with `uniqueBy`, no two elements share that key's value.
+    case array(SchemaNode, uniqueBy: String?, maximumCount: Int)
     case object(ObjectSchema)
     /// Objects whose shape is chosen by the string in `discriminator` (fulfillments by `fulfillmentType`).
     case tagged(discriminator: String, variants: [String: ObjectSchema])

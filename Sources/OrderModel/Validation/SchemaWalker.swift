@@ -47,8 +47,12 @@ struct SchemaWalker {
             if value != expected {
                 error(path, "must be \(expected.serializedString()), but is \(value.serializedString())")
             }
-        case .array(let element, let uniqueKey):
+        case .array(let element, let uniqueKey, let maximumCount):
             guard let elements = value.arrayValue else { return mismatch(value, expected: "an array", at: path) }
+            // Elements beyond the cap are not checked: thousands of findings about them would only bury this one.
+            guard elements.count <= maximumCount else {
+                return error(path, "has \(elements.count) elements, but at most \(maximumCount) are allowed")
+            }
             var seen: [String: Int] = [:]
             for (position, item) in elements.enumerated() {
                 let itemPath = "\(path)[\(position)]"
@@ -167,6 +171,9 @@ struct SchemaWalker {
     }
 
     mutating func checkAmount(_ value: JSONValue, at path: String) {
+        if let length = Self.oversizedAmountLength(value) {
+            return error(path, "has \(length) characters, but an amount may have at most \(Amount.maximumLength) (sign, digits and decimal point); write it like 12.50")
+        }
         switch value {
         case .number(let literal):
             if literal.contains("e") || literal.contains("E") {
@@ -183,13 +190,21 @@ struct SchemaWalker {
 
     mutating func checkPrecision(_ members: [String: JSONValue], at path: String) {
         guard let currency = members["currency"]?.stringValue, ISOCodes.currencies.contains(currency),
-            let text = members["amount"].flatMap(Amount.literal(of:)), Amount.normalized(text, currency: currency) == nil,
+            let amount = members["amount"], Self.oversizedAmountLength(amount) == nil,
+            let text = Amount.literal(of: amount), Amount.normalized(text, currency: currency) == nil,
             let decimals = Amount.fractionDigits(text)
         else { return }
         let allowed = ISOCodes.minorUnits(of: currency)
         if decimals > allowed {
             error(Self.join(path, "amount"), "\(text) has \(decimals) decimal places, but \(currency) has \(allowed); round the amount")
         }
+    }
+
+    /// The length in bytes of an amount literal longer than ``Amount/maximumLength``, found without reading it;
+    /// `nil` for every other value.
+    static func oversizedAmountLength(_ value: JSONValue) -> Int? {
+        guard let literal = value.numberLiteral ?? value.stringValue, literal.utf8.count > Amount.maximumLength else { return nil }
+        return literal.utf8.count
     }
 
     static func list(_ values: [String]) -> String {
