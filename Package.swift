@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "OrderModel", targets: ["OrderModel"]),
+        .library(name: "BoundedCache", targets: ["BoundedCache"]),
         .library(name: "OrderZip", targets: ["OrderZip"]),
         .library(name: "OrderSigning", targets: ["OrderSigning"]),
         .library(name: "OrderPackage", targets: ["OrderPackage"]),
@@ -42,6 +43,9 @@ let package = Package(
     targets: [
         // order.json: typed model, JSON value tree, schema and validator. No dependencies.
         .target(name: "OrderModel"),
+        // A cost-bounded LRU map for every in-memory cache. No dependencies.
+        .target(name: "BoundedCache"),
+        .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Minimal zip writer/reader for .order packages, with safety checks on read.
         .target(name: "OrderZip", dependencies: ["CZlib"]),
@@ -59,7 +63,7 @@ let package = Package(
         .target(
             name: "OrderPackage",
             dependencies: [
-                "OrderModel", "OrderZip", "OrderSigning",
+                "OrderModel", "OrderZip", "OrderSigning", "BoundedCache",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -81,7 +85,7 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient", "BoundedCache",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
