@@ -89,7 +89,7 @@ public struct OrderTrackServer: Sendable {
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,
-            server: .http1(configuration: HTTPServerLimits.http1Configuration),
+            server: .http1(configuration: HTTPServerLimits.http1Configuration(requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             services: [dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

@@ -113,4 +113,25 @@ import Glibc
             #expect(try await client.merchant(.get, "/api/v1/orders").status == .ok)
         }
     }
+
+    @Test func m9_aStalledBodyIsAnswered408AndTheConnectionClosed() async throws {
+        var server = try TestServer()
+        server.requestBodyTimeout = .seconds(2)
+        defer { server.remove() }
+        try await server.run { client in
+            // The audit's slowloris: headers and 5 of 1,000 body bytes, then nothing.
+            let stalled = Array("POST /api/v1/orders HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(client.apiKey)\r\nContent-Length: 1000\r\n\r\n{\"a\":".utf8)
+            let started = ContinuousClock.now
+            let response = try RawResponse(try await Self.exchange(port: client.port, stalled))
+            let waited = ContinuousClock.now - started
+            #expect(response.status == 408)
+            #expect(response.headers["content-type"] == "application/json")
+            #expect(response.headers["connection"] == "close")
+            #expect(try JSONValue.parse(response.body)["error"]?["code"] == "body_timeout")
+            #expect(waited >= .seconds(2) && waited < .seconds(8), "answered at the deadline: \(waited)")
+            // A body that arrives in time is unaffected, and nothing of the stalled request was written.
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order).status == .created)
+            #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)
+        }
+    }
 }

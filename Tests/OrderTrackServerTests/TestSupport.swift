@@ -18,6 +18,8 @@ struct TestServer {
     /// `nil` for SQLite in the data directory; a fresh PostgreSQL schema when the suite runs on PostgreSQL.
     let database: String?
     let push: PushConfiguration
+    /// How long a request body may take (the server's default unless a test shortens it).
+    var requestBodyTimeout: Duration = .seconds(30)
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     /// `database` overrides the test database for this server.
@@ -28,7 +30,10 @@ struct TestServer {
     }
 
     func configuration() throws -> ServerConfiguration {
-        try ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
+        var configuration = try ServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
+        configuration.requestBodyTimeout = requestBodyTimeout
+        return configuration
     }
 
     /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).

@@ -12,9 +12,10 @@ enum HTTPServerLimits {
     /// headers included); longer than the 60 s that load balancers commonly keep idle connections, so they close first.
     static let idleTimeout: TimeAmount = .seconds(75)
 
-    static var http1Configuration: HTTP1Channel.Configuration {
+    /// The HTTP/1.1 server: these limits, malformed requests answered as JSON, and a deadline for request bodies.
+    static func http1Configuration(requestBodyTimeout: Duration) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
-            additionalChannelHandlers: [MalformedRequestHandler()],
+            additionalChannelHandlers: [MalformedRequestHandler(), RequestBodyDeadlineHandler(timeout: TimeAmount(requestBodyTimeout))],
             idleTimeout: idleTimeout,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: maximumHeaderBytes, maxHeaderListSize: maximumHeaderBytes, maxHeaderFieldCount: maximumHeaderCount))
