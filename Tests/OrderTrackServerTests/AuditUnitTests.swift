@@ -1,3 +1,4 @@
+import Foundation
 import OrderModel
 import OrderStore
 import Testing
@@ -45,6 +46,31 @@ import Testing
                 #expect(created.json["error"]?["message"]?.stringValue?.contains("other than . and ..") == true)
             }
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.isEmpty == true, "nothing was created")
+        }
+    }
+
+    @Test func l3_anOrderDatedFarInTheFutureIsRefusedSoItCanAlwaysBeUpdated() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            for field in ["createdAt", "updatedAt"] {
+                var content = SampleContent.order
+                content["createdAt"] = "2026-01-01T00:00:00Z"
+                content[field] = "9999-12-31T23:59:59Z"
+                let created = try await client.merchant(.post, "/api/v1/orders", json: content)
+                #expect(created.status == .unprocessableContent)
+                #expect(created.json["error"]?["param"] == .string(field))
+                #expect(created.json["error"]?["message"]?.stringValue?.contains("more than an hour after the server's clock") == true)
+            }
+            // Within the hour is accepted, and the order can still be updated.
+            var content = SampleContent.order
+            content["updatedAt"] = .string(DateTimeFormat.formatRFC3339(Date().addingTimeInterval(600)))
+            content["createdAt"] = content["updatedAt"]
+            let created = try await client.merchant(.post, "/api/v1/orders", json: content)
+            #expect(created.status == .created, "\(created.text)")
+            let details = try #require(created.json["orderDetails"])
+            let path = "/api/v1/orders/\(details["orderTypeIdentifier"]!.stringValue!)/\(details["orderIdentifier"]!.stringValue!)"
+            #expect(try await client.merchant(.patch, path, json: ["statusDescription": "Packed"]).status == .ok)
         }
     }
 }

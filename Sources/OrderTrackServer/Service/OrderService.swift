@@ -81,6 +81,15 @@ struct OrderService: Sendable {
             let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
         else { throw APIError.badRequest("order_invalid", "the order lacks identifiers or dates") }
+        // Each update moves updatedAt at least a second on, so a date far ahead of the clock (year 9999) would leave no
+        // later one for the next update: the order could never change again.
+        let latest = now.addingTimeInterval(Self.maximumFutureDate)
+        let future = [("createdAt", created), ("updatedAt", updated)].filter { $0.1 > latest }.map { field, date in
+            ValidationProblem(
+                path: field,
+                message: "\(DateTimeFormat.formatRFC3339(date)) is more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(now))); omit \(field) to use the current time")
+        }
+        guard future.isEmpty else { throw APIError.invalidOrder(future) }
         let record = OrderRecord(
             orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
             authenticationToken: token, document: normalized.serialized(), status: normalized["status"]?.stringValue,
@@ -147,6 +156,9 @@ struct OrderService: Sendable {
     /// `updatedAt` of a new version: after the previous one even if the clock stepped back, and in a later whole
     /// second, because devices revalidate with second-granular HTTP-dates: two versions within one second would
     /// look alike to `If-Modified-Since` and the second would never reach the device.
+    /// How far ahead of the server's clock a merchant may date an order it creates (clock skew, time zones done wrong).
+    static let maximumFutureDate: TimeInterval = 3600
+
     static func nextUpdatedAt(previous: Date, now: Date) -> Date {
         let candidate = max(now, previous.addingTimeInterval(0.001))
         let previousSecond = previous.timeIntervalSince1970.rounded(.down)
