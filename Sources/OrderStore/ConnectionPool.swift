@@ -1,17 +1,24 @@
 /// A fixed set of connections leased one task at a time, in FIFO order of requests.
 ///
-/// A pool of one connection serializes its users, which is how SQLite writers avoid `SQLITE_BUSY`.
+/// A pool of one connection serializes its users, which is how SQLite writers avoid `SQLITE_BUSY`. The queue is
+/// bounded in length and in time: past `maximumWaiters`, or after `maximumWait` in the queue, a caller gets
+/// ``OrderStoreError/busy(operation:reason:)`` (503 with `Retry-After` at the HTTP edge) instead of waiting on.
 actor ConnectionPool<Connection: Sendable> {
     private let total: Int
+    private let maximumWait: Duration
+    private let maximumWaiters: Int
     private var idle: [Connection]
-    private var waiters: [CheckedContinuation<Connection, any Error>] = []
+    private var waiters: [(id: Int, continuation: CheckedContinuation<Connection, any Error>)] = []
+    private var nextWaiterID = 0
     private var closed = false
     private var drainWaiter: CheckedContinuation<Void, Never>?
     private var drained = false
 
-    init(connections: [Connection]) {
+    init(connections: [Connection], maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000) {
         self.total = connections.count
         self.idle = connections
+        self.maximumWait = maximumWait
+        self.maximumWaiters = maximumWaiters
     }
 
     /// Leases a connection, waiting for one if all are in use.
@@ -20,13 +27,29 @@ actor ConnectionPool<Connection: Sendable> {
         if let connection = idle.popLast() {
             return connection
         }
-        return try await withCheckedThrowingContinuation { waiters.append($0) }
+        guard waiters.count < maximumWaiters else { throw LeaseDeadline.queueFull(waiters.count) }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        return try await LeaseDeadline.run(timeout: maximumWait) {
+            try await self.wait(id: id)
+        } expire: {
+            await self.expire(id: id)
+        }
+    }
+
+    private func wait(id: Int) async throws -> Connection {
+        try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
+    }
+
+    private func expire(id: Int) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(throwing: LeaseDeadline.timedOut(after: maximumWait))
     }
 
     /// Returns a leased connection.
     func release(_ connection: Connection) {
         if !closed, !waiters.isEmpty {
-            waiters.removeFirst().resume(returning: connection)
+            waiters.removeFirst().continuation.resume(returning: connection)
             return
         }
         idle.append(connection)
@@ -44,7 +67,7 @@ actor ConnectionPool<Connection: Sendable> {
         let pending = waiters
         waiters = []
         for waiter in pending {
-            waiter.resume(throwing: OrderStoreError.storeClosed)
+            waiter.continuation.resume(throwing: OrderStoreError.storeClosed)
         }
         if idle.count < total {
             await withCheckedContinuation { drainWaiter = $0 }

@@ -16,7 +16,8 @@ final class PostgresConnectionPool: Sendable {
         /// Connections open, being opened, or leased.
         var open = 0
         var nextID = 0
-        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        var nextWaiterID = 0
         var closed = false
         var drainWaiter: CheckedContinuation<Void, Never>?
 
@@ -32,12 +33,17 @@ final class PostgresConnectionPool: Sendable {
     private let configuration: PostgresConnection.Configuration
     private let size: Int
     private let logger: Logger
+    /// Bounds of the queue for a connection: past them a caller gets ``OrderStoreError/busy(operation:reason:)``.
+    private let maximumWait: Duration
+    private let maximumWaiters: Int
     private let state = Mutex(State())
 
-    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger, maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000) {
         self.configuration = configuration
         self.size = size
         self.logger = logger
+        self.maximumWait = maximumWait
+        self.maximumWaiters = maximumWaiters
     }
 
     /// A live connection: an idle one, a new one if below `size`, or the next one released.
@@ -66,14 +72,15 @@ final class PostgresConnectionPool: Sendable {
                     throw PostgresUnreachable(underlying: error)
                 }
             case .wait:
-                try await withCheckedThrowingContinuation { continuation in
-                    // Re-checked under the lock: a connection released since the decision above must not be missed.
-                    let ready = state.withLock { state -> Bool in
-                        if state.canLease || state.open < size { return true }
-                        state.waiters.append(continuation)
-                        return false
-                    }
-                    if ready { continuation.resume() }
+                let id = try state.withLock { state throws -> Int in
+                    guard state.waiters.count < maximumWaiters else { throw LeaseDeadline.queueFull(state.waiters.count) }
+                    state.nextWaiterID += 1
+                    return state.nextWaiterID
+                }
+                try await LeaseDeadline.run(timeout: maximumWait) {
+                    try await self.wait(id: id)
+                } expire: {
+                    self.expire(id: id)
                 }
             }
         }
@@ -99,14 +106,33 @@ final class PostgresConnectionPool: Sendable {
         wakeOne()
     }
 
+    private func wait(id: Int) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            // Re-checked under the lock: a connection released since the decision to wait must not be missed.
+            let ready = state.withLock { state -> Bool in
+                if state.canLease || state.open < size { return true }
+                state.waiters.append((id, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func expire(id: Int) {
+        let waiter = state.withLock { state in
+            state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+        }
+        waiter?.resume(throwing: LeaseDeadline.timedOut(after: maximumWait))
+    }
+
     private func wakeOne() {
-        let waiter = state.withLock { state in state.waiters.isEmpty ? nil : state.waiters.removeFirst() }
+        let waiter = state.withLock { state in state.waiters.isEmpty ? nil : state.waiters.removeFirst().continuation }
         waiter?.resume()
     }
 
     /// Refuses new leases, closes idle connections and waits until the leased ones come back.
     func shutdown() async {
-        let taken = state.withLock { state -> ([CheckedContinuation<Void, any Error>], [PostgresConnection])? in
+        let taken = state.withLock { state -> ([(id: Int, continuation: CheckedContinuation<Void, any Error>)], [PostgresConnection])? in
             guard !state.closed else { return nil }
             state.closed = true
             defer {
@@ -117,7 +143,7 @@ final class PostgresConnectionPool: Sendable {
             return (state.waiters, state.idle)
         }
         guard let (waiters, idle) = taken else { return }  // already shut down
-        for waiter in waiters { waiter.resume(throwing: OrderStoreError.storeClosed) }
+        for waiter in waiters { waiter.continuation.resume(throwing: OrderStoreError.storeClosed) }
         for connection in idle { try? await connection.close() }
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Bool in

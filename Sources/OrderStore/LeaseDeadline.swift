@@ -1,0 +1,33 @@
+/// Bounds how long a caller waits in a connection pool's queue.
+enum LeaseDeadline {
+    /// Runs `waiting` (which queues the caller and suspends until it is handed a connection); if it is still waiting
+    /// after `timeout`, `expire` runs, which must fail that waiter with ``OrderStoreError/busy(operation:reason:)``.
+    /// A connection handed over at the last moment is still returned.
+    static func run<T: Sendable>(
+        timeout: Duration, waiting: @escaping @Sendable () async throws -> T, expire: @escaping @Sendable () async -> Void
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await waiting() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                await expire()
+                return nil
+            }
+            while let result = try await group.next() {
+                if let value = result {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw OrderStoreError.busy(operation: "wait for a database connection", reason: "the wait ended without a connection")
+        }
+    }
+
+    static func timedOut(after timeout: Duration) -> OrderStoreError {
+        .busy(operation: "wait for a database connection", reason: "every connection stayed in use for \(timeout)")
+    }
+
+    static func queueFull(_ waiting: Int) -> OrderStoreError {
+        .busy(operation: "wait for a database connection", reason: "\(waiting) requests are already waiting for one")
+    }
+}
