@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "OrderModel", targets: ["OrderModel"]),
         .library(name: "BoundedCache", targets: ["BoundedCache"]),
+        .library(name: "RequestSyntax", targets: ["RequestSyntax"]),
         .library(name: "OrderZip", targets: ["OrderZip"]),
         .library(name: "OrderSigning", targets: ["OrderSigning"]),
         .library(name: "OrderPackage", targets: ["OrderPackage"]),
@@ -43,6 +44,9 @@ let package = Package(
     targets: [
         // order.json: typed model, JSON value tree, schema and validator. No dependencies.
         .target(name: "OrderModel"),
+        // Parsers of request syntax the server reads itself (Authorization headers, form bodies). No dependencies.
+        .target(name: "RequestSyntax"),
+        .testTarget(name: "RequestSyntaxTests", dependencies: ["RequestSyntax"]),
         // A cost-bounded LRU map for every in-memory cache. No dependencies.
         .target(name: "BoundedCache"),
         .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
@@ -85,7 +89,7 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient", "BoundedCache",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient", "BoundedCache", "RequestSyntax",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -5,6 +5,7 @@ import NIOCore
 import OrderModel
 import OrderSigning
 import OrderStore
+import RequestSyntax
 
 /// The merchant API under `/api/v1`, authenticated by secret API key.
 struct MerchantRoutes: Sendable {
@@ -168,13 +169,8 @@ struct MerchantRoutes: Sendable {
     /// The form-encoded notification that payment providers document (`order_type_identifier`, `order_identifier`).
     func notifyForm(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
-        let body = String(decoding: try await RequestParsing.body(request, limit: maximumBodySize), as: UTF8.self)
-        var fields: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
-            if parts.count == 2 { fields[parts[0]] = parts[1] }
-        }
-        guard let type = fields["order_type_identifier"], let id = fields["order_identifier"] else {
+        let fields = FormURLEncoded.parse(try await RequestParsing.body(request, limit: maximumBodySize))
+        guard let type = FormURLEncoded.value("order_type_identifier", in: fields), let id = FormURLEncoded.value("order_identifier", in: fields) else {
             throw APIError.badRequest("fields_missing", "the form body needs order_type_identifier and order_identifier")
         }
         let count = try await orders.notifyDevices(merchant: merchant, type: type, id: id)
@@ -266,14 +262,11 @@ struct MerchantRoutes: Sendable {
     /// The merchant whose API key the request carries: `Authorization: Bearer sk_…` or HTTP Basic with the key as user name.
     func authenticate(_ request: Request) async throws -> MerchantRecord {
         let missing = APIError.unauthorized("authenticate with your secret API key: Authorization: Bearer sk_… (or curl -u sk_…:)")
-        guard let header = request.headers[.authorization] else { throw missing }
         let key: String
-        if header.hasPrefix("Bearer ") {
-            key = String(header.dropFirst("Bearer ".count))
-        } else if header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))) {
-            key = String(decoding: decoded, as: UTF8.self).split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        } else {
-            throw missing
+        switch request.headers[.authorization].flatMap(AuthorizationCredentials.parse) {
+        case .bearer(let token): key = token
+        case .basic(let user, _): key = user
+        case .appleOrder, nil: throw missing
         }
         // Lookup by SHA-256: the stored hash reveals nothing, and equality on it leaks nothing about the key.
         guard key.hasPrefix("sk_"), let merchant = try await store.merchant(forAPIKeyHash: Secrets.sha256Hex(Array(key.utf8))) else {

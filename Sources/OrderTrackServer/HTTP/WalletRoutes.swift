@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import OrderModel
 import OrderStore
+import RequestSyntax
 
 /// The Wallet Orders web service: the five endpoints devices call under `<webServiceURL>/v1/`.
 struct WalletRoutes: Sendable {
@@ -118,8 +119,7 @@ struct WalletRoutes: Sendable {
         let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
         let orderIdentifier = try RequestParsing.identifier("orderIdentifier", context)
         let unauthorized = APIError.unauthorized("missing or wrong AppleOrder authorization")
-        guard let header = request.headers[.authorization], header.hasPrefix("AppleOrder ") else { throw unauthorized }
-        let token = String(header.dropFirst("AppleOrder ".count))
+        guard case .appleOrder(let token) = request.headers[.authorization].flatMap(AuthorizationCredentials.parse) else { throw unauthorized }
         guard let record = try await lookup.order(type: orderType, id: orderIdentifier) else {
             _ = Secrets.constantTimeEquals(token, token)
             throw unauthorized

@@ -1,0 +1,45 @@
+import Foundation
+import RequestSyntax
+import Testing
+
+@Suite struct AuthorizationHeaderTests {
+    @Test func theThreeSchemesAreReadWithoutRegardToTheSchemeNamesCase() {
+        #expect(AuthorizationCredentials.parse("Bearer sk_abc") == .bearer("sk_abc"))
+        #expect(AuthorizationCredentials.parse("bearer sk_abc") == .bearer("sk_abc"), "RFC 9110 §11.1: schemes are case-insensitive (audit L8)")
+        #expect(AuthorizationCredentials.parse("AppleOrder token-1") == .appleOrder("token-1"))
+        let basic = Data("sk_abc:".utf8).base64EncodedString()
+        #expect(AuthorizationCredentials.parse("Basic \(basic)") == .basic(user: "sk_abc", password: ""))
+        #expect(AuthorizationCredentials.parse("BASIC \(Data("a:b:c".utf8).base64EncodedString())") == .basic(user: "a", password: "b:c"))
+        #expect(AuthorizationCredentials.parse("Basic \(Data("key-only".utf8).base64EncodedString())") == .basic(user: "key-only", password: ""))
+    }
+
+    @Test func anythingElseIsNoCredentials() {
+        for value in ["", "Bearer", "Token abc", "Basic !!!notbase64", "Basic \(Data([0xFF, 0xFE]).base64EncodedString())", "Digest x",
+            "AppleOrder" + String(repeating: "a", count: 9000)]
+        {
+            #expect(AuthorizationCredentials.parse(value) == nil, "\(value.prefix(40))")
+        }
+        // Exactly one space after the scheme: the rest is the credential as sent.
+        #expect(AuthorizationCredentials.parse("AppleOrder  token") == .appleOrder(" token"))
+    }
+}
+
+@Suite struct FormURLEncodedTests {
+    @Test func fieldsAreDecodedInOrder() {
+        let fields = FormURLEncoded.parse(Array("order_type_identifier=order.com.example%2Eshop&order_identifier=a+b%20c&empty=&flag".utf8))
+        #expect(fields.map(\.name) == ["order_type_identifier", "order_identifier", "empty", "flag"])
+        #expect(FormURLEncoded.value("order_type_identifier", in: fields) == "order.com.example.shop")
+        #expect(FormURLEncoded.value("order_identifier", in: fields) == "a b c")
+        #expect(FormURLEncoded.value("empty", in: fields) == "")
+        #expect(FormURLEncoded.value("missing", in: fields) == nil)
+    }
+
+    @Test func malformedEscapesAreKeptAndTheFieldCountIsBounded() {
+        #expect(FormURLEncoded.value("a", in: FormURLEncoded.parse(Array("a=%ZZ%4".utf8))) == "%ZZ%4")
+        #expect(FormURLEncoded.value("a", in: FormURLEncoded.parse(Array("a=%FF".utf8))) == "\u{FFFD}")
+        // The first of duplicate fields counts (URLSearchParams.get).
+        #expect(FormURLEncoded.value("a", in: FormURLEncoded.parse(Array("a=1&a=2".utf8))) == "1")
+        let many = Array((0..<10_000).map { "f\($0)=x" }.joined(separator: "&").utf8)
+        #expect(FormURLEncoded.parse(many).count == FormURLEncoded.maximumFields)
+    }
+}
