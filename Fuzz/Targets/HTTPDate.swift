@@ -1,4 +1,3 @@
-// Requires: Sources/OrderModel/Formats/HTTPDate.swift
 // libFuzzer: -max_len=256
 import Foundation
 import OrderModel
