@@ -107,9 +107,10 @@ enum PKCS12 {
                 oid: "\(digestOID)", name: OID.name(digestOID), context: "the MAC of \(source)",
                 fix: "Re-export with 'openssl pkcs12 -export -macalg sha256'.")
         }
-        guard (1...PasswordBasedEncryption.maximumIterations).contains(iterations) else {
-            throw .malformedPKCS12(reason: "MAC iteration count \(iterations) is out of range")
+        guard iterations >= 1 else {
+            throw .malformedPKCS12(reason: "MAC iteration count \(iterations) is not positive")
         }
+        try PasswordBasedEncryption.checkIterations(iterations, in: "the MAC of \(source)")
         for password in candidates {
             let key = PKCS12KeyDerivation.derive(
                 hash, purpose: .macKey, password: password, salt: salt, iterations: iterations,

@@ -6,9 +6,17 @@ import _CryptoExtras
 /// Decrypts password-protected content: PBES2 (PBKDF2 + AES-CBC or 3DES-CBC, RFC 8018) and the
 /// PKCS#12 password-based schemes (RFC 7292 appendix C: SHA-1 with 3DES or RC2).
 enum PasswordBasedEncryption {
-    /// Far above any real file's count (OpenSSL uses 2,048 to 600,000); stops a hostile file from
-    /// making loading run for hours.
-    static let maximumIterations = 10_000_000
+    /// The highest key-derivation iteration count accepted: what real exporters use (OpenSSL and Keychain write
+    /// 2,048 to 600,000). A file is derived several times (MAC, key bag, certificates), so a higher count would let
+    /// one uploaded file hold a core for seconds.
+    static let maximumIterations = 600_000
+
+    /// Refuses an iteration count above ``maximumIterations``; `context` says where it was found.
+    static func checkIterations(_ iterations: Int, in context: String) throws(SigningError) {
+        guard iterations <= maximumIterations else {
+            throw .excessiveIterations(context: context, iterations: iterations, maximum: maximumIterations)
+        }
+    }
 
     /// Where the encrypted content came from, for error messages.
     struct Context {
@@ -101,6 +109,7 @@ enum PasswordBasedEncryption {
         guard let hash = PBKDF2Parameters.hashFunction(for: parameters.prf) else {
             throw unsupported(parameters.prf, context: context)
         }
+        try checkIterations(parameters.iterations, in: "\(context.what) of \(context.source)")
         let key: [UInt8]
         do {
             let derived = try KDF.Insecure.PBKDF2.deriveKey(
@@ -129,9 +138,10 @@ enum PasswordBasedEncryption {
         } catch {
             throw .malformedPrivateKey(source: context.source, reason: error.reason)
         }
-        guard (1...maximumIterations).contains(iterations) else {
-            throw .malformedPrivateKey(source: context.source, reason: "\(what): iteration count \(iterations) is out of range")
+        guard iterations >= 1 else {
+            throw .malformedPrivateKey(source: context.source, reason: "\(what): iteration count \(iterations) is not positive")
         }
+        try checkIterations(iterations, in: "\(context.what) of \(context.source)")
         let cipher: BlockCipher
         let derivedKeySize: Int
         switch algorithm.oid {
@@ -168,8 +178,8 @@ struct PBKDF2Parameters {
         }
         salt = try saltNode.octets(what: "\(what).salt (only the 'specified' salt form is supported)")
         iterations = try iterationNode.integer(what: "\(what).iterationCount")
-        guard (1...PasswordBasedEncryption.maximumIterations).contains(iterations) else {
-            throw ASN1Failure(reason: "\(what): iteration count \(iterations) is out of range")
+        guard iterations >= 1 else {
+            throw ASN1Failure(reason: "\(what): iteration count \(iterations) is not positive")
         }
         if let next = parts.first, next.identifier == .integer {
             keyLength = try next.integer(what: "\(what).keyLength")

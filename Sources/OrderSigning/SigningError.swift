@@ -25,6 +25,8 @@ public enum SigningError: Error, CustomStringConvertible, Sendable, Equatable {
     case unsupportedKey(source: String, reason: String)
     /// No certificate matches the private key's public key.
     case keyCertificateMismatch(certificates: [String])
+    /// A key derivation asks for more iterations than real exporters use (a file made to load for seconds or hours).
+    case excessiveIterations(context: String, iterations: Int, maximum: Int)
     /// A PKCS#12 file is not structurally valid.
     case malformedPKCS12(reason: String)
     /// A file or directory could not be read or written.
@@ -62,6 +64,10 @@ public enum SigningError: Error, CustomStringConvertible, Sendable, Equatable {
             let list = certificates.isEmpty ? "(none)" : certificates.joined(separator: "; ")
             return "The private key does not belong to any of the given certificates (\(list)). "
                 + "Use the key that was generated with the certificate signing request for this certificate."
+        case .excessiveIterations(let context, let iterations, let maximum):
+            return "The key derivation for \(context) asks for \(iterations) iterations, more than the \(maximum) this "
+                + "server accepts (OpenSSL and Keychain use 2,048 to 600,000). Export it again with fewer, e.g. "
+                + "'openssl pkcs12 -export -iter 600000'."
         case .malformedPKCS12(let reason):
             return "Malformed PKCS#12 file: \(reason)."
         case .fileAccess(let path, let reason):

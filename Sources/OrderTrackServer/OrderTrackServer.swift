@@ -57,7 +57,8 @@ public struct OrderTrackServer: Sendable {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
         }
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
-        let packages = PackageService(store: store, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
+        let cpu = CPUWorkPool()
+        let packages = PackageService(store: store, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
         let metrics = PushMetrics()
         var push = configuration.push
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
@@ -66,7 +67,7 @@ public struct OrderTrackServer: Sendable {
         let lookup = OrderLookup(store: store, cachesRecords: configuration.database.isExclusive)
         let orders = OrderService(
             store: store, lookup: lookup, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
-            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, logger: logger)
+            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -80,18 +81,16 @@ public struct OrderTrackServer: Sendable {
         }
         WalletRoutes(store: store, lookup: lookup, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
         MerchantRoutes(
-            store: store, orders: orders, packages: packages, maximumBodySize: configuration.maximumMerchantBodySize,
-            orderTypeChanged: { orderType in
-                await packages.invalidateIdentity(orderType)
-                await dispatcher.credentialChanged(orderType)
-            }
+            store: store, orders: orders, packages: packages, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize,
+            orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }
         ).add(to: router)
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,
             server: .http1(configuration: HTTPServerLimits.http1Configuration(requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
-            services: [dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger)],
+            // Shut down in reverse order after the HTTP server: pushes, then background builds, then the CPU pool they use.
+            services: [cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

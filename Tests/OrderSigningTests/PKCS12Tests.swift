@@ -93,4 +93,38 @@ struct PKCS12Tests {
         let identity = try SigningIdentity(directory: dir.url, password: Fixtures.password)
         #expect(identity.orderTypeIdentifier == Fixtures.orderTypeIdentifier)
     }
+
+    /// Audit M3: a 10,000,000-iteration file stalled loading for seconds. The cap is what exporters use (600,000);
+    /// one more is refused before any derivation runs, with the count and the cap in the message.
+    @Test("Key derivations above 600,000 iterations are refused, in the MAC, the PKCS#12 bags and PKCS#8")
+    func m3_iterationCountsAboveTheCapAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let pass = "pass:\(Fixtures.password)"
+        let export = ["pkcs12", "-export", "-inkey", "rsa.pem", "-in", "cert.pem", "-passout", pass, "-iter", "600001"]
+        // -iter sets the MAC's count and the bags' count; without a MAC the key bag is refused instead.
+        try OpenSSL.require(export + ["-out", dir.file("mac.p12").path], in: fixtures.directory.url)
+        try OpenSSL.require(export + ["-nomac", "-out", dir.file("bags.p12").path], in: fixtures.directory.url)
+        for count in ["600001", "600000"] {
+            try OpenSSL.require(
+                ["pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-256-cbc", "-iter", count, "-passout", pass,
+                 "-out", dir.file("rsa-\(count).pem").path],
+                in: fixtures.directory.url)
+        }
+
+        let mac = #expect(throws: SigningError.self) { try SigningIdentity(pkcs12: dir.bytes("mac.p12"), password: Fixtures.password) }
+        #expect(mac == .excessiveIterations(context: "the MAC of the PKCS#12 file", iterations: 600_001, maximum: 600_000))
+        #expect(mac?.description.contains("asks for 600001 iterations, more than the 600000 this server accepts") == true)
+        let bags = #expect(throws: SigningError.self) { try SigningIdentity(pkcs12: dir.bytes("bags.p12"), password: Fixtures.password) }
+        #expect(bags == .excessiveIterations(context: "the private key encryption of the PKCS#12 file", iterations: 600_001, maximum: 600_000))
+        let pkcs8 = #expect(throws: SigningError.self) {
+            try SigningIdentity(certificatePEM: fixtures.text("cert.pem"), privateKeyPEM: dir.text("rsa-600001.pem"), keyPassword: Fixtures.password)
+        }
+        guard case .excessiveIterations(_, 600_001, 600_000) = pkcs8 else {
+            Issue.record("expected excessiveIterations, got \(String(describing: pkcs8))")
+            return
+        }
+        let atTheCap = try SigningIdentity(certificatePEM: fixtures.text("cert.pem"), privateKeyPEM: dir.text("rsa-600000.pem"), keyPassword: Fixtures.password)
+        #expect(atTheCap.orderTypeIdentifier == Fixtures.orderTypeIdentifier)
+    }
 }

@@ -37,8 +37,9 @@ struct TestServer {
     }
 
     /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).
-    func run<Value: Sendable>(_ body: @Sendable (Client) async throws -> Value) async throws -> Value {
-        var logger = Logger(label: "ordertrack-test")
+    /// The server logs warnings and errors to `logger`, by default the console.
+    func run<Value: Sendable>(logger: Logger = Logger(label: "ordertrack-test"), _ body: @Sendable (Client) async throws -> Value) async throws -> Value {
+        var logger = logger
         logger.logLevel = .warning
         let server = try await OrderTrackServer.build(configuration: try configuration(), logger: logger)
         let credentials = try loadCredentials()

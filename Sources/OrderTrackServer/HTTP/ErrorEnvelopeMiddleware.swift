@@ -71,6 +71,11 @@ extension APIError {
                 status: .serviceUnavailable, kind: .unavailable, code: "database_busy",
                 message: "the database is busy with other writes (while trying to \(operation)); retry in \(Self.busyRetryAfterSeconds) second")
             extraHeaders[.retryAfter] = String(Self.busyRetryAfterSeconds)
+        case is CPUWorkPool.ShutDown:
+            self = APIError(
+                status: .serviceUnavailable, kind: .unavailable, code: "shutting_down",
+                message: "the server is shutting down; retry in \(Self.busyRetryAfterSeconds) second")
+            extraHeaders[.retryAfter] = String(Self.busyRetryAfterSeconds)
         case OrderStoreError.storageFull(let operation, _):
             self = APIError(
                 status: .init(code: 507, reasonPhrase: "Insufficient Storage"), kind: .api, code: "insufficient_storage",

@@ -15,8 +15,10 @@ struct MerchantRoutes: Sendable {
     let store: any OrderStore
     let orders: OrderService
     let packages: PackageService
+    /// Where merchant bodies and order documents (megabytes each) are parsed and serialized.
+    let cpu: CPUWorkPool
     let maximumBodySize: Int
-    /// Forgets loaded signing identities and APNs connections of an order type whose credentials changed.
+    /// Forgets the APNs connections of an order type whose credentials changed.
     let orderTypeChanged: @Sendable (String) async -> Void
 
     func add(to router: Router<BasicRequestContext>) {
@@ -26,14 +28,14 @@ struct MerchantRoutes: Sendable {
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let merchant = try await authenticate(request)
             let record = try await orders.order(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
-            return try json(.ok, ["order": try orderJSON(record)])
+            return try await ordersJSON(.ok) { ["order": try orderJSON(record)] }
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let merchant = try await authenticate(request)
-            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
+            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let (record, changed) = try await orders.updateOrder(
                 merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
-            return try json(.ok, ["order": try orderJSON(record), "changed": .bool(changed)])
+            return try await ordersJSON(.ok) { ["order": try orderJSON(record), "changed": .bool(changed)] }
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { request, context in
             let merchant = try await authenticate(request)
@@ -54,8 +56,8 @@ struct MerchantRoutes: Sendable {
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { request, context in
             let merchant = try await authenticate(request)
             let (record, package) = try await orders.package(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
-            let document = try JSONValue.parse(record.document)
-            let fileName = (document["orderNumber"]?.stringValue ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+            let orderNumber = try await cpu.run { try JSONValue.parse(record.document)["orderNumber"]?.stringValue }
+            let fileName = (orderNumber ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
             return Response(status: .ok, headers: [
                 .contentType: WalletRoutes.packageContentType,
                 .contentDisposition: "attachment; filename=\"\(fileName.isEmpty ? "order" : fileName).order\"",
@@ -103,7 +105,7 @@ struct MerchantRoutes: Sendable {
                 return try replay(saved, requestHash: requestHash)
             }
         }
-        let content = try RequestParsing.json(body)
+        let content = try await cpu.run { try RequestParsing.json(body) }
         let idempotency = idempotencyKey.map { OrderService.IdempotentRequest(key: $0, requestHash: requestHash) }
         let outcome = try await orders.createOrder(merchant: merchant, content: content, idempotency: idempotency) { created in
             let response: JSONValue = [
@@ -161,9 +163,9 @@ struct MerchantRoutes: Sendable {
         } catch OrderStoreError.invalidCursor {
             throw APIError.badRequest("cursor_invalid", "cursor must be a nextCursor value returned by this endpoint", param: "cursor")
         }
-        var body: [String: JSONValue] = ["data": .array(try page.orders.map(orderJSON))]
-        body["nextCursor"] = page.nextCursor.map(JSONValue.string) ?? .null
-        return try json(.ok, .object(body))
+        return try await ordersJSON(.ok) {
+            ["data": .array(try page.orders.map(orderJSON)), "nextCursor": page.nextCursor.map(JSONValue.string) ?? .null]
+        }
     }
 
     /// The form-encoded notification that payment providers document (`order_type_identifier`, `order_identifier`).
@@ -221,16 +223,20 @@ struct MerchantRoutes: Sendable {
     func putOrderType(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
         let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
-        let body = try RequestParsing.json(try await RequestParsing.body(request, limit: maximumBodySize))
+        let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
         guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded) else {
             throw APIError.badRequest("pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
         }
         let configuration = IdentityConfig.pkcs12(bytes: Array(pkcs12), password: body["password"]?.stringValue ?? "", wwdrPEM: body["wwdrPEM"]?.stringValue)
+        let identity: SigningIdentity
         do {
-            try await Administration(store: store).setOrderType(merchantID: merchant.id, orderTypeIdentifier: orderType, identity: configuration)
+            identity = try await Administration(store: store, parseIdentity: { try await packages.parse($0) })
+                .setOrderType(merchantID: merchant.id, orderTypeIdentifier: orderType, identity: configuration)
         } catch let error as AdministrationError {
             throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "order_type_rejected", message: error.message, param: "pkcs12")
         }
+        // Parsed once: packages and pushes use this identity rather than parsing the PKCS#12 again.
+        packages.invalidateIdentity(orderType, replacement: (configuration, identity))
         await orderTypeChanged(orderType)
         guard let stored = try await store.orderType(orderType) else { throw APIError.notFound("order type \(orderType) vanished") }
         return try json(.ok, ["orderType": try await orderTypeJSON(stored)])
@@ -275,9 +281,15 @@ struct MerchantRoutes: Sendable {
         return merchant
     }
 
-    /// A path parameter, percent-decoded: clients may escape `:`, `@` or `+` in identifiers.
+    /// An order's stored document, for a response.
     func orderJSON(_ record: OrderRecord) throws -> JSONValue {
         try JSONValue.parse(record.document)
+    }
+
+    /// A JSON response made of order documents (megabytes each), parsed and serialized on the CPU pool.
+    func ordersJSON(_ status: HTTPResponse.Status, _ body: @escaping @Sendable () throws -> JSONValue) async throws -> Response {
+        let bytes = try await cpu.run { try body().serialized() }
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     func json(_ status: HTTPResponse.Status, _ body: JSONValue) throws -> Response {

@@ -30,4 +30,10 @@ enum RequestParsing {
     static func jsonBody(_ request: Request, limit: Int) async throws -> JSONValue {
         try json(try await body(request, limit: limit))
     }
+
+    /// The body parsed as JSON on the CPU pool: merchant bodies run to megabytes.
+    static func jsonBody(_ request: Request, limit: Int, on cpu: CPUWorkPool) async throws -> JSONValue {
+        let bytes = try await body(request, limit: limit)
+        return try await cpu.run { try json(bytes) }
+    }
 }

@@ -14,9 +14,16 @@ public struct AdministrationError: Error, Sendable, CustomStringConvertible {
 /// `ordertrack order-type` commands: merchants, API keys and order types with their signing identities.
 public struct Administration: Sendable {
     public let store: any OrderStore
+    /// Parses the signing identity of an order type; the server does it on its CPU pool.
+    private let parseIdentity: @Sendable (IdentityConfig) async throws -> SigningIdentity
 
     public init(store: any OrderStore) {
+        self.init(store: store, parseIdentity: { try PackageService.load($0) })
+    }
+
+    init(store: any OrderStore, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity) {
         self.store = store
+        self.parseIdentity = parseIdentity
     }
 
     /// Creates a merchant and its first API key; the key is returned once and stored only as a hash.
@@ -51,7 +58,7 @@ public struct Administration: Sendable {
         }
         let identity: SigningIdentity
         do {
-            identity = try PackageService.load(configuration)
+            identity = try await parseIdentity(configuration)
         } catch {
             throw AdministrationError(message: "the signing identity cannot be loaded: \(error)")
         }

@@ -12,6 +12,8 @@ struct OrderService: Sendable {
     /// `webServiceURL` of every order this server creates.
     let webServiceURL: String
     let validationOptions: ValidationOptions
+    /// Where documents are validated and patched: a large one takes a core for a while.
+    let cpu: CPUWorkPool
     let logger: Logger
     let updateLock = KeyedLock()
 
@@ -47,10 +49,11 @@ struct OrderService: Sendable {
     }
 
     /// Completes order content sent at payment completion, validates it with the merchant's assets, and stores it;
-    /// with an idempotency key, the response (made by `responseBody`) is stored under it in the order's transaction.
+    /// with an idempotency key, the response (made by `responseBody`, on the CPU pool) is stored under it in the order's
+    /// transaction.
     func createOrder(
         merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, now: Date = Date(),
-        responseBody: (CreatedOrder) -> [UInt8]
+        responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
         guard var document = content.objectValue else {
             throw APIError.badRequest("body_not_object", "the body must be a JSON object with the order content, but is \(content.kindName)")
@@ -76,7 +79,7 @@ struct OrderService: Sendable {
         document["createdAt"] = document["createdAt"] ?? timestamp
         document["updatedAt"] = document["updatedAt"] ?? document["createdAt"]
 
-        let (normalized, warnings) = try await validated(.object(document), merchantID: merchant.id)
+        let (normalized, serialized, warnings) = try await validated(.object(document), merchantID: merchant.id)
         guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
@@ -92,10 +95,11 @@ struct OrderService: Sendable {
         guard future.isEmpty else { throw APIError.invalidOrder(future) }
         let record = OrderRecord(
             orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
-            authenticationToken: token, document: normalized.serialized(), status: normalized["status"]?.stringValue,
+            authenticationToken: token, document: serialized, status: normalized["status"]?.stringValue,
             createdAt: created, updatedAt: updated, version: 1, changeSequence: 0)
         // The response shows the order as created; the change sequence the store assigns is not part of it.
-        let response = responseBody(CreatedOrder(record: record, document: normalized, warnings: warnings))
+        let shown = CreatedOrder(record: record, document: normalized, warnings: warnings)
+        let response = try await cpu.run { responseBody(shown) }
         let stored: OrderRecord
         do {
             if let idempotency {
@@ -127,20 +131,23 @@ struct OrderService: Sendable {
     private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> (OrderRecord, changed: Bool) {
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
-            let existing = try JSONValue.parse(current.document)
-            var patched: JSONValue
-            do {
-                patched = try OrderPatch.apply(patch, to: existing)
-            } catch {
-                throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
+            var (patched, changed) = try await cpu.run {
+                let existing = try JSONValue.parse(current.document)
+                let patched: JSONValue
+                do throws(OrderPatchError) {
+                    patched = try OrderPatch.apply(patch, to: existing)
+                } catch {
+                    throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
+                }
+                return (patched, patched != existing)
             }
-            if patched == existing { return (current, false) }
+            guard changed else { return (current, false) }
             let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
             patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
-            let (normalized, _) = try await validated(patched, merchantID: merchant.id)
+            let (normalized, serialized, _) = try await validated(patched, merchantID: merchant.id)
             do {
                 let stored = try await store.updateOrder(
-                    type: type, id: id, expectedVersion: current.version, document: normalized.serialized(),
+                    type: type, id: id, expectedVersion: current.version, document: serialized,
                     status: normalized["status"]?.stringValue, updatedAt: updatedAt)
                 lookup.remember(stored)
                 packages.prepare(stored)
@@ -206,15 +213,22 @@ struct OrderService: Sendable {
         return owned[0]
     }
 
-    /// Validates a complete document against the schema and the merchant's assets; returns it normalized.
-    private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, [ValidationProblem]) {
-        let files = try await packages.assetFiles(for: document, merchantID: merchantID)
-        let report = OrderValidator.validate(document: document, package: PackageContents(files: files), options: validationOptions)
-        guard report.isValid else { throw APIError.invalidOrder(report.problems) }
-        do {
-            return (try OrderDocument(json: document, options: validationOptions).json, report.warnings)
-        } catch {
-            throw APIError.invalidOrder(error.report.problems)
+    /// Validates a complete document against the schema and the merchant's assets, on the CPU pool; returns it
+    /// normalized, also serialized.
+    private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, serialized: [UInt8], warnings: [ValidationProblem]) {
+        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
+        let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchantID)
+        let options = validationOptions
+        return try await cpu.run {
+            let report = OrderValidator.validate(document: document, package: PackageContents(files: files), options: options)
+            guard report.isValid else { throw APIError.invalidOrder(report.problems) }
+            let normalized: JSONValue
+            do throws(OrderDecodingError) {
+                normalized = try OrderDocument(json: document, options: options).json
+            } catch {
+                throw APIError.invalidOrder(error.report.problems)
+            }
+            return (normalized, normalized.serialized(), report.warnings)
         }
     }
 }

@@ -4,12 +4,27 @@ import OrderModel
 import OrderPackage
 import OrderSigning
 import OrderStore
+import ServiceLifecycle
+import Synchronization
 
 /// Signed packages of orders: each order version is built and signed once, then served from memory or the store.
-actor PackageService {
+///
+/// Only bookkeeping happens under the lock, so a remembered package is answered at once, never behind a build or an
+/// identity load (audit M3). Builds run on the CPU pool, one per order version however many requests ask for it
+/// (single flight), independently of other orders'. Signing identities are parsed once per configuration, also on the
+/// CPU pool and in single flight, and kept parsed until ``invalidateIdentity(_:)``.
+///
+/// As a service it runs the builds ``prepare(_:)`` asks for, a bounded number at a time, and at shutdown waits for
+/// the running ones, at most ``shutdownGrace``, before the store closes (audit L14).
+final class PackageService: Service, Sendable {
     private struct CacheKey: Hashable {
         var orderTypeIdentifier: String
         var orderIdentifier: String
+
+        init(_ record: OrderRecord) {
+            orderTypeIdentifier = record.orderTypeIdentifier
+            orderIdentifier = record.orderIdentifier
+        }
     }
 
     private struct CachedPackage {
@@ -18,67 +33,218 @@ actor PackageService {
         var lastUse: UInt64
     }
 
-    private let store: any OrderStore
-    private let validationOptions: ValidationOptions
-    private let logger: Logger
-    private let capacityBytes: Int
-    private let assetCache = AssetCache()
-    private var identities: [String: (configuration: IdentityConfig, identity: SigningIdentity)] = [:]
-    private var memory: [CacheKey: CachedPackage] = [:]
-    private var memoryBytes = 0
-    private var useCounter: UInt64 = 0
-    private var inFlight: [CacheKey: (version: Int, task: Task<[UInt8], any Error>)] = [:]
-
-    init(store: any OrderStore, validationOptions: ValidationOptions, capacityBytes: Int, logger: Logger) {
-        self.store = store
-        self.validationOptions = validationOptions
-        self.capacityBytes = capacityBytes
-        self.logger = logger
+    private struct Build {
+        var version: Int
+        var outcome: SharedOutcome<[UInt8]>
     }
 
-    /// The signed package of the order's version; built at most once per version, even under concurrent requests.
-    func package(for record: OrderRecord) async throws -> [UInt8] {
-        let key = CacheKey(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier)
-        if var cached = memory[key], cached.version == record.version {
+    private enum IdentitySlot {
+        case loading(IdentityConfig, SharedOutcome<SigningIdentity>)
+        case loaded(IdentityConfig, SigningIdentity)
+    }
+
+    private struct State {
+        var memory: [CacheKey: CachedPackage] = [:]
+        var memoryBytes = 0
+        var useCounter: UInt64 = 0
+        var builds: [CacheKey: Build] = [:]
+        var identities: [String: IdentitySlot] = [:]
+        var isShuttingDown = false
+
+        mutating func cachedBytes(_ key: CacheKey, version: Int) -> [UInt8]? {
+            guard var cached = memory[key], cached.version == version else { return nil }
             useCounter += 1
             cached.lastUse = useCounter
             memory[key] = cached
             return cached.bytes
         }
-        if let running = inFlight[key], running.version == record.version {
-            return try await running.task.value
+
+        mutating func remember(_ bytes: [UInt8], version: Int, for key: CacheKey, capacityBytes: Int) {
+            guard bytes.count <= capacityBytes else { return }
+            if let previous = memory[key] {
+                // A build of an older version can finish after a newer one.
+                guard previous.version <= version else { return }
+                memoryBytes -= previous.bytes.count
+            }
+            useCounter += 1
+            memory[key] = CachedPackage(version: version, bytes: bytes, lastUse: useCounter)
+            memoryBytes += bytes.count
+            // Evict the least recently used quarter at once, so eviction's scan is rare.
+            if memoryBytes > capacityBytes {
+                let victims = memory.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(max(1, memory.count / 4))
+                for (victim, package) in victims where victim != key {
+                    memory[victim] = nil
+                    memoryBytes -= package.bytes.count
+                }
+            }
         }
-        let task = Task { try await self.loadOrBuild(record) }
-        inFlight[key] = (record.version, task)
-        defer {
-            if inFlight[key]?.version == record.version { inFlight[key] = nil }
-        }
-        let bytes = try await task.value
-        remember(bytes, version: record.version, for: key)
-        return bytes
     }
 
-    /// Starts building a new version in the background, so the device's first fetch after Apple Pay finds it ready.
-    nonisolated func prepare(_ record: OrderRecord) {
-        Task {
+    /// Builds asked for by ``prepare(_:)`` that wait for a slot; beyond this the oldest are dropped (they are built
+    /// when a device first fetches them).
+    static let maximumQueuedBuilds = 1_000
+    /// How long shutdown waits for running background builds before cancelling them.
+    static let shutdownGrace = Duration.seconds(10)
+
+    private let store: any OrderStore
+    private let cpu: CPUWorkPool
+    private let validationOptions: ValidationOptions
+    private let logger: Logger
+    private let capacityBytes: Int
+    private let assetCache = AssetCache()
+    private let state = Mutex(State())
+    private let queued: AsyncStream<OrderRecord>
+    private let queue: AsyncStream<OrderRecord>.Continuation
+
+    init(store: any OrderStore, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int, logger: Logger) {
+        self.store = store
+        self.cpu = cpu
+        self.validationOptions = validationOptions
+        self.capacityBytes = capacityBytes
+        self.logger = logger
+        (queued, queue) = AsyncStream.makeStream(of: OrderRecord.self, bufferingPolicy: .bufferingNewest(Self.maximumQueuedBuilds))
+    }
+
+    /// The signed package of the order's version; built at most once per version, even under concurrent requests.
+    func package(for record: OrderRecord) async throws -> [UInt8] {
+        enum Step {
+            case cached([UInt8])
+            case join(SharedOutcome<[UInt8]>)
+            case build(SharedOutcome<[UInt8]>)
+        }
+        let key = CacheKey(record)
+        let step = state.withLock { state -> Step in
+            if let bytes = state.cachedBytes(key, version: record.version) { return .cached(bytes) }
+            if let build = state.builds[key], build.version == record.version { return .join(build.outcome) }
+            let outcome = SharedOutcome<[UInt8]>()
+            state.builds[key] = Build(version: record.version, outcome: outcome)
+            return .build(outcome)
+        }
+        switch step {
+        case .cached(let bytes):
+            return bytes
+        case .join(let outcome):
             do {
-                _ = try await self.package(for: record)
-            } catch {
-                self.logger.error("package build failed", metadata: ["order": .string(record.orderIdentifier), "error": .string("\(error)")])
+                return try await outcome.value()
+            } catch is CancellationError where !Task.isCancelled {
+                // The task building it was cancelled (a background build at shutdown), this one was not.
+                return try await package(for: record)
             }
+        case .build(let outcome):
+            let result = await Result(awaiting: { try await loadOrBuild(record) })
+            state.withLock { state in
+                if state.builds[key]?.outcome === outcome { state.builds[key] = nil }
+                if case .success(let bytes) = result { state.remember(bytes, version: record.version, for: key, capacityBytes: capacityBytes) }
+            }
+            outcome.finish(result)
+            return try result.get()
+        }
+    }
+
+    /// Queues a build of a new version, so the device's first fetch after Apple Pay finds it ready.
+    func prepare(_ record: OrderRecord) {
+        queue.yield(record)
+    }
+
+    /// Runs queued builds, as many at once as the CPU pool has threads; at graceful shutdown drops the queued ones and
+    /// waits for the running ones, cancelling them after ``shutdownGrace``.
+    func run() async throws {
+        let limit = cpu.threadCount
+        await withTaskGroup(of: Bool.self) { group in
+            var running = 0
+            await withGracefulShutdownHandler {
+                for await record in queued {
+                    if running == limit, await group.next() != nil { running -= 1 }
+                    if state.withLock({ $0.isShuttingDown }) { break }
+                    group.addTask {
+                        await self.buildInBackground(record)
+                        return false
+                    }
+                    running += 1
+                }
+            } onGracefulShutdown: {
+                self.state.withLock { $0.isShuttingDown = true }
+                self.queue.finish()
+            }
+            guard running > 0 else { return }
+            group.addTask {
+                try? await Task.sleep(for: Self.shutdownGrace)
+                return true
+            }
+            while let timedOut = await group.next() {
+                if timedOut {
+                    logger.notice("shutdown cancels package builds still running", metadata: ["builds": .stringConvertible(running)])
+                } else {
+                    running -= 1
+                    if running > 0 { continue }
+                }
+                group.cancelAll()
+                break
+            }
+        }
+    }
+
+    private func buildInBackground(_ record: OrderRecord) async {
+        do {
+            _ = try await package(for: record)
+        } catch {
+            // Cancelled at shutdown: the package is built on the device's first fetch instead.
+            guard !Task.isCancelled else { return }
+            logger.error("package build failed", metadata: ["order": .string(record.orderIdentifier), "error": .string("\(error)")])
         }
     }
 
     /// The signing identity of an order type, parsed once per configuration. The configuration is read each time
     /// (once per package build): another instance may have rotated the certificate.
     func identity(for orderTypeIdentifier: String) async throws -> SigningIdentity {
+        enum Step {
+            case loaded(SigningIdentity)
+            case join(SharedOutcome<SigningIdentity>)
+            case load(SharedOutcome<SigningIdentity>)
+        }
         guard let record = try await store.orderType(orderTypeIdentifier) else {
             throw APIError(status: .internalServerError, kind: .api, code: "order_type_missing", message: "order type \(orderTypeIdentifier) is not configured")
         }
-        if let cached = identities[orderTypeIdentifier], cached.configuration == record.identity { return cached.identity }
+        let configuration = record.identity
+        let step = state.withLock { state -> Step in
+            switch state.identities[orderTypeIdentifier] {
+            case .loaded(configuration, let identity):
+                return .loaded(identity)
+            case .loading(configuration, let outcome):
+                return .join(outcome)
+            default:
+                let outcome = SharedOutcome<SigningIdentity>()
+                state.identities[orderTypeIdentifier] = .loading(configuration, outcome)
+                return .load(outcome)
+            }
+        }
+        switch step {
+        case .loaded(let identity):
+            return identity
+        case .join(let outcome):
+            do {
+                return try await outcome.value()
+            } catch is CancellationError where !Task.isCancelled {
+                return try await identity(for: orderTypeIdentifier)
+            }
+        case .load(let outcome):
+            let result = await Result(awaiting: { try await parseIdentity(configuration, of: orderTypeIdentifier) })
+            state.withLock { state in
+                // Invalidated or replaced while loading: the result is still this caller's, but not remembered.
+                guard case .loading(_, let current) = state.identities[orderTypeIdentifier], current === outcome else { return }
+                state.identities[orderTypeIdentifier] = (try? result.get()).map { IdentitySlot.loaded(configuration, $0) }
+            }
+            outcome.finish(result)
+            return try result.get()
+        }
+    }
+
+    private func parseIdentity(_ configuration: IdentityConfig, of orderTypeIdentifier: String) async throws -> SigningIdentity {
         let identity: SigningIdentity
         do {
-            identity = try Self.load(record.identity)
+            identity = try await parse(configuration)
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw APIError(status: .internalServerError, kind: .api, code: "signing_identity_unusable",
                 message: "the signing identity of \(orderTypeIdentifier) cannot be loaded: \(error)")
@@ -88,22 +254,29 @@ actor PackageService {
                 "type": .string(orderTypeIdentifier), "not_valid_after": .string(DateTimeFormat.formatRFC3339(identity.notValidAfter)),
             ])
         }
-        identities[orderTypeIdentifier] = (record.identity, identity)
         return identity
     }
 
-    func invalidateIdentity(_ orderTypeIdentifier: String) {
-        identities[orderTypeIdentifier] = nil
-        for key in memory.keys where key.orderTypeIdentifier == orderTypeIdentifier {
-            memoryBytes -= memory[key]!.bytes.count
-            memory[key] = nil
+    /// Parses a signing identity on the CPU pool: decrypting a PKCS#12 or key file derives keys for up to a second.
+    func parse(_ configuration: IdentityConfig) async throws -> SigningIdentity {
+        try await cpu.run { try Self.load(configuration) }
+    }
+
+    /// Forgets an order type's identity and packages; `replacement` (just parsed from its new configuration) is kept
+    /// instead, so the next build need not parse it again.
+    func invalidateIdentity(_ orderTypeIdentifier: String, replacement: (configuration: IdentityConfig, identity: SigningIdentity)? = nil) {
+        state.withLock { state in
+            state.identities[orderTypeIdentifier] = replacement.map { .loaded($0.configuration, $0.identity) }
+            for key in state.memory.keys where key.orderTypeIdentifier == orderTypeIdentifier {
+                state.memoryBytes -= state.memory[key]!.bytes.count
+                state.memory[key] = nil
+            }
         }
     }
 
-    /// The merchant assets a document needs in its package: referenced files with their scaled and localized
-    /// variants, and every localization's order.strings.
-    nonisolated func assetFiles(for document: JSONValue, merchantID: String) async throws -> [String: [UInt8]] {
-        let referenced = OrderValidator.referencedFiles(in: document)
+    /// The merchant assets a document needs in its package: the referenced files (``OrderValidator/referencedFiles(in:)``)
+    /// with their scaled and localized variants, and every localization's order.strings.
+    func assetFiles(referencedBy referenced: Set<String>, merchantID: String) async throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         for info in try await store.assets(merchantID: merchantID) {
             let fileName = info.name.split(separator: "/").last.map(String.init) ?? info.name
@@ -119,28 +292,16 @@ actor PackageService {
             return stored
         }
         let identity = try await identity(for: record.orderTypeIdentifier)
-        let document = try JSONValue.parse(record.document)
-        let assets = try AssetSet(files: try await assetFiles(for: document, merchantID: record.merchantID), cache: assetCache)
-        let builder = OrderPackageBuilder(signer: identity, validationOptions: validationOptions)
-        let built = try builder.build(orderJSON: record.document, assets: assets, signingTime: Date())
-        try await store.storePackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version, bytes: built.bytes)
-        return built.bytes
-    }
-
-    private func remember(_ bytes: [UInt8], version: Int, for key: CacheKey) {
-        guard bytes.count <= capacityBytes else { return }
-        if let previous = memory[key] { memoryBytes -= previous.bytes.count }
-        useCounter += 1
-        memory[key] = CachedPackage(version: version, bytes: bytes, lastUse: useCounter)
-        memoryBytes += bytes.count
-        // Evict the least recently used quarter at once, so eviction's scan is rare.
-        if memoryBytes > capacityBytes {
-            let victims = memory.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(max(1, memory.count / 4))
-            for (victim, package) in victims where victim != key {
-                memory[victim] = nil
-                memoryBytes -= package.bytes.count
-            }
+        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: try JSONValue.parse(record.document)) }
+        let files = try await assetFiles(referencedBy: referenced, merchantID: record.merchantID)
+        let (assetCache, validationOptions) = (assetCache, validationOptions)
+        let bytes = try await cpu.run {
+            let assets = try AssetSet(files: files, cache: assetCache)
+            let builder = OrderPackageBuilder(signer: identity, validationOptions: validationOptions)
+            return try builder.build(orderJSON: record.document, assets: assets, signingTime: Date()).bytes
         }
+        try await store.storePackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version, bytes: bytes)
+        return bytes
     }
 
     static func load(_ configuration: IdentityConfig) throws -> SigningIdentity {
