@@ -32,8 +32,8 @@ actor ConnectionPool<Connection: Sendable> {
         nextWaiterID += 1
         return try await LeaseDeadline.run(timeout: maximumWait) {
             try await self.wait(id: id)
-        } expire: {
-            await self.expire(id: id)
+        } expire: { error in
+            await self.expire(id: id, with: error)
         }
     }
 
@@ -41,9 +41,9 @@ actor ConnectionPool<Connection: Sendable> {
         try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
     }
 
-    private func expire(id: Int) {
+    private func expire(id: Int, with error: any Error) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(throwing: LeaseDeadline.timedOut(after: maximumWait))
+        waiters.remove(at: index).continuation.resume(throwing: error)
     }
 
     /// Returns a leased connection.

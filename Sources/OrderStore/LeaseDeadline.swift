@@ -1,16 +1,18 @@
 /// Bounds how long a caller waits in a connection pool's queue.
 enum LeaseDeadline {
     /// Runs `waiting` (which queues the caller and suspends until it is handed a connection); if it is still waiting
-    /// after `timeout`, `expire` runs, which must fail that waiter with ``OrderStoreError/busy(operation:reason:)``.
-    /// A connection handed over at the last moment is still returned.
+    /// after `timeout`, or when the caller is cancelled, `expire` runs, which must fail that waiter with the error it is given (busy, or `CancellationError`). A
+    /// connection handed over at the last moment is still returned, so the caller can give it back.
     static func run<T: Sendable>(
-        timeout: Duration, waiting: @escaping @Sendable () async throws -> T, expire: @escaping @Sendable () async -> Void
+        timeout: Duration, waiting: @escaping @Sendable () async throws -> T, expire: @escaping @Sendable (_ error: any Error) async -> Void
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await waiting() }
             group.addTask {
-                try await Task.sleep(for: timeout)
-                await expire()
+                // Never throws: a cancelled caller ends its wait through `expire` too. Were this child to throw, the
+                // group would stop listening to the waiter, and a connection handed to it afterwards would be lost.
+                try? await Task.sleep(for: timeout)
+                await expire(Task.isCancelled ? CancellationError() : timedOut(after: timeout))
                 return nil
             }
             while let result = try await group.next() {

@@ -79,8 +79,8 @@ final class PostgresConnectionPool: Sendable {
                 }
                 try await LeaseDeadline.run(timeout: maximumWait) {
                     try await self.wait(id: id)
-                } expire: {
-                    self.expire(id: id)
+                } expire: { error in
+                    self.expire(id: id, with: error)
                 }
             }
         }
@@ -118,11 +118,11 @@ final class PostgresConnectionPool: Sendable {
         }
     }
 
-    private func expire(id: Int) {
+    private func expire(id: Int, with error: any Error) {
         let waiter = state.withLock { state in
             state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
         }
-        waiter?.resume(throwing: LeaseDeadline.timedOut(after: maximumWait))
+        waiter?.resume(throwing: error)
     }
 
     private func wakeOne() {

@@ -38,4 +38,17 @@ import Testing
         await pool.release(handed)
         #expect(try await pool.acquire() == 1)
     }
+
+    @Test func aCancelledWaiterLeavesTheQueueAndLosesNoConnection() async throws {
+        // Shutdown cancels services that wait for the writer: the connection must come back to the pool, not be
+        // dropped by a waiter that stopped listening.
+        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(60))
+        let held = try await pool.acquire()
+        let waiter = Task { try await pool.acquire() }
+        try await Task.sleep(for: .milliseconds(50))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        await pool.release(held)
+        #expect(try await pool.acquire() == 1)
+    }
 }

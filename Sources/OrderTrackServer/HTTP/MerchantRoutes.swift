@@ -72,7 +72,10 @@ struct MerchantRoutes: Sendable {
         }
         api.delete("assets/**") { request, context in
             let merchant = try await authenticate(request)
-            guard try await store.deleteAsset(merchantID: merchant.id, name: try assetName(context)) else { throw APIError.notFound("no asset named \(try assetName(context))") }
+            let name = try assetName(context)
+            let previous = try await store.asset(merchantID: merchant.id, name: name)?.info.sha256
+            guard try await store.deleteAsset(merchantID: merchant.id, name: name) else { throw APIError.notFound("no asset named \(name)") }
+            if let previous { packages.forgetAssetContent(previous) }
             return Response(status: .noContent)
         }
         api.get("assets") { request, _ in
@@ -197,7 +200,9 @@ struct MerchantRoutes: Sendable {
             throw APIError.badRequest("asset_type_invalid", "assets must be PNG, JPEG or PDF files, or .lproj/order.strings localizations; \(name) is neither")
         }
         let contentType = isStrings ? "text/plain; charset=utf-8" : detected.mediaType!
+        let previous = try await store.asset(merchantID: merchant.id, name: name)?.info.sha256
         let info = try await store.putAsset(merchantID: merchant.id, name: name, contentType: contentType, bytes: bytes, sha256: Secrets.sha256Hex(bytes))
+        if let previous, previous != info.sha256 { packages.forgetAssetContent(previous) }
         return try json(.ok, ["asset": assetJSON(info)])
     }
 

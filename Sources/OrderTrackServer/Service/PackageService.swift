@@ -1,3 +1,4 @@
+import BoundedCache
 import Foundation
 import Logging
 import OrderModel
@@ -30,7 +31,6 @@ final class PackageService: Service, Sendable {
     private struct CachedPackage {
         var version: Int
         var bytes: [UInt8]
-        var lastUse: UInt64
     }
 
     private struct Build {
@@ -44,39 +44,21 @@ final class PackageService: Service, Sendable {
     }
 
     private struct State {
-        var memory: [CacheKey: CachedPackage] = [:]
-        var memoryBytes = 0
-        var useCounter: UInt64 = 0
+        /// Signed packages by order, at most the service's capacity in bytes, least recently used first out.
+        var memory: LRUCache<CacheKey, CachedPackage>
         var builds: [CacheKey: Build] = [:]
         var identities: [String: IdentitySlot] = [:]
         var isShuttingDown = false
 
         mutating func cachedBytes(_ key: CacheKey, version: Int) -> [UInt8]? {
-            guard var cached = memory[key], cached.version == version else { return nil }
-            useCounter += 1
-            cached.lastUse = useCounter
-            memory[key] = cached
+            guard let cached = memory.value(forKey: key), cached.version == version else { return nil }
             return cached.bytes
         }
 
-        mutating func remember(_ bytes: [UInt8], version: Int, for key: CacheKey, capacityBytes: Int) {
-            guard bytes.count <= capacityBytes else { return }
-            if let previous = memory[key] {
-                // A build of an older version can finish after a newer one.
-                guard previous.version <= version else { return }
-                memoryBytes -= previous.bytes.count
-            }
-            useCounter += 1
-            memory[key] = CachedPackage(version: version, bytes: bytes, lastUse: useCounter)
-            memoryBytes += bytes.count
-            // Evict the least recently used quarter at once, so eviction's scan is rare.
-            if memoryBytes > capacityBytes {
-                let victims = memory.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(max(1, memory.count / 4))
-                for (victim, package) in victims where victim != key {
-                    memory[victim] = nil
-                    memoryBytes -= package.bytes.count
-                }
-            }
+        mutating func remember(_ bytes: [UInt8], version: Int, for key: CacheKey) {
+            // A build of an older version can finish after a newer one.
+            if let previous = memory.value(forKey: key), previous.version > version { return }
+            memory.setValue(CachedPackage(version: version, bytes: bytes), forKey: key, cost: bytes.count)
         }
     }
 
@@ -90,9 +72,8 @@ final class PackageService: Service, Sendable {
     private let cpu: CPUWorkPool
     private let validationOptions: ValidationOptions
     private let logger: Logger
-    private let capacityBytes: Int
     private let assetCache = AssetCache()
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let queued: AsyncStream<OrderRecord>
     private let queue: AsyncStream<OrderRecord>.Continuation
 
@@ -100,7 +81,7 @@ final class PackageService: Service, Sendable {
         self.store = store
         self.cpu = cpu
         self.validationOptions = validationOptions
-        self.capacityBytes = capacityBytes
+        self.state = Mutex(State(memory: LRUCache(capacity: capacityBytes)))
         self.logger = logger
         (queued, queue) = AsyncStream.makeStream(of: OrderRecord.self, bufferingPolicy: .bufferingNewest(Self.maximumQueuedBuilds))
     }
@@ -134,7 +115,7 @@ final class PackageService: Service, Sendable {
             let result = await Result(awaiting: { try await loadOrBuild(record) })
             state.withLock { state in
                 if state.builds[key]?.outcome === outcome { state.builds[key] = nil }
-                if case .success(let bytes) = result { state.remember(bytes, version: record.version, for: key, capacityBytes: capacityBytes) }
+                if case .success(let bytes) = result { state.remember(bytes, version: record.version, for: key) }
             }
             outcome.finish(result)
             return try result.get()
@@ -262,15 +243,18 @@ final class PackageService: Service, Sendable {
         try await cpu.run { try Self.load(configuration) }
     }
 
+    /// Drops the compressed form of an asset content that was replaced or deleted, so it does not wait in memory for
+    /// the cache's byte limit to push it out.
+    func forgetAssetContent(_ sha256Hex: String) {
+        assetCache.remove(sha256Hex: sha256Hex)
+    }
+
     /// Forgets an order type's identity and packages; `replacement` (just parsed from its new configuration) is kept
     /// instead, so the next build need not parse it again.
     func invalidateIdentity(_ orderTypeIdentifier: String, replacement: (configuration: IdentityConfig, identity: SigningIdentity)? = nil) {
         state.withLock { state in
             state.identities[orderTypeIdentifier] = replacement.map { .loaded($0.configuration, $0.identity) }
-            for key in state.memory.keys where key.orderTypeIdentifier == orderTypeIdentifier {
-                state.memoryBytes -= state.memory[key]!.bytes.count
-                state.memory[key] = nil
-            }
+            state.memory.removeAll { $0.orderTypeIdentifier == orderTypeIdentifier }
         }
     }
 
