@@ -58,18 +58,24 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func answer(_ error: HTTPParserError, context: ChannelHandlerContext) {
-        let body = ByteBuffer(bytes: APIError.malformedRequest(error).body.serialized())
-        var fields: HTTPFields = [.contentType: "application/json", .connection: "close"]
-        fields[.contentLength] = String(body.readableBytes)
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: .badRequest, headerFields: fields))), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
+        APIError.malformedRequest(error).writeAndClose(to: context)
     }
 }
 
 extension APIError {
+    /// Writes this error as a whole response with `Connection: close` onto a channel of HTTP/1 parts, then closes the
+    /// channel: the answer of handlers below Hummingbird, where no route runs.
+    func writeAndClose(to context: ChannelHandlerContext) {
+        let body = ByteBuffer(bytes: self.body.serialized())
+        var fields: HTTPFields = [.contentType: "application/json", .connection: "close"]
+        fields[.contentLength] = String(body.readableBytes)
+        context.write(NIOAny(HTTPResponsePart.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
+        context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil)
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
     /// The error for bytes that are not an HTTP/1.1 request, saying which part of the request is at fault.
     static func malformedRequest(_ error: HTTPParserError) -> APIError {
         let problem =

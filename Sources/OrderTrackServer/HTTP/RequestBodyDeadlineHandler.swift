@@ -56,14 +56,7 @@ final class RequestBodyDeadlineHandler: ChannelDuplexHandler, RemovableChannelHa
             return
         }
         responding = true
-        let body = ByteBuffer(bytes: APIError.bodyTimedOut(after: timeout).body.serialized())
-        var fields: HTTPFields = [.contentType: "application/json", .connection: "close"]
-        fields[.contentLength] = String(body.readableBytes)
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: .requestTimeout, headerFields: fields))), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
+        APIError.bodyTimedOut(after: timeout).writeAndClose(to: context)
     }
 }
 
