@@ -11,9 +11,9 @@ let package = Package(
         .library(name: "OrderZip", targets: ["OrderZip"]),
         .library(name: "OrderSigning", targets: ["OrderSigning"]),
         .library(name: "OrderPackage", targets: ["OrderPackage"]),
-        .library(name: "OrderStore", targets: ["OrderStore"]),
+        .library(name: "OrderPersistence", targets: ["OrderPersistence"]),
         .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
-        .library(name: "APNsClient", targets: ["APNsClient"]),
+        .library(name: "APNs", targets: ["APNs"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
@@ -75,7 +75,7 @@ let package = Package(
         ),
         // Persistence: one store interface, one SQL vocabulary.
         .target(
-            name: "OrderStore",
+            name: "OrderPersistence",
             dependencies: [
                 "OrderModel",
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "APNsClient", "BoundedCache", "RequestSyntax",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -106,7 +106,7 @@ let package = Package(
         ),
         // APNs provider client: HTTP/2, certificate or token auth, one long-lived connection per credential.
         .target(
-            name: "APNsClient",
+            name: "APNs",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -134,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderStore", "OrderTrackServer", "MockAPNs",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,11 +145,11 @@ let package = Package(
         .target(name: "ExternalTools", path: "Tests/Support"),
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "ExternalTools"]),
         .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
-        .testTarget(name: "OrderStoreTests", dependencies: ["OrderStore", "ExternalTools"]),
+        .testTarget(name: "OrderPersistenceTests", dependencies: ["OrderPersistence", "ExternalTools"]),
         .testTarget(
-            name: "APNsClientTests",
+            name: "APNsTests",
             dependencies: [
-                "APNsClient", "MockAPNs",
+                "APNs", "MockAPNs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderStore", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
+                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 
 /// Which database an administrative command works on; the same defaults as `serve`.
@@ -27,7 +27,7 @@ struct DatabaseOptions: ParsableArguments {
         logger.logLevel = .warning
         let store: any OrderStore
         do {
-            store = try await OrderTrackServer.openStore(configuration: configuration, logger: logger)
+            store = try await OrderTrackApplication.openStore(configuration: configuration, logger: logger)
         } catch let error as OrderStoreError {
             reportProblems(["\(error)"])
             throw ExitCode(1)

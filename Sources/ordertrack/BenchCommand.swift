@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 import OrderPackage
 import OrderSigning
@@ -74,7 +74,7 @@ enum BenchmarkServer {
         let configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: databaseURL, publicURL: "https://bench.example", push: push)
         let ports = AsyncStream<Int>.makeStream()
-        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
+        let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
         let value = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.application.run() }

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import OrderModel
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 
 /// End-to-end push fan-out: one order change, N registered devices, through the durable outbox to an APNs endpoint

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import OrderModel
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 
 /// Measures the server over loopback: cached-package GETs against `/healthz` in the same run, and

@@ -108,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "ordertrack")
-        let server = try await OrderTrackServer.build(configuration: configuration, logger: logger) { port in
+        let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { port in
             announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
         }
         if let credentials = server.developmentCredentials {

@@ -1,6 +1,6 @@
 import Foundation
 import OrderModel
-import OrderStore
+import OrderPersistence
 import Testing
 
 @testable import OrderTrackServer

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import OrderModel
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 import Testing
 
@@ -90,7 +90,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
 
         // 10,000 devices register for it (written straight into the database while the server is down).
         let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
-        let store = try await OrderTrackServer.openStore(
+        let store = try await OrderTrackApplication.openStore(
             configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test"))
         try await store.insertRegistrations(tokens.enumerated().map { index, token in
             Registration(deviceLibraryIdentifier: "device-\(index)", pushToken: token, orderTypeIdentifier: type, orderIdentifier: id, registeredAt: Date())

@@ -4,7 +4,7 @@ import HTTPTypes
 import OrderModel
 import SQLKit
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 /// PostgreSQL goes away for a while: devices get 503 with Retry-After, nothing crashes, and service resumes by itself.
 @Suite(.serialized) struct DatabaseOutageTests {

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import OrderModel
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 import Testing
 
@@ -31,7 +31,7 @@ import Testing
         let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns, leaseSeconds: 5)
         let bases = ["http://127.0.0.1:\(first.port)", "http://127.0.0.1:\(second.port)"]
         let apiKey = try JSONDecoder().decode(DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))).apiKey
-        let store = try await OrderTrackServer.openStore(
+        let store = try await OrderTrackApplication.openStore(
             configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "multi-instance-test"))
 
         // Orders created and devices registered through both instances, each device at the other instance.

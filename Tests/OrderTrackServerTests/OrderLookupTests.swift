@@ -1,5 +1,5 @@
 import Foundation
-import OrderStore
+import OrderPersistence
 import Testing
 
 @testable import OrderTrackServer

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import MockAPNs
 import OrderModel
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 import Testing
 

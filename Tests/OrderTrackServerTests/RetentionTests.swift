@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
-import OrderStore
+import OrderPersistence
 import Testing
 @testable import OrderTrackServer
 

@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import OrderModel
-import OrderStore
+import OrderPersistence
 import OrderTrackServer
 import OrderZip
 
@@ -41,7 +41,7 @@ struct TestServer {
     func run<Value: Sendable>(logger: Logger = Logger(label: "ordertrack-test"), _ body: @Sendable (Client) async throws -> Value) async throws -> Value {
         var logger = logger
         logger.logLevel = .warning
-        let server = try await OrderTrackServer.build(configuration: try configuration(), logger: logger)
+        let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger)
         let credentials = try loadCredentials()
         do {
             let value = try await server.application.test(.live) { client in

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import OrderModel
 import OrderSigning
-import OrderStore
+import OrderPersistence
 
 /// What a first start on an empty data directory creates, as written to `dev-credentials.json`.
 public struct DevelopmentCredentials: Sendable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import OrderStore
+import OrderPersistence
 
 /// A configuration value that cannot be used, and why.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {

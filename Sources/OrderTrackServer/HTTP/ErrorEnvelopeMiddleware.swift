@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import OrderStore
+import OrderPersistence
 
 extension HTTPField.Name {
     /// `X-Request-Id`: the id of a request in OrderTrack's answers and log lines.

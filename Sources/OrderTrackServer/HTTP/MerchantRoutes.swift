@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import OrderModel
 import OrderSigning
-import OrderStore
+import OrderPersistence
 import RequestSyntax
 
 /// The merchant API under `/api/v1`, authenticated by secret API key.

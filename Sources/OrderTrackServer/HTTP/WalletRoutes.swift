@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OrderModel
-import OrderStore
+import OrderPersistence
 import RequestSyntax
 
 /// The Wallet Orders web service: the five endpoints devices call under `<webServiceURL>/v1/`.

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import OrderStore
+import OrderPersistence
 import ServiceLifecycle
 
 /// How long records that only grow are kept.

@@ -1,6 +1,6 @@
-import APNsClient
+import APNs
 import OrderSigning
-import OrderStore
+import OrderPersistence
 
 /// One APNs client per order type, created on first use and kept for the connection's lifetime: with the order type's
 /// provider token (.p8) when it has one, else with its Order Type ID certificate, which is also the APNs client

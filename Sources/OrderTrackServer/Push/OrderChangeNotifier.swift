@@ -1,4 +1,4 @@
-import OrderStore
+import OrderPersistence
 
 /// Learns of order changes that registered devices must hear about.
 protocol OrderChangeNotifier: Sendable {

@@ -1,4 +1,4 @@
-import OrderStore
+import OrderPersistence
 import Synchronization
 
 /// A send's outcome on its way to the outbox.

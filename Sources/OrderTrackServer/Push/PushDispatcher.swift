@@ -1,7 +1,7 @@
-import APNsClient
+import APNs
 import Foundation
 import Logging
-import OrderStore
+import OrderPersistence
 import ServiceLifecycle
 import Synchronization
 

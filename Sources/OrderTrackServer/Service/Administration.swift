@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import OrderSigning
-import OrderStore
+import OrderPersistence
 
 /// Why an administrative change was refused.
 public struct AdministrationError: Error, Sendable, CustomStringConvertible {

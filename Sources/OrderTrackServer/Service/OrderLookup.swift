@@ -1,5 +1,5 @@
 import BoundedCache
-import OrderStore
+import OrderPersistence
 import Synchronization
 
 /// Reads orders for device calls, from memory when this process owns the database alone.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import OrderModel
-import OrderStore
+import OrderPersistence
 
 /// Creating, changing and reading orders on behalf of merchants, independent of HTTP.
 struct OrderService: Sendable {

@@ -4,7 +4,7 @@ import Logging
 import OrderModel
 import OrderPackage
 import OrderSigning
-import OrderStore
+import OrderPersistence
 import ServiceLifecycle
 import Synchronization
 

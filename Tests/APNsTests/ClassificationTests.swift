@@ -1,4 +1,4 @@
-@testable import APNsClient
+@testable import APNs
 import Foundation
 import Testing
 

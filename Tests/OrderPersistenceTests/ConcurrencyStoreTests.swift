@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 @Suite struct ConcurrencyStoreTests {
     @Test func concurrentRegistrationsAndUpdatesLoseAndDuplicateNothing() async throws {

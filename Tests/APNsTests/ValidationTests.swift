@@ -1,4 +1,4 @@
-import APNsClient
+import APNs
 import Foundation
 import MockAPNs
 import Testing

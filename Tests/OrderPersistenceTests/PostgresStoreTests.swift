@@ -2,7 +2,7 @@ import ExternalTools
 import Foundation
 import SQLKit
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 /// What only PostgreSQL does: URLs, several stores (instances) on one database, lost connections.
 /// The rest of the store's behaviour is covered by every other suite, which `scripts/test` also runs on PostgreSQL.

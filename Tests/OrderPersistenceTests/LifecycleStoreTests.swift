@@ -1,7 +1,7 @@
 import Foundation
 import SQLKit
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 @Suite struct LifecycleStoreTests {
     @Test func reopeningKeepsEverythingAndDoesNotReapplyMigrations() async throws {

@@ -1,7 +1,7 @@
 import ExternalTools
 import Foundation
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 /// A fresh directory under the system temp dir, removed by `cleanup()`.
 struct TemporaryDirectory {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 /// The durable push outbox: queued with the change, coalesced, claimed with leases, resolved.
 @Suite struct OutboxStoreTests {

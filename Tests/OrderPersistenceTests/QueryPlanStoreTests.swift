@@ -2,7 +2,7 @@ import ExternalTools
 import Foundation
 import SQLKit
 import Testing
-@testable import OrderStore
+@testable import OrderPersistence
 
 @Suite struct QueryPlanStoreTests {
     @Test func deviceRegistrationsQueryUsesIndexesAtScale() async throws {

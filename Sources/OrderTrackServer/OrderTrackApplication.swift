@@ -5,11 +5,11 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import OrderModel
-import OrderStore
+import OrderPersistence
 import UnixSignals
 
 /// The OrderTrack server: the Wallet Orders web service under `/wallet` and the merchant API under `/api/v1`.
-public struct OrderTrackServer: Sendable {
+public struct OrderTrackApplication: Sendable {
     public let configuration: ServerConfiguration
     public let store: any OrderStore
     public let application: Hummingbird.Application<RouterResponder<BasicRequestContext>>
@@ -25,14 +25,14 @@ public struct OrderTrackServer: Sendable {
     /// `onServerRunning` receives the bound port (useful with port 0).
     public static func build(
         configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) async throws -> OrderTrackServer {
+    ) async throws -> OrderTrackApplication {
         let store = try await openStore(configuration: configuration, logger: logger)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
             let application = makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
-            return OrderTrackServer(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
+            return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
         } catch {
             try? await store.shutdown()
             throw error
