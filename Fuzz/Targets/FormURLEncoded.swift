@@ -9,7 +9,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(fields.count <= FormURLEncoded.maximumFields, "more fields than the cap")
     let plain = fields.filter { field in
         (field.name + field.value).utf8.allSatisfy { byte in
-            byte != UInt8(ascii: "&") && byte != UInt8(ascii: "=") && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "+") && byte != UInt8(ascii: " ")
+            byte != UInt8(ascii: "&") && byte != UInt8(ascii: "=") && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "+")
+                && byte != UInt8(ascii: " ")
         } && !field.name.isEmpty
     }
     let body = plain.map { "\($0.name)=\($0.value)" }.joined(separator: "&")

@@ -3,16 +3,18 @@ import OrderModel
 
 // A merchant's patch (JSON) merged into a stored order, then validated as the server does. The input is either a
 // patch for a fixed order or `[patch, order]`. Immutable and untouched keys must survive; `null` must remove.
-let storedOrder = try! JSONValue.parse(Array("""
-    {"schemaVersion": 1, "orderTypeIdentifier": "order.com.example.shop", "orderIdentifier": "ORD-1",
-     "orderType": "ecommerce", "createdAt": "2026-11-20T10:00:00Z", "updatedAt": "2026-11-20T10:00:00Z",
-     "status": "open", "orderManagementURL": "https://shop.example.com/orders/1",
-     "merchant": {"displayName": "Shop", "merchantIdentifier": "merchant.com.example.shop", "url": "https://shop.example.com"},
-     "payment": {"total": {"amount": "25.00", "currency": "USD"}, "status": "paid"},
-     "fulfillments": [{"fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "onTheWay"},
-                      {"fulfillmentType": "pickup", "fulfillmentIdentifier": "pick-1", "status": "open"}],
-     "returns": [{"returnIdentifier": "ret-1", "status": "processing"}]}
-    """.utf8))
+let storedOrder = try! JSONValue.parse(
+    Array(
+        """
+        {"schemaVersion": 1, "orderTypeIdentifier": "order.com.example.shop", "orderIdentifier": "ORD-1",
+         "orderType": "ecommerce", "createdAt": "2026-11-20T10:00:00Z", "updatedAt": "2026-11-20T10:00:00Z",
+         "status": "open", "orderManagementURL": "https://shop.example.com/orders/1",
+         "merchant": {"displayName": "Shop", "merchantIdentifier": "merchant.com.example.shop", "url": "https://shop.example.com"},
+         "payment": {"total": {"amount": "25.00", "currency": "USD"}, "status": "paid"},
+         "fulfillments": [{"fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "onTheWay"},
+                          {"fulfillmentType": "pickup", "fulfillmentIdentifier": "pick-1", "status": "open"}],
+         "returns": [{"returnIdentifier": "ret-1", "status": "processing"}]}
+        """.utf8))
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -27,7 +27,7 @@ public final class APNsClient: Sendable {
 
     init(configuration: APNsConfiguration, now: @escaping @Sendable () -> Date) throws(APNsClientError) {
         guard let scheme = configuration.endpoint.scheme?.lowercased(), scheme == "https",
-              let host = configuration.endpoint.host, !host.isEmpty
+            let host = configuration.endpoint.host, !host.isEmpty
         else { throw .invalidEndpoint(configuration.endpoint.absoluteString) }
         guard configuration.defaultExpiration >= 0 else { throw .invalidSetting("defaultExpiration must not be negative") }
         guard configuration.timeout > .zero else { throw .invalidSetting("timeout must be positive") }
@@ -47,7 +47,8 @@ public final class APNsClient: Sendable {
             tokens = nil
         case .token(let p8PEM, let keyID, let teamID):
             guard (20 * 60...50 * 60).contains(configuration.tokenRefreshInterval) else {
-                throw .invalidSetting("tokenRefreshInterval must be 20 to 50 minutes (APNs rejects tokens refreshed more often than every 20 minutes or older than 60)")
+                throw .invalidSetting(
+                    "tokenRefreshInterval must be 20 to 50 minutes (APNs rejects tokens refreshed more often than every 20 minutes or older than 60)")
             }
             tokens = ProviderTokenCache(
                 signer: try ProviderTokenSigner(p8PEM: p8PEM, keyID: keyID, teamID: teamID),
@@ -169,7 +170,8 @@ public final class APNsClient: Sendable {
         if let error = error as? BoringSSLError, case .sslError = error, let alert = refusedCertificateAlerts.first(where: "\(error)".contains) {
             // Under TLS 1.3 the server judges the client certificate after the handshake, so its verdict arrives as an
             // alert on the open connection rather than as a handshake failure.
-            return .configurationError(status: nil, reason: "APNs refused the client certificate (TLS alert \(alert)): check the order type's certificate, key and topic")
+            return .configurationError(
+                status: nil, reason: "APNs refused the client certificate (TLS alert \(alert)): check the order type's certificate, key and topic")
         }
         if error is NIOSSLExtraError {
             return .configurationError(status: nil, reason: "TLS failed (\(error)): check the trust roots and the client certificate")
@@ -198,7 +200,7 @@ struct APNsErrorBody {
 
     init(_ buffer: ByteBuffer?) {
         guard let buffer, buffer.readableBytes > 0,
-              let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
         else { return }
         reason = object["reason"] as? String
         timestamp = (object["timestamp"] as? NSNumber)?.int64Value

@@ -3,7 +3,9 @@ import Foundation
 /// Checks a request the way APNs documents it, answering with APNs' status codes and reasons.
 struct APNsRequestValidator: Sendable {
     static let maximumPayloadBytes = 4096
-    static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets", "controls"]
+    static let pushTypes: Set<String> = [
+        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets", "controls",
+    ]
     /// Headers APNs reads; repeating one is `DuplicateHeaders`.
     static let singleHeaders = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id", "apns-collapse-id", "authorization"]
 

@@ -14,7 +14,8 @@ public enum MockAPNsError: Error, Sendable, CustomStringConvertible {
         case .invalidTLSMaterial(let detail):
             return "mock APNs: the TLS certificate or key is unusable (\(detail)); pass a PEM certificate chain and its matching PEM private key"
         case .invalidProviderKey(let detail):
-            return "mock APNs: the provider-token public key is not a PEM P-256 public key (\(detail)); derive it with `openssl ec -in key.p8 -pubout`"
+            return
+                "mock APNs: the provider-token public key is not a PEM P-256 public key (\(detail)); derive it with `openssl ec -in key.p8 -pubout`"
         case .bindFailed(let host, let port, let underlying):
             return "mock APNs: cannot listen on \(host):\(port) (\(underlying)); choose another port or 0 for a free one"
         case .timedOut(let expected, let received):

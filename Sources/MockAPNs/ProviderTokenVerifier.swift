@@ -27,17 +27,17 @@ struct ProviderTokenVerifier: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .error(403, "InvalidProviderToken") }
         let segments = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3,
-              let headerData = Self.base64URLDecode(segments[0]),
-              let claimsData = Self.base64URLDecode(segments[1]),
-              let signatureData = Self.base64URLDecode(segments[2]),
-              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
+            let headerData = Self.base64URLDecode(segments[0]),
+            let claimsData = Self.base64URLDecode(segments[1]),
+            let signatureData = Self.base64URLDecode(segments[2]),
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
         else { return .error(403, "InvalidProviderToken") }
         guard header["alg"] as? String == "ES256", header["kid"] as? String == keyID,
-              claims["iss"] as? String == teamID, let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
+            claims["iss"] as? String == teamID, let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
         else { return .error(403, "InvalidProviderToken") }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-              publicKey.isValidSignature(signature, for: Data("\(segments[0]).\(segments[1])".utf8))
+            publicKey.isValidSignature(signature, for: Data("\(segments[0]).\(segments[1])".utf8))
         else { return .error(403, "InvalidProviderToken") }
         // A clock a little ahead is tolerated; a token from the future is not.
         guard issuedAt <= now.timeIntervalSince1970 + 60 else { return .error(403, "InvalidProviderToken") }

@@ -25,7 +25,8 @@ public struct OrderPackageBuilder: Sendable {
     ) throws(OrderPackageError) -> BuiltOrderPackage {
         var contents = assets.contents
         contents[PackageLayout.orderJSON] = orderJSON
-        let (document, report) = OrderValidator.parseAndValidate(orderJSON: orderJSON, package: PackageContents(files: contents), options: validationOptions)
+        let (document, report) = OrderValidator.parseAndValidate(
+            orderJSON: orderJSON, package: PackageContents(files: contents), options: validationOptions)
         // A valid order always has a string orderTypeIdentifier.
         guard report.isValid, let orderType = document?["orderTypeIdentifier"]?.stringValue else { throw .invalidOrder(report) }
         if let certificateType = signer.orderTypeIdentifier, certificateType != orderType {

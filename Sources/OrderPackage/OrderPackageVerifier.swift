@@ -118,7 +118,8 @@ public struct OrderPackageVerifier: Sendable {
         result.signingTime = signer.signingTime
         if SigningIdentity.orderTypeIdentifier(of: certificate) == nil {
             report.error(
-                path, "the signer certificate names no order type (UID or \"Order Type ID:\" common name) in its subject; sign with an Order Type ID certificate"
+                path,
+                "the signer certificate names no order type (UID or \"Order Type ID:\" common name) in its subject; sign with an Order Type ID certificate"
             )
         }
         if signer.signingTime == nil {
@@ -128,7 +129,8 @@ public struct OrderPackageVerifier: Sendable {
         let intermediates = parsed.certificates.filter { $0 != certificate }
         if intermediates.isEmpty {
             report.error(
-                path, "the WWDR intermediate certificate is not embedded in the signature; include the intermediate "
+                path,
+                "the WWDR intermediate certificate is not embedded in the signature; include the intermediate "
                     + "that issued the Order Type ID certificate"
             )
         }
@@ -148,12 +150,14 @@ public struct OrderPackageVerifier: Sendable {
             result.anchored = !trustRoots.isEmpty
             if trustRoots.isEmpty {
                 report.warning(
-                    path, "the certificate chain was checked up to the embedded intermediate but not anchored: "
+                    path,
+                    "the certificate chain was checked up to the embedded intermediate but not anchored: "
                         + "no trust root was given (pass Apple's root certificate to check the full chain)"
                 )
             }
         case .failure(.invalidCMSBlock(let block)):
-            let hint = block.reason.contains("digest mismatch")
+            let hint =
+                block.reason.contains("digest mismatch")
                 ? "manifest.json changed after signing, or the signature was made over other content; rebuild and re-sign"
                 : "re-sign manifest.json with the Order Type ID certificate's private key"
             report.error(path, "the signature does not verify over manifest.json (\(block.reason)); \(hint)")
@@ -161,7 +165,8 @@ public struct OrderPackageVerifier: Sendable {
             let reasons = failure.policyFailures.map { String(describing: $0.policyFailureReason) }
             let target = trustRoots.isEmpty ? "the embedded intermediate" : "the given trust root"
             report.error(
-                path, "the signer certificate does not chain to \(target) (\(reasons.joined(separator: "; "))); "
+                path,
+                "the signer certificate does not chain to \(target) (\(reasons.joined(separator: "; "))); "
                     + "embed the WWDR intermediate that issued the Order Type ID certificate"
             )
         }

@@ -16,9 +16,11 @@ public struct PackageSource: Sendable {
     public init(directory: URL) throws(OrderPackageError) {
         let manager = FileManager.default
         let root = directory.standardizedFileURL
-        guard let enumerator = manager.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey], options: [.skipsHiddenFiles]
-        ) else { throw .unreadableSource(path: root.path, reason: "not a readable directory") }
+        guard
+            let enumerator = manager.enumerator(
+                at: root, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey], options: [.skipsHiddenFiles]
+            )
+        else { throw .unreadableSource(path: root.path, reason: "not a readable directory") }
         var order: [UInt8]?
         var assets: [String: [UInt8]] = [:]
         let rootComponents = root.pathComponents

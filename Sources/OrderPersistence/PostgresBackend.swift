@@ -42,7 +42,8 @@ final class PostgresBackend: SQLStoreBackend {
             // A transaction left open by a stalled or killed instance must not hold its row locks for long.
             ("idle_in_transaction_session_timeout", "60000"),
         ]
-        let backend = PostgresBackend(pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger), logger: logger)
+        let backend = PostgresBackend(
+            pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger), logger: logger)
         do {
             try await backend.withWriteTransaction { db in
                 try await db.raw("SELECT pg_advisory_xact_lock(hashtext('ordertrack schema ' || \(bind: configuration.schema)))").run()
@@ -57,33 +58,35 @@ final class PostgresBackend: SQLStoreBackend {
 
     func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await retrying { committed in
-            try await pool.withConnection({ connection in
-                let database = connection.sql(queryLogLevel: .trace)
-                try await database.raw("BEGIN").run()
-                do {
-                    let result = try await body(database)
-                    committed = true
-                    try await database.raw("COMMIT").run()
-                    return result
-                } catch {
-                    committed = committed && Self.isLostConnection(error)
+            try await pool.withConnection(
+                { connection in
+                    let database = connection.sql(queryLogLevel: .trace)
+                    try await database.raw("BEGIN").run()
                     do {
-                        try await database.raw("ROLLBACK").run()
+                        let result = try await body(database)
+                        committed = true
+                        try await database.raw("COMMIT").run()
+                        return result
                     } catch {
-                        // The connection's transaction state is unknown: never hand it out again.
-                        try? await connection.close()
+                        committed = committed && Self.isLostConnection(error)
+                        do {
+                            try await database.raw("ROLLBACK").run()
+                        } catch {
+                            // The connection's transaction state is unknown: never hand it out again.
+                            try? await connection.close()
+                        }
+                        throw error
                     }
-                    throw error
-                }
-            }, reusableAfter: { !Self.isLostConnection($0) })
+                }, reusableAfter: { !Self.isLostConnection($0) })
         }
     }
 
     func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await retrying { _ in
-            try await pool.withConnection({ connection in
-                try await body(connection.sql(queryLogLevel: .trace))
-            }, reusableAfter: { !Self.isLostConnection($0) })
+            try await pool.withConnection(
+                { connection in
+                    try await body(connection.sql(queryLogLevel: .trace))
+                }, reusableAfter: { !Self.isLostConnection($0) })
         }
     }
 
@@ -99,7 +102,8 @@ final class PostgresBackend: SQLStoreBackend {
                 let kind = describe(error).kind
                 let retryable = kind == .transient || (kind == .unavailable && !commitSent && !(error is PostgresUnreachable))
                 guard retryable, attempt < Self.maximumAttempts else { throw error }
-                logger.debug("retrying a database transaction", metadata: ["attempt": .stringConvertible(attempt), "error": .string(describe(error).message)])
+                logger.debug(
+                    "retrying a database transaction", metadata: ["attempt": .stringConvertible(attempt), "error": .string(describe(error).message)])
                 try await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * min(attempt, 5)))
                 attempt += 1
             }

@@ -38,7 +38,8 @@ final class PostgresConnectionPool: Sendable {
     private let maximumWaiters: Int
     private let state = Mutex(State())
 
-    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger, maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000) {
+    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger, maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000)
+    {
         self.configuration = configuration
         self.size = size
         self.logger = logger
@@ -88,11 +89,13 @@ final class PostgresConnectionPool: Sendable {
 
     /// Returns a leased connection; one in an unknown state (a failed rollback, a lost link) is closed instead.
     func release(_ connection: PostgresConnection, reusable: Bool) async {
-        let keep = reusable && !connection.isClosed && state.withLock { state in
-            guard !state.closed else { return false }
-            state.idle.append(connection)
-            return true
-        }
+        let keep =
+            reusable && !connection.isClosed
+            && state.withLock { state in
+                guard !state.closed else { return false }
+                state.idle.append(connection)
+                return true
+            }
         if !keep {
             try? await connection.close()
             let drained = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -142,7 +145,7 @@ final class PostgresConnectionPool: Sendable {
             state.open -= state.idle.count
             return (state.waiters, state.idle)
         }
-        guard let (waiters, idle) = taken else { return }  // already shut down
+        guard let (waiters, idle) = taken else { return } // already shut down
         for waiter in waiters { waiter.continuation.resume(throwing: OrderStoreError.storeClosed) }
         for connection in idle { try? await connection.close() }
         await withCheckedContinuation { continuation in

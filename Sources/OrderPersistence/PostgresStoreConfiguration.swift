@@ -31,7 +31,7 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
             .invalidArgument(name: "database URL", reason: "\(reason); expected postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              scheme == "postgres" || scheme == "postgresql"
+            scheme == "postgres" || scheme == "postgresql"
         else { throw invalid("\"\(Self.redacted(text))\" is not a postgres:// URL") }
         guard let host = components.host, !host.isEmpty else { throw invalid("the host is missing") }
         guard let username = components.user, !username.isEmpty else { throw invalid("the user name is missing") }

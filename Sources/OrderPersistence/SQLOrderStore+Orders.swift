@@ -72,9 +72,12 @@ extension SQLOrderStore {
             let updated = try await db.update("orders")
                 .set("document", to: Data(document))
                 .set("status", to: status)
-                .set("updated_at", to: SQLQueryString(
-                    "CASE WHEN \(bind: milliseconds) > updated_at THEN \(bind: milliseconds) ELSE updated_at + 1 END"
-                ))
+                .set(
+                    "updated_at",
+                    to: SQLQueryString(
+                        "CASE WHEN \(bind: milliseconds) > updated_at THEN \(bind: milliseconds) ELSE updated_at + 1 END"
+                    )
+                )
                 .set("version", to: SQLBinaryExpression(SQLColumn("version"), .add, SQLLiteral.numeric("1")))
                 .set("change_sequence", to: sequence)
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
@@ -83,7 +86,8 @@ extension SQLOrderStore {
                 .returning(Self.orderColumns.map { SQLColumn($0) })
                 .first()
             if let updated {
-                try await Self.enqueuePushes(db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
+                try await Self.enqueuePushes(
+                    db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
                 return try Self.order(from: updated)
             }
             let actual = try await db.select().column("version").from("orders")

@@ -9,7 +9,8 @@ extension SQLOrderStore {
     @discardableResult
     static func enqueuePushes(_ db: any SQLDatabase, orderTypeIdentifier: String, orderIdentifier: String, now: Int64) async throws -> Int {
         // Parked jobs (configuration errors, retries exhausted) get a fresh start: the change may follow a fix.
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
             SELECT DISTINCT order_type_identifier, push_token, order_identifier, 'pending', 0, 0, \(bind: now), \(bind: now)
             FROM registrations WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
@@ -22,12 +23,14 @@ extension SQLOrderStore {
                 enqueued_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.enqueued_at ELSE push_jobs.enqueued_at END,
                 state = 'pending'
             RETURNING id
-            """).all().count
+            """
+        ).all().count
     }
 
     public func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
         try await write("queue pushes for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            try await Self.enqueuePushes(db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
+            try await Self.enqueuePushes(
+                db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
         }
     }
 
@@ -36,7 +39,8 @@ extension SQLOrderStore {
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
         let nowMilliseconds = now.millisecondsSince1970
         return try await write("claim push jobs") { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 UPDATE push_jobs SET lease_owner = \(bind: leaseOwner), lease_until = \(bind: until), attempts = attempts + 1
                 WHERE id IN (
                     SELECT id FROM push_jobs
@@ -44,7 +48,8 @@ extension SQLOrderStore {
                         AND (lease_until IS NULL OR lease_until <= \(bind: nowMilliseconds))
                     ORDER BY available_at, id LIMIT \(bind: limit)\(unsafeRaw: backend.skipLockedClause))
                 RETURNING \(unsafeRaw: Self.pushJobColumns)
-                """).all()
+                """
+            ).all()
             return try rows.map { row in
                 PushJob(
                     id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
@@ -62,11 +67,13 @@ extension SQLOrderStore {
         return try await write("renew \(jobIDs.count) push leases") { db in
             var renewed = 0
             for ids in jobIDs.sorted().chunked(into: Self.statementChunk) {
-                renewed += try await db.raw("""
+                renewed += try await db.raw(
+                    """
                     UPDATE push_jobs SET lease_until = \(bind: until)
                     WHERE lease_owner = \(bind: leaseOwner) AND lease_until > \(bind: nowMilliseconds) AND id IN (\(binds: Array(ids)))
                     RETURNING id
-                    """).all().count
+                    """
+                ).all().count
             }
             return renewed
         }
@@ -126,49 +133,63 @@ extension SQLOrderStore {
     /// Deletes delivered jobs whose claim still holds and that saw no change in flight; a job whose generation moved on
     /// (a change arrived while its push was in flight) is sent again, promptly.
     private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws {
-        let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) { Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation) }
+        let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) {
+            Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation)
+        }
         for (claim, group) in groups {
             for chunk in group.chunked(into: statementChunk) {
                 let ids = chunk.map(\.id)
-                let deleted = try await db.raw("""
+                let deleted = try await db.raw(
+                    """
                     DELETE FROM push_jobs WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts)
                         AND generation = \(bind: claim.generation) AND id IN (\(binds: ids))
                     RETURNING id
-                    """).all()
+                    """
+                ).all()
                 guard deleted.count < ids.count else { continue }
                 let gone = Set(try deleted.map { try $0.int64("id") })
                 let changed = ids.filter { !gone.contains($0) }
-                try await db.raw("""
+                try await db.raw(
+                    """
                     UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: now), attempts = 0, last_error = NULL
                     WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts) AND id IN (\(binds: changed))
-                    """).run()
+                    """
+                ).run()
             }
         }
     }
 
     private static func retry(_ db: any SQLDatabase, _ job: PushJob, at date: Date, error: String) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: date.millisecondsSince1970), last_error = \(bind: error)
             WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
-            """).run()
+            """
+        ).run()
     }
 
     private static func park(_ db: any SQLDatabase, _ job: PushJob, error: String) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: error)
             WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
-            """).run()
+            """
+        ).run()
     }
 
     private static func dropToken(_ db: any SQLDatabase, _ job: PushJob, registeredBefore: Date?) async throws {
         let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
-        try await db.raw("""
+        try await db.raw(
+            """
             DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
                 AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
-            """).run()
-        try await db.raw("""
+            """
+        ).run()
+        try await db.raw(
+            """
             DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
-            """).run()
+            """
+        ).run()
     }
 
     public func releasePushLeases() async throws {
@@ -195,11 +216,13 @@ extension SQLOrderStore {
         while true {
             // Entries are appended in time order, so the oldest ids are the ones past the cutoff: the scan stops early.
             let batch = try await write("delete old push log entries") { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     DELETE FROM push_log WHERE id IN (
                         SELECT id FROM push_log WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
                     RETURNING id
-                    """).all().count
+                    """
+                ).all().count
             }
             deleted += batch
             if batch < Self.pruneBatch { return deleted }
@@ -208,11 +231,13 @@ extension SQLOrderStore {
 
     public func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry] {
         try await read("read push log of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 SELECT order_type_identifier, order_identifier, token_suffix, attempt, status, reason, apns_id, outcome, at FROM push_log
                 WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
                 ORDER BY id DESC LIMIT \(bind: limit)
-                """).all()
+                """
+            ).all()
             return try rows.map { row in
                 PushLogEntry(
                     orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"),

@@ -64,11 +64,13 @@ extension SQLOrderStore {
         changedAfter: Int64?
     ) async throws -> ChangedOrders? {
         try await read("list registrations of device \(deviceLibraryIdentifier)") { db in
-            let rows = try await db.raw(Self.registeredOrdersQuery(
-                deviceLibraryIdentifier: deviceLibraryIdentifier,
-                orderTypeIdentifier: orderTypeIdentifier,
-                changedAfter: changedAfter
-            )).all()
+            let rows = try await db.raw(
+                Self.registeredOrdersQuery(
+                    deviceLibraryIdentifier: deviceLibraryIdentifier,
+                    orderTypeIdentifier: orderTypeIdentifier,
+                    changedAfter: changedAfter
+                )
+            ).all()
             let changes = try rows.map { (id: try $0.string("order_identifier"), sequence: try $0.int64("change_sequence")) }
                 .sorted { $0.sequence < $1.sequence }
             guard let last = changes.last else { return nil }

@@ -38,7 +38,9 @@ public final class SQLOrderStore: OrderStore {
     ///
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)`` when the database cannot be reached or refuses the login,
     ///   ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``, ``OrderStoreError/migrationFailed(version:name:reason:)``.
-    public static func postgres(_ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store")) async throws -> SQLOrderStore {
+    public static func postgres(_ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store")) async throws
+        -> SQLOrderStore
+    {
         let backend = try await PostgresBackend.open(configuration, logger: logger)
         return try await migrated(backend: backend, logger: logger)
     }
@@ -172,12 +174,14 @@ public final class SQLOrderStore: OrderStore {
 
     public func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord? {
         try await read("look up an API key") { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT m.id, m.name, m.created_at FROM api_keys k JOIN merchants m ON m.id = k.merchant_id \
                 WHERE k.key_hash = \(bind: keyHash)
-                """)
-                .first()
-                .map(Self.merchant(from:))
+                """
+            )
+            .first()
+            .map(Self.merchant(from:))
         }
     }
 

@@ -37,7 +37,8 @@ final class SQLiteBackend: SQLStoreBackend {
             // Persistent in the file; must run outside a transaction. It answers with the mode now in force.
             let mode = try await writer.query("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
             guard mode?.lowercased() == "wal" else {
-                throw OrderStoreError.openFailed(path: path, reason: "SQLite refused WAL journal mode (got \(mode ?? "nothing")); put the database on a local file system")
+                throw OrderStoreError.openFailed(
+                    path: path, reason: "SQLite refused WAL journal mode (got \(mode ?? "nothing")); put the database on a local file system")
             }
             // In WAL mode NORMAL never corrupts the database; a power loss may drop only the last commits.
             _ = try await writer.query("PRAGMA synchronous = NORMAL")
@@ -148,7 +149,7 @@ final class SQLiteBackend: SQLStoreBackend {
 
     func shutdown() async throws {
         var connections = await writer.drain()
-        guard !connections.isEmpty else { return }  // already shut down
+        guard !connections.isEmpty else { return } // already shut down
         if !sharesWriter {
             connections += await readers.drain()
         }

@@ -71,7 +71,7 @@ public enum DevelopmentIdentity {
             let rootKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             let wwdrKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             let leafKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-            let notBefore = now.addingTimeInterval(-3_600)  // Tolerates small clock differences.
+            let notBefore = now.addingTimeInterval(-3_600) // Tolerates small clock differences.
             let caNotAfter = now.addingTimeInterval(validity + 30 * 86_400)
 
             let rootName = try DistinguishedName {

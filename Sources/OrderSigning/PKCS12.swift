@@ -42,7 +42,7 @@ enum PKCS12 {
 
         var passwordBytes = [PKCS12KeyDerivation.bmpPassword(password)]
         if password.isEmpty {
-            passwordBytes.append([])  // Some tools encode an empty password as no bytes at all.
+            passwordBytes.append([]) // Some tools encode an empty password as no bytes at all.
         }
         if let macData {
             try verifyMAC(macData, content: authSafe, candidates: passwordBytes)
@@ -176,7 +176,7 @@ enum PKCS12 {
             case OID.safeContentsBag:
                 try readSafeContents(Array(value.encodedBytes), password: password, into: &contents)
             default:
-                continue  // CRL and secret bags carry nothing a signing identity needs.
+                continue // CRL and secret bags carry nothing a signing identity needs.
             }
         }
     }
@@ -196,9 +196,10 @@ extension SigningIdentity {
         guard contents.keys.count == 1 else {
             throw .multiplePrivateKeys(source: "the PKCS#12 file", count: contents.keys.count)
         }
-        let extra = try intermediatesPEM.map { text throws(SigningError) in
-            try Self.certificates(inPEM: text, source: "the intermediates PEM")
-        } ?? []
+        let extra =
+            try intermediatesPEM.map { text throws(SigningError) in
+                try Self.certificates(inPEM: text, source: "the intermediates PEM")
+            } ?? []
         try self.init(key: key, certificates: contents.certificates, extraIntermediates: extra)
     }
 }

@@ -30,7 +30,8 @@ struct RC2 {
             for index in stride(from: 3, through: 0, by: -1) {
                 let rotation = rotations[index]
                 words[index] = words[index] >> rotation | words[index] << (16 - rotation)
-                words[index] = words[index]
+                words[index] =
+                    words[index]
                     &- expandedKey[keyIndex]
                     &- (words[(index + 3) % 4] & words[(index + 2) % 4])
                     &- (~words[(index + 3) % 4] & words[(index + 1) % 4])

@@ -23,7 +23,7 @@ extension SigningIdentity {
             case "CERTIFICATE":
                 certificates.append(try Self.certificate(block, source: "the private key PEM"))
             case "EC PARAMETERS":
-                continue  // `openssl ecparam -genkey` writes the curve separately; the key names it too.
+                continue // `openssl ecparam -genkey` writes the curve separately; the key names it too.
             default:
                 keys.append(try Self.key(block, password: keyPassword, source: "the private key PEM"))
             }
@@ -31,9 +31,10 @@ extension SigningIdentity {
         guard !certificates.isEmpty else { throw .noCertificate(source: "the certificate PEM") }
         guard let key = keys.first else { throw .noPrivateKey(source: "the private key PEM") }
         guard keys.count == 1 else { throw .multiplePrivateKeys(source: "the private key PEM", count: keys.count) }
-        let extra = try intermediatesPEM.map { text throws(SigningError) in
-            try Self.certificates(inPEM: text, source: "the intermediates PEM")
-        } ?? []
+        let extra =
+            try intermediatesPEM.map { text throws(SigningError) in
+                try Self.certificates(inPEM: text, source: "the intermediates PEM")
+            } ?? []
         try self.init(key: key, certificates: certificates, extraIntermediates: extra)
     }
 

@@ -58,7 +58,8 @@ public struct OrderTrackApplication: Sendable {
         }
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
         let cpu = CPUWorkPool()
-        let packages = PackageService(store: store, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
+        let packages = PackageService(
+            store: store, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
         let metrics = PushMetrics()
         var push = configuration.push
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
@@ -72,14 +73,20 @@ public struct OrderTrackApplication: Sendable {
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
-        router.get("healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok"))) }
+        router.get("healthz") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
+        }
         router.get("openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
+            Response(
+                status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
         }
         router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
+            )
         }
-        WalletRoutes(store: store, lookup: lookup, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(to: router)
+        WalletRoutes(store: store, lookup: lookup, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(
+            to: router)
         MerchantRoutes(
             store: store, orders: orders, packages: packages, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize,
             orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }

@@ -33,7 +33,7 @@ public enum ZipReader {
                     problems.append(.duplicateName(entry: name))
                     continue
                 }
-                if header.flags & 0x41 != 0 {  // bit 0: encrypted, bit 6: strong encryption
+                if header.flags & 0x41 != 0 { // bit 0: encrypted, bit 6: strong encryption
                     problems.append(.encrypted(entry: name))
                     continue
                 }

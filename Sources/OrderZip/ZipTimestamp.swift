@@ -13,8 +13,8 @@ public struct ZipTimestamp: Sendable, Hashable {
 
     /// The UTC calendar time of `secondsSince1970`, clamped to the DOS range.
     public init(secondsSince1970: Int64) {
-        let minimum: Int64 = 315_532_800  // 1980-01-01T00:00:00Z
-        let maximum: Int64 = 4_354_819_198  // 2107-12-31T23:59:58Z
+        let minimum: Int64 = 315_532_800 // 1980-01-01T00:00:00Z
+        let maximum: Int64 = 4_354_819_198 // 2107-12-31T23:59:58Z
         let seconds = min(max(secondsSince1970, minimum), maximum)
         let days = seconds / 86_400
         let secondOfDay = seconds % 86_400

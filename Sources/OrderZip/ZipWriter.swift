@@ -55,23 +55,23 @@ public enum ZipWriter {
             out.appendLE(UInt32(entry.compressedBytes.count))
             out.appendLE(UInt32(entry.uncompressedSize))
             out.appendLE(UInt16(entry.name.utf8.count))
-            out.appendLE(UInt16(0))  // extra field length
-            out.appendLE(UInt16(0))  // comment length
-            out.appendLE(UInt16(0))  // disk number start
-            out.appendLE(UInt16(0))  // internal attributes
+            out.appendLE(UInt16(0)) // extra field length
+            out.appendLE(UInt16(0)) // comment length
+            out.appendLE(UInt16(0)) // disk number start
+            out.appendLE(UInt16(0)) // internal attributes
             out.appendLE(externalAttributes)
             out.appendLE(offset)
             out.append(contentsOf: entry.name.utf8)
         }
         let centralSize = out.count - centralStart
         out.appendLE(UInt32(0x0605_4b50))
-        out.appendLE(UInt16(0))  // this disk
-        out.appendLE(UInt16(0))  // disk with the central directory
+        out.appendLE(UInt16(0)) // this disk
+        out.appendLE(UInt16(0)) // disk with the central directory
         out.appendLE(UInt16(entries.count))
         out.appendLE(UInt16(entries.count))
         out.appendLE(UInt32(centralSize))
         out.appendLE(UInt32(centralStart))
-        out.appendLE(UInt16(0))  // comment length
+        out.appendLE(UInt16(0)) // comment length
         return out
     }
 

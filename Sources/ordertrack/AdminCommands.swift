@@ -59,7 +59,9 @@ struct DatabaseOptions: ParsableArguments {
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply pending database migrations and print the schema version (serve also migrates on start). Refuses a database from a newer ordertrack.")
+        abstract:
+            "Apply pending database migrations and print the schema version (serve also migrates on start). Refuses a database from a newer ordertrack."
+    )
 
     @OptionGroup var database: DatabaseOptions
 
@@ -76,7 +78,8 @@ struct MerchantCommand: AsyncParsableCommand {
 }
 
 struct CreateMerchantCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a merchant and print its first secret API key (shown once).")
+    static let configuration = CommandConfiguration(
+        commandName: "create", abstract: "Create a merchant and print its first secret API key (shown once).")
 
     @Option(help: "Display name of the merchant") var name: String
     @OptionGroup var database: DatabaseOptions
@@ -141,7 +144,8 @@ struct OrderTypeCommand: AsyncParsableCommand {
         case (let directory?, nil, nil, nil):
             configuration = .directory(path: absolute(directory))
         case (nil, let certificate?, let key?, nil):
-            configuration = .files(certificatePath: absolute(certificate), keyPath: absolute(key), keyPassword: password, wwdrPath: wwdr.map(absolute))
+            configuration = .files(
+                certificatePath: absolute(certificate), keyPath: absolute(key), keyPassword: password, wwdrPath: wwdr.map(absolute))
         case (nil, nil, nil, let p12?):
             guard let data = FileManager.default.contents(atPath: p12) else { throw usageError("cannot read \(p12)") }
             let wwdrPEM = try wwdr.map { path -> String in

@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
 import Logging
-import OrderPersistence
-import OrderTrackServer
 import OrderPackage
+import OrderPersistence
 import OrderSigning
+import OrderTrackServer
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Benchmarks (build with -c release).", subcommands: [BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self])
+        commandName: "bench", abstract: "Benchmarks (build with -c release).",
+        subcommands: [BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self])
 }
 
 struct BenchPackageCommand: AsyncParsableCommand {
@@ -36,7 +37,8 @@ struct BenchPackageCommand: AsyncParsableCommand {
             orders: orders, assets: assets, signer: identity,
             concurrency: concurrency ?? ProcessInfo.processInfo.activeProcessorCount,
             rawSign: { _ = try identity.rawSignatureForBenchmark(digest) })
-        print("""
+        print(
+            """
             packages:          \(result.orders) (\(assets.rawValue) assets, \(result.concurrency) tasks)
             packages/s:        \(String(format: "%.0f", result.ordersPerSecond)) (\(String(format: "%.3f", result.millisecondsPerOrder)) ms each, \(result.averagePackageBytes) bytes average)
             RSA-2048 sigs/s:   \(String(format: "%.0f", result.rawSignaturesPerSecond)) (same key, same run)

@@ -56,11 +56,12 @@ struct BenchPushCommand: AsyncParsableCommand {
         guard let id = created["orderDetails"]?["orderIdentifier"]?.stringValue else { throw usageError("could not create the order: \(created)") }
         let type = credentials.orderTypeIdentifier
         let started = ContinuousClock.now
-        try await store.insertRegistrations((0..<devices).map { index in
-            Registration(
-                deviceLibraryIdentifier: "bench-device-\(index)", pushToken: String(format: "%064x", index + 1), orderTypeIdentifier: type,
-                orderIdentifier: id, registeredAt: Date())
-        })
+        try await store.insertRegistrations(
+            (0..<devices).map { index in
+                Registration(
+                    deviceLibraryIdentifier: "bench-device-\(index)", pushToken: String(format: "%064x", index + 1), orderTypeIdentifier: type,
+                    orderIdentifier: id, registeredAt: Date())
+            })
         print("registered \(devices) devices in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
 
         let changedAt = Date()
@@ -75,7 +76,8 @@ struct BenchPushCommand: AsyncParsableCommand {
         let latencies = delivered.map { $0.at.timeIntervalSince(changedAt) * 1000 }.sorted()
         let elapsed = (latencies.last ?? 0) / 1000
         let p99 = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
-        print("""
+        print(
+            """
             ordertrack: \(delivered.count) of \(devices) pushes delivered in \(String(format: "%.2f", elapsed)) s: \(String(format: "%.0f", Double(delivered.count) / elapsed)) pushes/s
             ordertrack: enqueue-to-delivery p50 \(String(format: "%.0f", latencies.isEmpty ? 0 : latencies[latencies.count / 2])) ms, p99 \(String(format: "%.0f", p99)) ms
             """)

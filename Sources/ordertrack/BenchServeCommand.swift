@@ -12,7 +12,9 @@ import OrderTrackServer
 struct BenchServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Benchmark the web service over loopback (build with -c release): cached package GET vs /healthz, and registrations-list latency at 10,000 and 1,000,000 rows; with --postgres also on PostgreSQL, side by side.")
+        abstract:
+            "Benchmark the web service over loopback (build with -c release): cached package GET vs /healthz, and registrations-list latency at 10,000 and 1,000,000 rows; with --postgres also on PostgreSQL, side by side."
+    )
 
     @Option(help: "Also run on this PostgreSQL database (postgres://…), in a new schema bench_<random> left for you to drop")
     var postgres: String?
@@ -54,7 +56,9 @@ struct BenchServeCommand: AsyncParsableCommand {
         for database in databases {
             print("== \(database.name) ==")
             let result = try await BenchmarkServer.run(databaseURL: database.url) { base, store, credentials in
-                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+                let http = HTTPClient(
+                    eventLoopGroupProvider: .singleton,
+                    configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
                 do {
                     let (health, package) = try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
                     let registrations = try await measureRegistrations(http: http, base: base, store: store, credentials: credentials)
@@ -75,11 +79,15 @@ struct BenchServeCommand: AsyncParsableCommand {
         var lines = [row("side by side (one run)", "SQLite", "PostgreSQL")]
         lines.append(row("GET /healthz req/s", String(format: "%.0f", sqlite.health), String(format: "%.0f", postgres.health)))
         lines.append(row("GET cached order package req/s", String(format: "%.0f", sqlite.package), String(format: "%.0f", postgres.package)))
-        lines.append(row("  ratio package / healthz", String(format: "%.2f", sqlite.package / sqlite.health), String(format: "%.2f", postgres.package / postgres.health)))
+        lines.append(
+            row(
+                "  ratio package / healthz", String(format: "%.2f", sqlite.package / sqlite.health),
+                String(format: "%.2f", postgres.package / postgres.health)))
         for (small, large) in zip(sqlite.registrations, postgres.registrations) {
             lines.append(row("registrations list @\(small.rows) rows p50 ms", small.changed.p50, large.changed.p50))
             lines.append(row("registrations list @\(small.rows) rows p99 ms", small.changed.p99, large.changed.p99))
-            lines.append(row("  seeding to \(small.rows) rows, s", String(format: "%.1f", small.seedSeconds), String(format: "%.1f", large.seedSeconds)))
+            lines.append(
+                row("  seeding to \(small.rows) rows, s", String(format: "%.1f", small.seedSeconds), String(format: "%.1f", large.seedSeconds)))
         }
         print(lines.joined(separator: "\n"))
     }
@@ -106,7 +114,8 @@ struct BenchServeCommand: AsyncParsableCommand {
 
         let health = try await load(http: http, url: base + "/healthz", authorization: nil, seconds: seconds)
         let package = try await load(http: http, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: seconds)
-        print("""
+        print(
+            """
             throughput (\(connections) connections, \(String(format: "%.0f", seconds)) s each, same run):
               GET /healthz               \(String(format: "%8.0f", health)) req/s
               GET cached order package   \(String(format: "%8.0f", package)) req/s
@@ -148,11 +157,12 @@ struct BenchServeCommand: AsyncParsableCommand {
         var results: [RegistrationsResult] = []
         for rows in [smallRows, largeRows] {
             let started = ContinuousClock.now
-            try await store.seedForBenchmark(BenchmarkSeed(
-                merchantID: credentials.merchantID, orderTypeIdentifier: credentials.orderTypeIdentifier,
-                orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
-                authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
-                deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"))
+            try await store.seedForBenchmark(
+                BenchmarkSeed(
+                    merchantID: credentials.merchantID, orderTypeIdentifier: credentials.orderTypeIdentifier,
+                    orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
+                    authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
+                    deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"))
             let seedSeconds = (ContinuousClock.now - started).inSeconds
             print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", seedSeconds)) s")
             seeded = rows
@@ -160,12 +170,15 @@ struct BenchServeCommand: AsyncParsableCommand {
             // The devices of the first batch registered at the start: listing from tag 0 returns their 10 orders,
             // listing from the latest tag returns nothing changed (204).
             let changed = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: "0")
-            let unchanged = try await latencies(http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: String(Int64.max / 2))
+            let unchanged = try await latencies(
+                http: http, base: base, devices: min(devices, smallRows / 10), prefix: "d\(smallRows)-", tag: String(Int64.max / 2))
             results.append(RegistrationsResult(rows: rows, seedSeconds: seedSeconds, changed: changed, unchanged: unchanged))
         }
         print("registrations list, \(samples) sequential requests per row (one connection):")
         for result in results {
-            print("  \(String(format: "%9d", result.rows)) orders+registrations: 10 changed p50 \(result.changed.p50) ms p99 \(result.changed.p99) ms; nothing changed p50 \(result.unchanged.p50) ms p99 \(result.unchanged.p99) ms")
+            print(
+                "  \(String(format: "%9d", result.rows)) orders+registrations: 10 changed p50 \(result.changed.p50) ms p99 \(result.changed.p99) ms; nothing changed p50 \(result.unchanged.p50) ms p99 \(result.unchanged.p99) ms"
+            )
         }
         if results.count == 2, let small = Double(results[0].changed.p99), let large = Double(results[1].changed.p99) {
             print("  p99 ratio large/small: \(String(format: "%.2f", large / small))")
@@ -192,7 +205,8 @@ struct BenchServeCommand: AsyncParsableCommand {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<samples {
             let device = Int.random(in: 0..<devices, using: &generator)
-            let request = HTTPClientRequest(url: "\(base)/wallet/v1/devices/\(prefix)\(device)/registrations/order.dev.ordertrack.demo?ordersModifiedSince=\(tag)")
+            let request = HTTPClientRequest(
+                url: "\(base)/wallet/v1/devices/\(prefix)\(device)/registrations/order.dev.ordertrack.demo?ordersModifiedSince=\(tag)")
             let start = ContinuousClock.now
             let response = try await http.execute(request, timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 1 << 20)
@@ -200,7 +214,9 @@ struct BenchServeCommand: AsyncParsableCommand {
             guard response.status == .ok || response.status == .noContent else { throw usageError("registrations list answered \(response.status)") }
         }
         timings.sort()
-        func percentile(_ fraction: Double) -> String { String(format: "%.3f", timings[min(timings.count - 1, Int(Double(timings.count) * fraction))]) }
+        func percentile(_ fraction: Double) -> String {
+            String(format: "%.3f", timings[min(timings.count - 1, Int(Double(timings.count) * fraction))])
+        }
         return Summary(p50: percentile(0.5), p99: percentile(0.99))
     }
 

@@ -23,7 +23,8 @@ struct CreateDevelopmentIdentityCommand: ParsableCommand {
 
     func validate() throws {
         guard orderTypeIdentifier.hasPrefix("order."), orderTypeIdentifier.count > 6 else {
-            throw ValidationError("--order-type-identifier must look like order.com.example.shop (Apple's order type identifiers start with \"order.\")")
+            throw ValidationError(
+                "--order-type-identifier must look like order.com.example.shop (Apple's order type identifiers start with \"order.\")")
         }
     }
 
@@ -37,7 +38,8 @@ struct CreateDevelopmentIdentityCommand: ParsableCommand {
             reportProblems(["\(error)"])
             throw ExitCode(1)
         }
-        print("""
+        print(
+            """
             wrote a development identity for \(orderTypeIdentifier) to \(created.files.directory.path)
               root CA:      \(created.files.rootCA.path)
               intermediate: \(created.files.wwdr.path)

@@ -10,7 +10,8 @@ struct OrderTrackCommand: AsyncParsableCommand {
         commandName: "ordertrack",
         abstract: "Apple Wallet order tracking: validate, build and verify signed .order packages, and serve the Wallet Orders web service.",
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self, PackageCommand.self,
+            ServeCommand.self, MigrateCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self,
+            PackageCommand.self,
             IdentityCommand.self, BenchCommand.self, MockAPNsCommand.self,
         ])
 

@@ -112,7 +112,8 @@ struct ServeCommand: AsyncParsableCommand {
             announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
         }
         if let credentials = server.developmentCredentials {
-            announce("""
+            announce(
+                """
 
                 OrderTrack created a demo merchant and a development signing identity (not trusted by Wallet).
                   API key:     \(credentials.apiKey)

@@ -38,7 +38,8 @@ struct SigningOptions: ParsableArguments {
                 return try SigningIdentity(pkcs12: Array(data), password: password ?? "", intermediatesPEM: wwdrPEM)
             }
             guard let certificate, let key else { throw usageError("--certificate and --key go together") }
-            return try SigningIdentity(certificatePEM: try read(certificate), privateKeyPEM: try read(key), keyPassword: password, intermediatesPEM: wwdrPEM)
+            return try SigningIdentity(
+                certificatePEM: try read(certificate), privateKeyPEM: try read(key), keyPassword: password, intermediatesPEM: wwdrPEM)
         } catch let error as ExitCode {
             throw error
         } catch {

@@ -1,6 +1,7 @@
-@testable import APNs
 import Foundation
 import Testing
+
+@testable import APNs
 
 @Suite("Every documented APNs reason lands in the right class")
 struct ClassificationTests {
@@ -43,7 +44,8 @@ struct ClassificationTests {
 
     @Test("410 uses APNs' timestamp, or the answer time without one")
     func unregisteredTimestamp() {
-        #expect(Self.classify(410, "Unregistered", timestamp: 1_700_000_000_123) == .unregistered(since: Date(timeIntervalSince1970: 1_700_000_000.123)))
+        #expect(
+            Self.classify(410, "Unregistered", timestamp: 1_700_000_000_123) == .unregistered(since: Date(timeIntervalSince1970: 1_700_000_000.123)))
         #expect(Self.classify(410, "ExpiredToken") == .unregistered(since: Self.now))
     }
 
@@ -56,7 +58,8 @@ struct ClassificationTests {
 
     @Test("Bad configurations are refused with a precise error")
     func badConfigurations() {
-        let certificate = APNsCredential.certificate(certificateChainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
+        let certificate = APNsCredential.certificate(
+            certificateChainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
         #expect(throws: APNsClientError.invalidEndpoint("http://api.push.apple.com")) {
             try APNsClient(configuration: APNsConfiguration(endpoint: URL(string: "http://api.push.apple.com")!, credential: certificate))
         }

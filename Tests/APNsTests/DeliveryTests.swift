@@ -73,7 +73,9 @@ struct DeliveryTests {
         let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, tokenCredential, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            guard case .configurationError(nil, let reason) = result, reason.contains("refused the client certificate"), reason.contains("ALERT_CERTIFICATE_REQUIRED") else {
+            guard case .configurationError(nil, let reason) = result, reason.contains("refused the client certificate"),
+                reason.contains("ALERT_CERTIFICATE_REQUIRED")
+            else {
                 Issue.record("expected a refused certificate to be a configuration error, got \(result)")
                 return
             }
@@ -89,7 +91,9 @@ struct DeliveryTests {
         let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, foreign, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            guard case .configurationError(nil, let reason) = result, reason.contains("refused the client certificate"), reason.contains("ALERT_UNKNOWN_CA") else {
+            guard case .configurationError(nil, let reason) = result, reason.contains("refused the client certificate"),
+                reason.contains("ALERT_UNKNOWN_CA")
+            else {
                 Issue.record("expected a refused certificate to be a configuration error, got \(result)")
                 return
             }

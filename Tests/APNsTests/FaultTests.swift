@@ -23,12 +23,14 @@ struct FaultTests {
         }
     }
 
-    @Test("Prefix faults map to badDeviceToken and retryable statuses", arguments: [
-        ("fa170400", APNsResult.badDeviceToken),
-        ("fa170429", .retryable(status: 429, reason: "TooManyRequests")),
-        ("fa170500", .retryable(status: 500, reason: "InternalServerError")),
-        ("fa170503", .retryable(status: 503, reason: "ServiceUnavailable")),
-    ])
+    @Test(
+        "Prefix faults map to badDeviceToken and retryable statuses",
+        arguments: [
+            ("fa170400", APNsResult.badDeviceToken),
+            ("fa170429", .retryable(status: 429, reason: "TooManyRequests")),
+            ("fa170500", .retryable(status: 500, reason: "InternalServerError")),
+            ("fa170503", .retryable(status: 503, reason: "ServiceUnavailable")),
+        ])
     func statusFaults(prefix: String, expected: APNsResult) async throws {
         try await withMock { _, client in
             #expect(await client.send(APNsPush(deviceToken: deviceToken(prefix), topic: testTopic)) == expected)
@@ -91,11 +93,14 @@ struct FaultTests {
     func slowAnswerTimesOut() async throws {
         var mock = mockConfiguration()
         mock.slowResponseDelay = .seconds(20)
-        try await withMock(mock, client: { server in
-            var configuration = clientConfiguration(server)
-            configuration.timeout = .seconds(1)
-            return configuration
-        }) { _, client in
+        try await withMock(
+            mock,
+            client: { server in
+                var configuration = clientConfiguration(server)
+                configuration.timeout = .seconds(1)
+                return configuration
+            }
+        ) { _, client in
             let started = ContinuousClock.now
             let result = await client.send(APNsPush(deviceToken: deviceToken("fa17de1a"), topic: testTopic))
             guard case .retryable(nil, let reason) = result else {

@@ -41,17 +41,22 @@ struct TestPKI: Sendable {
             .write(toFile: "\(dir)/server.ext", atomically: true, encoding: .utf8)
         try "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n".write(toFile: "\(dir)/client.ext", atomically: true, encoding: .utf8)
         for (name, subject) in [("ca", "/CN=Mock APNs Test Root"), ("clientca", "/CN=Mock Apple WWDR Test")] {
-            try openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(name).key",
-                        "-out", "\(name).pem", "-days", "2", "-subj", subject)
+            try openssl(
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(name).key",
+                "-out", "\(name).pem", "-days", "2", "-subj", subject)
         }
-        try openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-                    "-subj", "/CN=localhost")
-        try openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
-                    "-days", "2", "-extfile", "server.ext")
-        try openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
-                    "-subj", "/UID=order.com.example.test/CN=Order Type ID: order.com.example.test")
-        try openssl("x509", "-req", "-in", "client.csr", "-CA", "clientca.pem", "-CAkey", "clientca.key", "-CAcreateserial",
-                    "-out", "client.pem", "-days", "2", "-extfile", "client.ext")
+        try openssl(
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=localhost")
+        try openssl(
+            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
+            "-days", "2", "-extfile", "server.ext")
+        try openssl(
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
+            "-subj", "/UID=order.com.example.test/CN=Order Type ID: order.com.example.test")
+        try openssl(
+            "x509", "-req", "-in", "client.csr", "-CA", "clientca.pem", "-CAkey", "clientca.key", "-CAcreateserial",
+            "-out", "client.pem", "-days", "2", "-extfile", "client.ext")
         try openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "key.p8")
         try openssl("pkey", "-in", "key.p8", "-pubout", "-out", "key.pub")
         func read(_ name: String) throws -> String { try String(contentsOfFile: "\(dir)/\(name)", encoding: .utf8) }

@@ -1,8 +1,9 @@
-@testable import APNs
 import Crypto
 import Foundation
 import MockAPNs
 import Testing
+
+@testable import APNs
 
 @Suite("Token auth: ES256 provider tokens, reused and refreshed")
 struct TokenAuthTests {
@@ -108,7 +109,9 @@ struct TokenAuthTests {
         try derECDSASignature(raw).write(to: signature)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["dgst", "-sha256", "-verify", directory.appendingPathComponent("key.pub").path, "-signature", signature.path, input.path]
+        process.arguments = [
+            "dgst", "-sha256", "-verify", directory.appendingPathComponent("key.pub").path, "-signature", signature.path, input.path,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -6,8 +6,8 @@ import Testing
         var cache = LRUCache<String, Int>(capacity: 10)
         cache.setValue(1, forKey: "a", cost: 4)
         cache.setValue(2, forKey: "b", cost: 4)
-        #expect(cache.value(forKey: "a") == 1)  // a is now newer than b
-        cache.setValue(3, forKey: "c", cost: 4)  // 12 > 10: b, the least recently used, goes
+        #expect(cache.value(forKey: "a") == 1) // a is now newer than b
+        cache.setValue(3, forKey: "c", cost: 4) // 12 > 10: b, the least recently used, goes
         #expect(cache.value(forKey: "b") == nil)
         #expect(cache.value(forKey: "a") == 1 && cache.value(forKey: "c") == 3)
         #expect(cache.totalCost == 8 && cache.count == 2)

@@ -80,7 +80,8 @@ import Testing
             let shuffled = String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
             var mutated = Array(valid.utf8)
             let position = Int.random(in: 0..<mutated.count, using: &generator)
-            mutated.replaceSubrange(position..<position, with: (0..<Int.random(in: 1...30, using: &generator)).map { _ in UInt8.random(in: 48...57, using: &generator) })
+            mutated.replaceSubrange(
+                position..<position, with: (0..<Int.random(in: 1...30, using: &generator)).map { _ in UInt8.random(in: 48...57, using: &generator) })
             for text in [shuffled, String(decoding: mutated, as: UTF8.self)] {
                 if let date = HTTPDate.parse(text) {
                     #expect(HTTPDate.parse(HTTPDate.format(date)) == date, "\(text)")
@@ -91,9 +92,9 @@ import Testing
 
     @Test func testC1_formatRoundTripsThroughParseForManyDates() throws {
         var generator = FuzzTests.SeededGenerator(state: 0xDA7E)
-        let first = -62_135_596_800.0  // 0001-01-01T00:00:00Z
-        let last = 253_402_300_799.0  // 9999-12-31T23:59:59Z
-        let recent = 0.0...4_102_444_800.0  // 1970 to 2100, where real Last-Modified values are
+        let first = -62_135_596_800.0 // 0001-01-01T00:00:00Z
+        let last = 253_402_300_799.0 // 9999-12-31T23:59:59Z
+        let recent = 0.0...4_102_444_800.0 // 1970 to 2100, where real Last-Modified values are
         for round in 0..<20_000 {
             let seconds = round.isMultiple(of: 2) ? Double.random(in: first...last, using: &generator) : Double.random(in: recent, using: &generator)
             let date = Date(timeIntervalSince1970: seconds)
@@ -149,9 +150,12 @@ import Testing
             #expect(throws: OrderDecodingError.self) { try OrderDocument(json: document) }
             return report
         }
-        #expect(report.errors == [ValidationProblem(
-            path: "payment.total.amount",
-            message: "has 4000003 characters, but an amount may have at most 32 (sign, digits and decimal point); write it like 12.50")])
+        #expect(
+            report.errors == [
+                ValidationProblem(
+                    path: "payment.total.amount",
+                    message: "has 4000003 characters, but an amount may have at most 32 (sign, digits and decimal point); write it like 12.50")
+            ])
         #expect(duration < Self.timeLimit, "validation took \(duration)")
 
         // The amount functions themselves stay linear, whoever calls them.
@@ -180,13 +184,19 @@ import Testing
         let tooLong = longest + "0"
         for amount: JSONValue in [.number(tooLong), .string(tooLong), .number("1" + String(repeating: "0", count: 40) + "e5")] {
             let count = (amount.numberLiteral ?? amount.stringValue!).utf8.count
-            #expect(problems(amount: amount, currency: "CLF") == [ValidationProblem(
-                path: "payment.total.amount",
-                message: "has \(count) characters, but an amount may have at most 32 (sign, digits and decimal point); write it like 12.50")])
+            #expect(
+                problems(amount: amount, currency: "CLF") == [
+                    ValidationProblem(
+                        path: "payment.total.amount",
+                        message: "has \(count) characters, but an amount may have at most 32 (sign, digits and decimal point); write it like 12.50")
+                ])
         }
         // Short amounts keep their precise findings.
-        #expect(problems(amount: .number("12.505")) == [ValidationProblem(
-            path: "payment.total.amount", message: "12.505 has 3 decimal places, but USD has 2; round the amount")])
+        #expect(
+            problems(amount: .number("12.505")) == [
+                ValidationProblem(
+                    path: "payment.total.amount", message: "12.505 has 3 decimal places, but USD has 2; round the amount")
+            ])
         #expect(problems(amount: .number("12.5000000000000000000000000000")).isEmpty, "trailing zeros are not precision")
         let amountSchema = OrderSchema.jsonSchema()["$defs"]?["CurrencyAmount"]?["properties"]?["amount"]
         #expect(amountSchema?["oneOf"]?.arrayValue?[1]["maxLength"] == .integer(Amount.maximumLength), "published in the JSON Schema")
@@ -218,20 +228,26 @@ import Testing
     }
 
     @Test func testH2_duplicateIdentifierInOnePatchIsRejected() throws {
-        let patch: JSONValue = ["fulfillments": [
-            ["fulfillmentIdentifier": "ship-1", "status": "delivered"],
-            ["fulfillmentIdentifier": "x", "fulfillmentType": "shipping", "status": "open"],
-            ["fulfillmentIdentifier": "pick-1", "status": "pickedUp"],
-            ["fulfillmentIdentifier": "x", "status": "processing"],
-        ]]
-        #expect(throws: OrderPatchError(
-            path: "fulfillments[3].fulfillmentIdentifier",
-            message: "\"x\" appears more than once in this patch (first at fulfillments[1]); send each fulfillmentIdentifier once")) {
+        let patch: JSONValue = [
+            "fulfillments": [
+                ["fulfillmentIdentifier": "ship-1", "status": "delivered"],
+                ["fulfillmentIdentifier": "x", "fulfillmentType": "shipping", "status": "open"],
+                ["fulfillmentIdentifier": "pick-1", "status": "pickedUp"],
+                ["fulfillmentIdentifier": "x", "status": "processing"],
+            ]
+        ]
+        #expect(
+            throws: OrderPatchError(
+                path: "fulfillments[3].fulfillmentIdentifier",
+                message: "\"x\" appears more than once in this patch (first at fulfillments[1]); send each fulfillmentIdentifier once")
+        ) {
             try OrderPatch.apply(patch, to: Fixtures.fullOrder)
         }
-        #expect(throws: OrderPatchError(
-            path: "returns[1].returnIdentifier",
-            message: "\"ret-1\" appears more than once in this patch (first at returns[0]); send each returnIdentifier once")) {
+        #expect(
+            throws: OrderPatchError(
+                path: "returns[1].returnIdentifier",
+                message: "\"ret-1\" appears more than once in this patch (first at returns[0]); send each returnIdentifier once")
+        ) {
             try OrderPatch.apply(["returns": [["returnIdentifier": "ret-1"], ["returnIdentifier": "ret-1"]]], to: Fixtures.fullOrder)
         }
         // At the end of a 4 MiB patch the duplicate is still found at once.
@@ -244,12 +260,14 @@ import Testing
     }
 
     @Test func identifiedMergeKeepsOrderAndUpdatesInPlace() throws {
-        let patch: JSONValue = ["fulfillments": [
-            ["fulfillmentIdentifier": "new-1", "fulfillmentType": "shipping", "status": "open"],
-            ["fulfillmentIdentifier": "pick-1", "status": "pickedUp"],
-            ["fulfillmentIdentifier": "new-2", "fulfillmentType": "pickup", "displayName": "Kiosk", "status": "open"],
-            ["fulfillmentIdentifier": "ship-1", "status": "delivered"],
-        ]]
+        let patch: JSONValue = [
+            "fulfillments": [
+                ["fulfillmentIdentifier": "new-1", "fulfillmentType": "shipping", "status": "open"],
+                ["fulfillmentIdentifier": "pick-1", "status": "pickedUp"],
+                ["fulfillmentIdentifier": "new-2", "fulfillmentType": "pickup", "displayName": "Kiosk", "status": "open"],
+                ["fulfillmentIdentifier": "ship-1", "status": "delivered"],
+            ]
+        ]
         let fulfillments = try #require(try OrderPatch.apply(patch, to: Fixtures.fullOrder)["fulfillments"]?.arrayValue)
         #expect(fulfillments.map { $0["fulfillmentIdentifier"] } == ["ship-1", "pick-1", "new-1", "new-2"])
         #expect(fulfillments.map { $0["status"] } == ["delivered", "pickedUp", "open", "open"])
@@ -277,11 +295,12 @@ import Testing
         let dottedPath = path.replacingOccurrences(of: "[", with: ".").replacingOccurrences(of: "]", with: "")
         let template = try #require(Self.value(at: dottedPath, in: order)?.arrayValue?.first, "\(path) has an element to copy")
         func elements(_ count: Int) -> JSONValue {
-            .array((0..<count).map { position in
-                guard var object = template.objectValue else { return .string("\(template.stringValue!) \(position)") }
-                for key in ["fulfillmentIdentifier", "returnIdentifier"] where object[key] != nil { object[key] = .string("id-\(position)") }
-                return .object(object)
-            })
+            .array(
+                (0..<count).map { position in
+                    guard var object = template.objectValue else { return .string("\(template.stringValue!) \(position)") }
+                    for key in ["fulfillmentIdentifier", "returnIdentifier"] where object[key] != nil { object[key] = .string("id-\(position)") }
+                    return .object(object)
+                })
         }
         let atLimit = OrderValidator.validate(document: order.setting(dottedPath, to: elements(maximum)))
         #expect(atLimit.isValid, "\(Fixtures.problems(atLimit))")

@@ -21,20 +21,29 @@ enum Fixtures {
             "associatedApplications": [["storeIdentifier": 123456789, "launchURL": "shop://orders/1001"]],
             "associatedApplicationIdentifiers": ["ABCDE12345.com.example.shop"],
             "barcode": ["format": "qr", "message": "1001", "messageEncoding": "iso-8859-1", "altText": "1001"],
-            "customer": ["givenName": "Ada", "familyName": "Lovelace", "emailAddress": "ada@example.com", "phoneNumber": "+44 20 1234", "organizationName": "Engines Ltd"],
+            "customer": [
+                "givenName": "Ada", "familyName": "Lovelace", "emailAddress": "ada@example.com", "phoneNumber": "+44 20 1234",
+                "organizationName": "Engines Ltd",
+            ],
             "merchant": [
                 "displayName": "Example Shop",
                 "merchantIdentifier": "merchant.com.example.shop",
                 "url": "https://shop.example.com",
                 "logo": "logo.png",
-                "address": ["addressLines": ["1 Infinite Loop"], "locality": "Cupertino", "administrativeArea": "CA", "postalCode": "95014", "countryCode": "US", "subLocality": "Downtown", "subAdministrativeArea": "Santa Clara"],
+                "address": [
+                    "addressLines": ["1 Infinite Loop"], "locality": "Cupertino", "administrativeArea": "CA", "postalCode": "95014",
+                    "countryCode": "US", "subLocality": "Downtown", "subAdministrativeArea": "Santa Clara",
+                ],
                 "businessChatURL": "https://bcrw.apple.com/urn:biz:1234",
                 "contactURL": "https://shop.example.com/contact",
                 "emailAddress": "help@example.com",
                 "phoneNumber": "+1 408 555 0100",
             ],
             "lineItems": [
-                ["title": "Espresso beans", "subtitle": "1 kg", "quantity": 2, "price": ["amount": "12.5", "currency": "USD"], "image": "beans.png", "sku": "BEAN-1", "gtin": "00012345678905"],
+                [
+                    "title": "Espresso beans", "subtitle": "1 kg", "quantity": 2, "price": ["amount": "12.5", "currency": "USD"],
+                    "image": "beans.png", "sku": "BEAN-1", "gtin": "00012345678905",
+                ]
             ],
             "payment": [
                 "total": ["amount": 25, "currency": "USD"],
@@ -42,11 +51,13 @@ enum Fixtures {
                 "summaryItems": [["label": "Subtotal", "value": ["amount": .number("25.00"), "currency": "USD"]]],
                 "paymentMethods": ["Visa 1234"],
                 "applePayTransactionIdentifiers": ["A1B2C3"],
-                "transactions": [[
-                    "amount": ["amount": 25, "currency": "USD"], "createdAt": "2026-11-20T10:00:00Z",
-                    "paymentMethod": ["displayName": "Visa 1234"], "status": "completed", "transactionType": "purchase",
-                    "applePayTransactionIdentifier": "A1B2C3", "receipt": "receipt.pdf",
-                ]],
+                "transactions": [
+                    [
+                        "amount": ["amount": 25, "currency": "USD"], "createdAt": "2026-11-20T10:00:00Z",
+                        "paymentMethod": ["displayName": "Visa 1234"], "status": "completed", "transactionType": "purchase",
+                        "applePayTransactionIdentifier": "A1B2C3", "receipt": "receipt.pdf",
+                    ]
+                ],
             ],
             "fulfillments": [
                 [
@@ -55,24 +66,36 @@ enum Fixtures {
                     "estimatedDeliveryAt": "2026-11-22T09:00:00Z", "estimatedDeliveryWindowDuration": "PT4H", "shippingType": "shipping",
                     "notes": "Leave at door", "statusDescription": "In transit", "deliveredAt": "2026-11-22T10:00:00Z",
                     "lineItems": [["title": "Espresso beans", "quantity": 2]],
-                    "recipient": ["givenName": "Ada", "familyName": "Lovelace", "organizationName": "Engines Ltd", "address": ["countryCode": "GB", "locality": "London"]],
+                    "recipient": [
+                        "givenName": "Ada", "familyName": "Lovelace", "organizationName": "Engines Ltd",
+                        "address": ["countryCode": "GB", "locality": "London"],
+                    ],
                 ],
                 [
                     "fulfillmentType": "pickup", "fulfillmentIdentifier": "pick-1", "displayName": "Main Street store", "status": "readyForPickup",
-                    "address": ["addressLines": ["5 Main St"], "countryCode": "US"], "location": ["latitude": .number("37.33"), "longitude": .number("-122.03"), "altitude": 12],
+                    "address": ["addressLines": ["5 Main St"], "countryCode": "US"],
+                    "location": ["latitude": .number("37.33"), "longitude": .number("-122.03"), "altitude": 12],
                     "barcode": ["format": "code128", "message": "PICK1", "messageEncoding": "iso-8859-1"],
                     "pickupAt": "2026-11-22T09:00:00Z", "pickupWindowDuration": "P0Y0M0DT0H30M0S", "pickedUpAt": "2026-11-22T09:10:00Z",
                     "lineItems": [["title": "Mug", "quantity": 1]], "notes": "Bring ID", "statusDescription": "Ready",
                 ],
             ],
-            "returnInfo": ["returnPolicyURL": "https://shop.example.com/returns", "displayCountdown": true, "returnDeadline": "2026-12-20T00:00:00Z", "returnManagementURL": "https://shop.example.com/returns/1001", "returnPolicyDescription": "30 days"],
-            "returns": [[
-                "returnIdentifier": "ret-1", "status": "processing", "carrier": "UPS", "dropOffBy": "2026-12-01T00:00:00Z",
-                "initiatedAt": "2026-11-25T00:00:00Z", "returnedAt": "2026-11-26T00:00:00Z", "lineItems": [["title": "Mug", "quantity": 1]],
-                "notes": "Box it", "returnLabel": "label.pdf", "returnManagementURL": "https://shop.example.com/returns/1001/1",
-                "returnNumber": "R-1", "statusDescription": "Received",
-            ]],
-            "orderProvider": ["displayName": "Platform", "trackingLogoNameDarkColorScheme": "provider-dark.png", "trackingLogoNameLightColorScheme": "provider-light.png", "url": "https://platform.example.com"],
+            "returnInfo": [
+                "returnPolicyURL": "https://shop.example.com/returns", "displayCountdown": true, "returnDeadline": "2026-12-20T00:00:00Z",
+                "returnManagementURL": "https://shop.example.com/returns/1001", "returnPolicyDescription": "30 days",
+            ],
+            "returns": [
+                [
+                    "returnIdentifier": "ret-1", "status": "processing", "carrier": "UPS", "dropOffBy": "2026-12-01T00:00:00Z",
+                    "initiatedAt": "2026-11-25T00:00:00Z", "returnedAt": "2026-11-26T00:00:00Z", "lineItems": [["title": "Mug", "quantity": 1]],
+                    "notes": "Box it", "returnLabel": "label.pdf", "returnManagementURL": "https://shop.example.com/returns/1001/1",
+                    "returnNumber": "R-1", "statusDescription": "Received",
+                ]
+            ],
+            "orderProvider": [
+                "displayName": "Platform", "trackingLogoNameDarkColorScheme": "provider-dark.png",
+                "trackingLogoNameLightColorScheme": "provider-light.png", "url": "https://platform.example.com",
+            ],
         ]
     }
 

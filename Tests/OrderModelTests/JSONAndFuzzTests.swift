@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func utcComponentsMatchTheCalendar() {
-        let rfc = DateTimeFormat.utcComponents(Date(timeIntervalSince1970: 784_111_777))  // Sun, 06 Nov 1994 08:49:37 GMT
+        let rfc = DateTimeFormat.utcComponents(Date(timeIntervalSince1970: 784_111_777)) // Sun, 06 Nov 1994 08:49:37 GMT
         #expect(rfc.year == 1994 && rfc.month == 11 && rfc.day == 6 && rfc.hour == 8 && rfc.minute == 49 && rfc.second == 37 && rfc.weekday == 0)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!

@@ -23,14 +23,16 @@ import Testing
     }
 
     @Test func amountsAreExactAndNormalizedToMinorUnits() throws {
-        let document = try OrderDocument(json: Fixtures.fullOrder
-            .setting("payment.total", to: ["amount": "0.30", "currency": "USD"])
-            .setting("lineItems.0.price", to: ["amount": .number("0.1"), "currency": "USD"]))
+        let document = try OrderDocument(
+            json: Fixtures.fullOrder
+                .setting("payment.total", to: ["amount": "0.30", "currency": "USD"])
+                .setting("lineItems.0.price", to: ["amount": .number("0.1"), "currency": "USD"]))
         #expect(document.order.payment?.total.amount == Decimal(string: "0.3"))
         #expect(document.json["payment"]?["total"]?["amount"] == .number("0.30"))
         #expect(document.json["lineItems"]?.arrayValue?[0]["price"]?["amount"] == .number("0.10"))
         #expect(document.json["payment"]?["total"]?["amount"]?.serializedString() == "0.30")
-        let yen = try OrderDocument(json: Fixtures.minimalOrder.setting("payment", to: ["total": ["amount": "1500.00", "currency": "JPY"], "status": "paid"]))
+        let yen = try OrderDocument(
+            json: Fixtures.minimalOrder.setting("payment", to: ["total": ["amount": "1500.00", "currency": "JPY"], "status": "paid"]))
         #expect(yen.json["payment"]?["total"]?["amount"] == .number("1500"))
     }
 
@@ -65,7 +67,8 @@ import Testing
     @Test func typedOrderRoundTripsThroughJSON() throws {
         var order = Order(
             orderTypeIdentifier: "order.com.example.shop", orderIdentifier: "A-1", createdAt: Date(timeIntervalSince1970: 1_790_000_000.5),
-            status: .open, merchant: Merchant(displayName: "Shop", merchantIdentifier: "merchant.com.example", url: URL(string: "https://example.com")!),
+            status: .open,
+            merchant: Merchant(displayName: "Shop", merchantIdentifier: "merchant.com.example", url: URL(string: "https://example.com")!),
             orderManagementURL: URL(string: "https://example.com/orders/A-1")!)
         order.payment = Payment(total: CurrencyAmount(amount: Decimal(string: "19.9")!, currency: "EUR"), status: .paid)
         order.fulfillments = [.shipping(ShippingFulfillment(fulfillmentIdentifier: "s1", status: .shipped, carrier: "DHL"))]
@@ -99,7 +102,10 @@ import Testing
         let schema = OrderSchema.jsonSchema()
         #expect(schema["$schema"] == "https://json-schema.org/draft/2020-12/schema")
         let definitions = try #require(schema["$defs"]?.objectValue)
-        for name in ["Merchant", "Address", "LineItem", "Payment", "PaymentTransaction", "ShippingFulfillment", "PickupFulfillment", "Return", "ReturnInfo", "OrderProvider", "CurrencyAmount", "Barcode", "Location", "Application", "Customer", "SummaryItem", "PaymentMethod", "Recipient"] {
+        for name in [
+            "Merchant", "Address", "LineItem", "Payment", "PaymentTransaction", "ShippingFulfillment", "PickupFulfillment", "Return", "ReturnInfo",
+            "OrderProvider", "CurrencyAmount", "Barcode", "Location", "Application", "Customer", "SummaryItem", "PaymentMethod", "Recipient",
+        ] {
             #expect(definitions[name] != nil, "missing $defs/\(name)")
         }
         #expect(schema["required"]?.arrayValue?.count == 9)

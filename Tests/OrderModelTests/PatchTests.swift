@@ -12,10 +12,12 @@ import Testing
     }
 
     @Test func mergesFulfillmentsByIdentifier() throws {
-        let patch: JSONValue = ["fulfillments": [
-            ["fulfillmentIdentifier": "pick-1", "status": "pickedUp", "notes": nil],
-            ["fulfillmentIdentifier": "ship-2", "fulfillmentType": "shipping", "status": "processing"],
-        ]]
+        let patch: JSONValue = [
+            "fulfillments": [
+                ["fulfillmentIdentifier": "pick-1", "status": "pickedUp", "notes": nil],
+                ["fulfillmentIdentifier": "ship-2", "fulfillmentType": "shipping", "status": "processing"],
+            ]
+        ]
         let patched = try OrderPatch.apply(patch, to: Fixtures.fullOrder)
         let fulfillments = try #require(patched["fulfillments"]?.arrayValue)
         #expect(fulfillments.count == 3)
@@ -26,14 +28,19 @@ import Testing
     }
 
     @Test func replacesPlainArraysAndMergesReturnsByIdentifier() throws {
-        let patched = try OrderPatch.apply(["lineItems": [["title": "Tea", "quantity": 1]], "returns": [["returnIdentifier": "ret-1", "status": "completed"]]], to: Fixtures.fullOrder)
+        let patched = try OrderPatch.apply(
+            ["lineItems": [["title": "Tea", "quantity": 1]], "returns": [["returnIdentifier": "ret-1", "status": "completed"]]],
+            to: Fixtures.fullOrder)
         #expect(patched["lineItems"]?.arrayValue?.count == 1)
         #expect(patched["returns"]?.arrayValue?[0]["status"] == "completed" && patched["returns"]?.arrayValue?[0]["carrier"] == "UPS")
     }
 
     @Test func refusesToChangeIdentity() {
         for key in ["orderIdentifier", "authenticationToken", "createdAt", "webServiceURL"] {
-            #expect(throws: OrderPatchError(path: key, message: "cannot be changed by a patch (\(key) is fixed when the order is created or set by the server)")) {
+            #expect(
+                throws: OrderPatchError(
+                    path: key, message: "cannot be changed by a patch (\(key) is fixed when the order is created or set by the server)")
+            ) {
                 try OrderPatch.apply([key: "changed-value-1234567890"], to: Fixtures.fullOrder)
             }
         }

@@ -7,10 +7,15 @@ import Testing
     }
 
     /// Asserts exactly one error at `path` whose message contains `fragment`.
-    func expectError(_ document: JSONValue, at path: String, containing fragment: String, files: [String: [UInt8]]? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectError(
+        _ document: JSONValue, at path: String, containing fragment: String, files: [String: [UInt8]]? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let report = validate(document, files: files)
         let matches = report.errors.filter { $0.path == path && $0.message.contains(fragment) }
-        #expect(matches.count == 1, "expected an error at \(path) containing \"\(fragment)\"; got:\n\(Fixtures.problems(report))", sourceLocation: sourceLocation)
+        #expect(
+            matches.count == 1, "expected an error at \(path) containing \"\(fragment)\"; got:\n\(Fixtures.problems(report))",
+            sourceLocation: sourceLocation)
     }
 
     @Test func fullAndMinimalOrdersAreValid() {
@@ -22,7 +27,10 @@ import Testing
 
     @Test func reportsEveryMissingRequiredKeyAtOnce() {
         let report = validate([:])
-        let required = ["schemaVersion", "orderTypeIdentifier", "orderIdentifier", "orderType", "createdAt", "updatedAt", "status", "merchant", "orderManagementURL"]
+        let required = [
+            "schemaVersion", "orderTypeIdentifier", "orderIdentifier", "orderType", "createdAt", "updatedAt", "status", "merchant",
+            "orderManagementURL",
+        ]
         #expect(Set(report.errors.map(\.path)) == Set(required))
         #expect(report.errors.allSatisfy { $0.message.contains("missing required key") })
     }
@@ -65,14 +73,21 @@ import Testing
         expectError(Fixtures.fullOrder.setting(path, to: .string(value)), at: reported, containing: hint, files: Fixtures.fullOrderFiles)
     }
 
-    @Test(arguments: ["2026-11-20", "2026-11-20 10:00:00Z", "2026-02-30T10:00:00Z", "2026-11-20T25:00:00Z", "2026-11-20T10:00:00", "20261120T100000Z", "2026-11-20T10:00:00+0100", ""])
+    @Test(arguments: [
+        "2026-11-20", "2026-11-20 10:00:00Z", "2026-02-30T10:00:00Z", "2026-11-20T25:00:00Z", "2026-11-20T10:00:00", "20261120T100000Z",
+        "2026-11-20T10:00:00+0100", "",
+    ])
     func dateTimesMustBeRFC3339(value: String) {
-        expectError(Fixtures.minimalOrder.setting("createdAt", to: .string(value)).setting("updatedAt", to: "2030-01-01T00:00:00Z"), at: "createdAt", containing: "RFC 3339")
+        expectError(
+            Fixtures.minimalOrder.setting("createdAt", to: .string(value)).setting("updatedAt", to: "2030-01-01T00:00:00Z"), at: "createdAt",
+            containing: "RFC 3339")
     }
 
     @Test(arguments: ["30M", "PT", "P", "PT30", "P1H", "PT1H30", "PTM", "P1.5DT1.5H"])
     func durationsMustBeISO8601(value: String) {
-        expectError(Fixtures.fullOrder.setting("fulfillments.1.pickupWindowDuration", to: .string(value)), at: "fulfillments[1].pickupWindowDuration", containing: "ISO 8601 duration", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("fulfillments.1.pickupWindowDuration", to: .string(value)), at: "fulfillments[1].pickupWindowDuration",
+            containing: "ISO 8601 duration", files: Fixtures.fullOrderFiles)
     }
 
     @Test func validDurationsAndDatesPass() {
@@ -86,31 +101,55 @@ import Testing
     }
 
     @Test func webServiceURLMustBeHTTPS() {
-        expectError(Fixtures.fullOrder.setting("webServiceURL", to: "http://orders.example.com/wallet"), at: "webServiceURL", containing: "https://", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("webServiceURL", to: "ftp://orders.example.com"), at: "webServiceURL", containing: "https://", files: Fixtures.fullOrderFiles)
-        let development = validate(Fixtures.fullOrder.setting("webServiceURL", to: "http://127.0.0.1:8080/wallet"), files: Fixtures.fullOrderFiles, options: ValidationOptions(allowInsecureWebServiceURL: true))
+        expectError(
+            Fixtures.fullOrder.setting("webServiceURL", to: "http://orders.example.com/wallet"), at: "webServiceURL", containing: "https://",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("webServiceURL", to: "ftp://orders.example.com"), at: "webServiceURL", containing: "https://",
+            files: Fixtures.fullOrderFiles)
+        let development = validate(
+            Fixtures.fullOrder.setting("webServiceURL", to: "http://127.0.0.1:8080/wallet"), files: Fixtures.fullOrderFiles,
+            options: ValidationOptions(allowInsecureWebServiceURL: true))
         #expect(development.isValid)
         #expect(development.warnings.contains { $0.path == "webServiceURL" && $0.message.contains("local development") })
     }
 
-    @Test(arguments: ["not a url", "https://exa mple.com", "shop.example.com/orders", "https:/shop.example.com", "https://shop.example.com/%zz", "https://"])
+    @Test(arguments: [
+        "not a url", "https://exa mple.com", "shop.example.com/orders", "https:/shop.example.com", "https://shop.example.com/%zz", "https://",
+    ])
     func urisMustBeAbsolute(value: String) {
         expectError(Fixtures.minimalOrder.setting("orderManagementURL", to: .string(value)), at: "orderManagementURL", containing: "absolute URI")
     }
 
     @Test func currencyAndCountryCodes() {
-        expectError(Fixtures.fullOrder.setting("payment.total.currency", to: "usd"), at: "payment.total.currency", containing: "use \"USD\"", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("payment.total.currency", to: "XYZ"), at: "payment.total.currency", containing: "ISO 4217", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("merchant.address.countryCode", to: "USA"), at: "merchant.address.countryCode", containing: "ISO 3166-1", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("merchant.address.countryCode", to: "fr"), at: "merchant.address.countryCode", containing: "use \"FR\"", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("payment.total.currency", to: "usd"), at: "payment.total.currency", containing: "use \"USD\"",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("payment.total.currency", to: "XYZ"), at: "payment.total.currency", containing: "ISO 4217",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("merchant.address.countryCode", to: "USA"), at: "merchant.address.countryCode", containing: "ISO 3166-1",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("merchant.address.countryCode", to: "fr"), at: "merchant.address.countryCode", containing: "use \"FR\"",
+            files: Fixtures.fullOrderFiles)
         #expect(ISOCodes.countries.count == 249)
     }
 
     @Test func amounts() {
-        expectError(Fixtures.fullOrder.setting("payment.total.amount", to: "12,50"), at: "payment.total.amount", containing: "not a decimal amount", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("payment.total.amount", to: .number("1.005")), at: "payment.total.amount", containing: "3 decimal places, but USD has 2", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("payment.total.amount", to: .number("1e3")), at: "payment.total.amount", containing: "exponent", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("payment.total.amount", to: true), at: "payment.total.amount", containing: "must be a number", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("payment.total.amount", to: "12,50"), at: "payment.total.amount", containing: "not a decimal amount",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("payment.total.amount", to: .number("1.005")), at: "payment.total.amount",
+            containing: "3 decimal places, but USD has 2", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("payment.total.amount", to: .number("1e3")), at: "payment.total.amount", containing: "exponent",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("payment.total.amount", to: true), at: "payment.total.amount", containing: "must be a number",
+            files: Fixtures.fullOrderFiles)
         let yen = Fixtures.fullOrder.setting("payment.total", to: ["amount": .number("1500.5"), "currency": "JPY"])
         expectError(yen, at: "payment.total.amount", containing: "JPY has 0", files: Fixtures.fullOrderFiles)
         let trailingZeros = Fixtures.fullOrder.setting("payment.total.amount", to: .number("25.000"))
@@ -118,35 +157,60 @@ import Testing
     }
 
     @Test func authenticationToken() {
-        expectError(Fixtures.fullOrder.setting("authenticationToken", to: "short"), at: "authenticationToken", containing: "at least 16 characters", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("authenticationToken", to: nil), at: "authenticationToken", containing: "needs an authenticationToken", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("authenticationToken", to: "short"), at: "authenticationToken", containing: "at least 16 characters",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("authenticationToken", to: nil), at: "authenticationToken", containing: "needs an authenticationToken",
+            files: Fixtures.fullOrderFiles)
         let weak = validate(Fixtures.fullOrder.setting("authenticationToken", to: "0123456789abcdef"), files: Fixtures.fullOrderFiles)
         #expect(weak.isValid && weak.warnings.contains { $0.path == "authenticationToken" && $0.message.contains("128 random bits") })
     }
 
     @Test func updatedAtMustNotPrecedeCreatedAt() {
-        expectError(Fixtures.minimalOrder.setting("updatedAt", to: "2026-11-19T10:00:00Z"), at: "updatedAt", containing: "must not be earlier than createdAt")
+        expectError(
+            Fixtures.minimalOrder.setting("updatedAt", to: "2026-11-19T10:00:00Z"), at: "updatedAt", containing: "must not be earlier than createdAt")
         // Offsets are honoured: 10:30+01:00 is 09:30Z, before createdAt 10:00Z.
-        expectError(Fixtures.minimalOrder.setting("updatedAt", to: "2026-11-20T10:30:00+01:00"), at: "updatedAt", containing: "earlier than createdAt")
+        expectError(
+            Fixtures.minimalOrder.setting("updatedAt", to: "2026-11-20T10:30:00+01:00"), at: "updatedAt", containing: "earlier than createdAt")
     }
 
     @Test func typesConstantsRangesAndNulls() {
         expectError(Fixtures.minimalOrder.setting("schemaVersion", to: 2), at: "schemaVersion", containing: "must be 1")
         expectError(Fixtures.minimalOrder.setting("orderType", to: "instore"), at: "orderType", containing: "must be \"ecommerce\"")
-        expectError(Fixtures.minimalOrder.setting("merchant", to: "Shop"), at: "merchant", containing: "must be an object (Merchant), but is a string")
+        expectError(
+            Fixtures.minimalOrder.setting("merchant", to: "Shop"), at: "merchant", containing: "must be an object (Merchant), but is a string")
         expectError(Fixtures.minimalOrder.setting("orderNumber", to: .null), at: "orderNumber", containing: "must not be null")
-        expectError(Fixtures.fullOrder.setting("lineItems.0.quantity", to: "2"), at: "lineItems[0].quantity", containing: "write 2 without quotes", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("fulfillments.1.location.latitude", to: .number("91")), at: "fulfillments[1].location.latitude", containing: "at most 90", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("fulfillments.1.location.longitude", to: .number("-180.5")), at: "fulfillments[1].location.longitude", containing: "at least -180", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("returnInfo.displayCountdown", to: "yes"), at: "returnInfo.displayCountdown", containing: "true or false", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("customer.emailAddress", to: "ada at example"), at: "customer.emailAddress", containing: "e-mail", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("lineItems", to: ["title": "x"]), at: "lineItems", containing: "must be an array", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("lineItems.0.quantity", to: "2"), at: "lineItems[0].quantity", containing: "write 2 without quotes",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("fulfillments.1.location.latitude", to: .number("91")), at: "fulfillments[1].location.latitude",
+            containing: "at most 90", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("fulfillments.1.location.longitude", to: .number("-180.5")), at: "fulfillments[1].location.longitude",
+            containing: "at least -180", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("returnInfo.displayCountdown", to: "yes"), at: "returnInfo.displayCountdown", containing: "true or false",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("customer.emailAddress", to: "ada at example"), at: "customer.emailAddress", containing: "e-mail",
+            files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("lineItems", to: ["title": "x"]), at: "lineItems", containing: "must be an array",
+            files: Fixtures.fullOrderFiles)
     }
 
     @Test func identifiersMustBeUniqueAndWindowsNeedAStart() {
-        expectError(Fixtures.fullOrder.setting("fulfillments.1.fulfillmentIdentifier", to: "ship-1"), at: "fulfillments[1].fulfillmentIdentifier", containing: "already used by fulfillments[0]", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("fulfillments.0.estimatedDeliveryAt", to: nil), at: "fulfillments[0].estimatedDeliveryWindowDuration", containing: "needs estimatedDeliveryAt", files: Fixtures.fullOrderFiles)
-        expectError(Fixtures.fullOrder.setting("fulfillments.1.pickupAt", to: nil), at: "fulfillments[1].pickupWindowDuration", containing: "needs pickupAt", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("fulfillments.1.fulfillmentIdentifier", to: "ship-1"), at: "fulfillments[1].fulfillmentIdentifier",
+            containing: "already used by fulfillments[0]", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("fulfillments.0.estimatedDeliveryAt", to: nil), at: "fulfillments[0].estimatedDeliveryWindowDuration",
+            containing: "needs estimatedDeliveryAt", files: Fixtures.fullOrderFiles)
+        expectError(
+            Fixtures.fullOrder.setting("fulfillments.1.pickupAt", to: nil), at: "fulfillments[1].pickupWindowDuration", containing: "needs pickupAt",
+            files: Fixtures.fullOrderFiles)
     }
 
     @Test func unknownKeysAreWarningsNotErrors() {
@@ -166,7 +230,9 @@ import Testing
         expectError(Fixtures.fullOrder, at: "returns[0].returnLabel", containing: "neither PNG, JPEG nor PDF", files: files)
         files = Fixtures.fullOrderFiles
         files["beans.png"] = Fixtures.pdf
-        expectError(Fixtures.fullOrder, at: "lineItems[0].image", containing: "is a PDF document, but this key needs a PNG image or a JPEG image", files: files)
+        expectError(
+            Fixtures.fullOrder, at: "lineItems[0].image", containing: "is a PDF document, but this key needs a PNG image or a JPEG image",
+            files: files)
         files = Fixtures.fullOrderFiles
         files["spare.png"] = Fixtures.png
         let report = validate(Fixtures.fullOrder, files: files)
@@ -196,7 +262,9 @@ import Testing
         files["fr.lproj/order.strings"] = Array("\"SHOP\" = \"Boutique\"\n".utf8)
         files["de_DE1.lproj/order.strings"] = Array("\"SHOP\" = \"Laden\";".utf8)
         let broken = validate(Fixtures.fullOrder, files: files)
-        #expect(broken.errors.contains { $0.path == "fr.lproj/order.strings" && $0.message.contains("line 2: expected ';'") }, "\(Fixtures.problems(broken))")
+        #expect(
+            broken.errors.contains { $0.path == "fr.lproj/order.strings" && $0.message.contains("line 2: expected ';'") },
+            "\(Fixtures.problems(broken))")
         #expect(broken.errors.contains { $0.path == "de_DE1.lproj" && $0.message.contains("not a language identifier") })
     }
 

@@ -28,7 +28,7 @@ struct BuilderTests {
         files[".DS_Store"] = [0, 1, 2]
         files["fr.lproj/.gitkeep"] = []
         files[".git/config"] = Array("x".utf8)
-        files["manifest.json"] = Array("{}".utf8)  // stale output is regenerated, not packaged twice
+        files["manifest.json"] = Array("{}".utf8) // stale output is regenerated, not packaged twice
         try Fixtures.write(files, under: source)
         let signer = try TestPKI.shared.get().signer("order.com.example.test")
         let package = try OrderPackageBuilder(signer: signer).build(sourceDirectory: source, signingTime: Self.signingTime)
@@ -48,17 +48,19 @@ struct BuilderTests {
         let listing = try #require(try JSONSerialization.jsonObject(with: Data(output)) as? [String: Any])
         let entries = try #require(listing["entries"] as? [[Any]])
         let methods = Dictionary(uniqueKeysWithValues: entries.map { ($0[0] as! String, $0[1] as! Int) })
-        #expect(Set(methods.keys) == [
-            "order.json", "logo.png", "logo@2x.png", "en.lproj/order.strings", "fr.lproj/order.strings",
-            "en.lproj/banner.jpg", "fr.lproj/banner.jpg", "manifest.json", "signature",
-        ])
+        #expect(
+            Set(methods.keys) == [
+                "order.json", "logo.png", "logo@2x.png", "en.lproj/order.strings", "fr.lproj/order.strings",
+                "en.lproj/banner.jpg", "fr.lproj/banner.jpg", "manifest.json", "signature",
+            ])
         #expect(!methods.keys.contains { $0.hasSuffix("/") })
         #expect(methods["logo.png"] == 0 && methods["logo@2x.png"] == 0 && methods["fr.lproj/banner.jpg"] == 0)
         #expect(methods["order.json"] == 8 && methods["fr.lproj/order.strings"] == 8 && methods["manifest.json"] == 8)
-        #expect(listing["manifestKeys"] as? [String] == [
-            "en.lproj/banner.jpg", "en.lproj/order.strings", "fr.lproj/banner.jpg", "fr.lproj/order.strings", "logo.png", "logo@2x.png",
-            "order.json",
-        ])
+        #expect(
+            listing["manifestKeys"] as? [String] == [
+                "en.lproj/banner.jpg", "en.lproj/order.strings", "fr.lproj/banner.jpg", "fr.lproj/order.strings", "logo.png", "logo@2x.png",
+                "order.json",
+            ])
         #expect(listing["hashesOK"] as? Bool == true)
         #expect(listing["escapedSlash"] as? Bool == false)
         #expect(package.orderTypeIdentifier == "order.com.example.test")
@@ -72,12 +74,14 @@ struct BuilderTests {
         let files = try ZipReader.read(package.bytes)
         try Fixtures.write(Dictionary(uniqueKeysWithValues: files.map { ($0.name, $0.data) }), under: directory)
         func verify() throws {
-            _ = try ExternalTools.run("/usr/bin/openssl", [
-                "cms", "-verify", "-binary", "-inform", "DER",
-                "-in", directory.appendingPathComponent("signature").path,
-                "-content", directory.appendingPathComponent("manifest.json").path,
-                "-CAfile", pki.rootPEMPath, "-purpose", "any", "-out", "/dev/null",
-            ])
+            _ = try ExternalTools.run(
+                "/usr/bin/openssl",
+                [
+                    "cms", "-verify", "-binary", "-inform", "DER",
+                    "-in", directory.appendingPathComponent("signature").path,
+                    "-content", directory.appendingPathComponent("manifest.json").path,
+                    "-CAfile", pki.rootPEMPath, "-purpose", "any", "-out", "/dev/null",
+                ])
         }
         try verify()
         // The same check fails once the manifest changes: it really verifies.
@@ -88,9 +92,10 @@ struct BuilderTests {
     @Test func opensslShowsSignedAttributes() throws {
         let package = try Self.build()
         let signature = try #require(try ZipReader.read(package.bytes).first { $0.name == "signature" })
-        let dump = String(decoding: try ExternalTools.run(
-            "/usr/bin/openssl", ["cms", "-cmsout", "-print", "-inform", "DER"], input: signature.data
-        ), as: UTF8.self)
+        let dump = String(
+            decoding: try ExternalTools.run(
+                "/usr/bin/openssl", ["cms", "-cmsout", "-print", "-inform", "DER"], input: signature.data
+            ), as: UTF8.self)
         #expect(dump.contains("signingTime"))
         #expect(dump.contains("messageDigest"))
         #expect(dump.contains("sha256"))

@@ -4,7 +4,8 @@ enum Fixtures {
     static func orderJSON(
         orderType: String = "order.com.example.test", identifier: String = "ORD-1001", logo: String = "logo.png"
     ) -> [UInt8] {
-        Array("""
+        Array(
+            """
             {"schemaVersion":1,"orderTypeIdentifier":"\(orderType)","orderIdentifier":"\(identifier)",\
             "orderType":"ecommerce","orderNumber":"1001","createdAt":"2025-01-02T03:04:05Z",\
             "updatedAt":"2025-01-02T03:04:05Z","status":"open","authenticationToken":"c2VjcmV0LXRva2VuLTEyMzQ1Ng",\

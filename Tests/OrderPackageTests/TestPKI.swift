@@ -1,8 +1,8 @@
 import ExternalTools
 import Foundation
 import OrderPackage
-import _CryptoExtras
 @_spi(CMS) import X509
+import _CryptoExtras
 
 /// A throwaway certificate hierarchy made with the openssl CLI: root → "WWDR" intermediate → Order Type ID leaves.
 struct TestPKI: Sendable {

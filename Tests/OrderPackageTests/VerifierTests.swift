@@ -19,9 +19,11 @@ struct VerifierTests {
         let files = try ZipReader.read(package)
         var contents = Dictionary(uniqueKeysWithValues: files.map { ($0.name, $0.data) })
         transform(&contents)
-        let order = files.map(\.name).filter { contents[$0] != nil } + contents.keys.filter { name in
-            !files.contains { $0.name == name }
-        }.sorted()
+        let order =
+            files.map(\.name).filter { contents[$0] != nil }
+            + contents.keys.filter { name in
+                !files.contains { $0.name == name }
+            }.sorted()
         return try ZipWriter.archive(order.map { try ZipEntry(name: $0, data: contents[$0]!, method: .deflated) })
     }
 
@@ -80,7 +82,7 @@ struct VerifierTests {
     @Test func oneChangedByteInTheSignatureFails() async throws {
         let tampered = try Self.repack(try BuilderTests.build().bytes) { files in
             let count = files["signature"]!.count
-            files["signature"]![count - 10] ^= 0x01  // inside the RSA signature value
+            files["signature"]![count - 10] ^= 0x01 // inside the RSA signature value
         }
         let result = try await Self.verifier().verify(tampered)
         #expect(Self.messages(result, at: "signature").contains { $0.contains("does not verify over manifest.json") })
@@ -113,9 +115,10 @@ struct VerifierTests {
         // A signer that does not announce its type gets past the builder; the verifier reads the certificate.
         let other = try TestPKI.shared.get().signer("order.com.example.other", claimedType: .some(nil))
         let result = try await Self.verifier().verify(try BuilderTests.build(signer: other).bytes)
-        #expect(Self.messages(result, at: "signature").contains {
-            $0.contains("for order type 'order.com.example.other'") && $0.contains("'order.com.example.test'")
-        })
+        #expect(
+            Self.messages(result, at: "signature").contains {
+                $0.contains("for order type 'order.com.example.other'") && $0.contains("'order.com.example.test'")
+            })
     }
 
     @Test func aMissingIntermediateIsReported() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct AuxiliaryStoreTests {
@@ -12,13 +13,17 @@ import Testing
             let second = IdempotencyRecord(requestHash: "h2", status: 201, body: Array(#"{"id":"B"}"#.utf8), createdAt: Date())
 
             #expect(try await store.idempotentResponse(merchantID: merchantID, key: "k1") == nil)
-            guard case .created(let order) = try await store.createOrder(fixture.order("A"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k1", record: first)) else {
+            guard
+                case .created(let order) = try await store.createOrder(
+                    fixture.order("A"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k1", record: first))
+            else {
                 Issue.record("the first request under k1 must create its order")
                 return
             }
             #expect(order.orderIdentifier == "A" && order.version == 1)
             // A second request under the same key gets the first response, and its order is not written.
-            let replayed = try await store.createOrder(fixture.order("B"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k1", record: second))
+            let replayed = try await store.createOrder(
+                fixture.order("B"), idempotency: IdempotencyClaim(merchantID: merchantID, key: "k1", record: second))
             #expect(replayed == .replayed(first))
             #expect(try await store.order(type: fixture.orderType, id: "B") == nil)
             #expect(try await store.idempotentResponse(merchantID: merchantID, key: "k1") == first)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct ConcurrencyStoreTests {
@@ -70,9 +71,9 @@ import Testing
             let results = await withTaskGroup(of: Result<OrderRecord, OrderStoreError>.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        do { return .success(try await store.createOrder(fixture.order("same"))) }
-                        catch let error as OrderStoreError { return .failure(error) }
-                        catch { return .failure(.database(operation: "test", reason: "\(error)")) }
+                        do { return .success(try await store.createOrder(fixture.order("same"))) } catch let error as OrderStoreError {
+                            return .failure(error)
+                        } catch { return .failure(.database(operation: "test", reason: "\(error)")) }
                     }
                 }
                 var results: [Result<OrderRecord, OrderStoreError>] = []
@@ -96,7 +97,8 @@ import Testing
             let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        try await store.register(deviceLibraryIdentifier: "dev", pushToken: "tok\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+                        try await store.register(
+                            deviceLibraryIdentifier: "dev", pushToken: "tok\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
                     }
                 }
                 var outcomes: [RegistrationOutcome] = []

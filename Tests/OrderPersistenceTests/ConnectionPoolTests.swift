@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 /// Audit L13: the wait for a connection is bounded in time and in queue length, and ends as `busy` (503 at the edge).

@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct LifecycleStoreTests {
@@ -17,7 +18,7 @@ import Testing
         try await store.putAsset(merchantID: fixture.merchant.id, name: "logo.png", contentType: "image/png", bytes: [7], sha256: "x")
         try await store.storePackage(type: fixture.orderType, id: "A", version: 1, bytes: [8])
         try await store.shutdown()
-        try await store.shutdown()  // a second shutdown is harmless
+        try await store.shutdown() // a second shutdown is harmless
         await #expect(throws: OrderStoreError.storeClosed) { try await store.merchant(id: fixture.merchant.id) }
         await #expect(throws: OrderStoreError.storeClosed) { try await store.createMerchant(name: "late") }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct MerchantStoreTests {
@@ -49,24 +50,29 @@ import Testing
                 try await store.upsertOrderType(record)
                 #expect(try await store.orderType("order.com.shop") == record)
             }
-            try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: "order.com.shop.b", merchantID: merchant.id, identity: .directory(path: "/b")))
+            try await store.upsertOrderType(
+                OrderTypeRecord(orderTypeIdentifier: "order.com.shop.b", merchantID: merchant.id, identity: .directory(path: "/b")))
             #expect(try await store.orderTypes(merchantID: merchant.id).map(\.orderTypeIdentifier) == ["order.com.shop", "order.com.shop.b"])
             #expect(try await store.orderTypes(merchantID: other.id).isEmpty)
             #expect(try await store.orderType("order.com.unknown") == nil)
 
             await #expect(throws: OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: "order.com.shop")) {
-                try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: "order.com.shop", merchantID: other.id, identity: .directory(path: "/x")))
+                try await store.upsertOrderType(
+                    OrderTypeRecord(orderTypeIdentifier: "order.com.shop", merchantID: other.id, identity: .directory(path: "/x")))
             }
             await #expect(throws: OrderStoreError.merchantNotFound(id: "nobody")) {
-                try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: "order.com.new", merchantID: "nobody", identity: .directory(path: "/x")))
+                try await store.upsertOrderType(
+                    OrderTypeRecord(orderTypeIdentifier: "order.com.new", merchantID: "nobody", identity: .directory(path: "/x")))
             }
         }
     }
 
     @Test func errorMessagesSayWhatToDo() {
-        #expect(OrderStoreError.schemaTooNew(databaseVersion: 7, knownVersion: 1).description
-            == "database schema version 7 is newer than this ordertrack (knows up to 1); upgrade ordertrack")
-        #expect(OrderStoreError.versionConflict(orderTypeIdentifier: "t", orderIdentifier: "o", expected: 1, actual: 2).description
-            .contains("re-read it and retry"))
+        #expect(
+            OrderStoreError.schemaTooNew(databaseVersion: 7, knownVersion: 1).description
+                == "database schema version 7 is newer than this ordertrack (knows up to 1); upgrade ordertrack")
+        #expect(
+            OrderStoreError.versionConflict(orderTypeIdentifier: "t", orderIdentifier: "o", expected: 1, actual: 2).description
+                .contains("re-read it and retry"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct OrderStoreOrderTests {
@@ -62,7 +63,9 @@ import Testing
             #expect(updated.createdAt == created.createdAt)
             #expect(try await store.order(type: fixture.orderType, id: "A") == updated)
 
-            await #expect(throws: OrderStoreError.versionConflict(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", expected: 1, actual: 2)) {
+            await #expect(
+                throws: OrderStoreError.versionConflict(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", expected: 1, actual: 2)
+            ) {
                 try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: 1, document: [], status: nil, updatedAt: later)
             }
             await #expect(throws: OrderStoreError.orderNotFound(orderTypeIdentifier: fixture.orderType, orderIdentifier: "missing")) {
@@ -135,7 +138,7 @@ import Testing
                 merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil,
                 updatedSince: base.addingTimeInterval(1), after: nil, limit: 100
             )
-            #expect(recent.orders.count == 10)  // the first order of each page was updated just now
+            #expect(recent.orders.count == 10) // the first order of each page was updated just now
         }
     }
 
@@ -144,12 +147,14 @@ import Testing
             let fixture = try await Fixture.make(store)
             for cursor in ["", "not-a-cursor", "YzEuLTE"] {
                 await #expect(throws: OrderStoreError.invalidCursor(cursor)) {
-                    try await store.listOrders(merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 10)
+                    try await store.listOrders(
+                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 10)
                 }
             }
             for limit in [0, -1, 1001] {
                 await #expect(throws: OrderStoreError.self) {
-                    try await store.listOrders(merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: limit)
+                    try await store.listOrders(
+                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: limit)
                 }
             }
             #expect(try OrderCursor.decode(OrderCursor.encode(123_456)) == 123_456)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 /// The durable push outbox: queued with the change, coalesced, claimed with leases, resolved.
@@ -15,9 +16,11 @@ import Testing
         let fixture = try await Fixture.make(store)
         let order = try await store.createOrder(fixture.order("A"))
         for index in 0..<devices {
-            _ = try await store.register(deviceLibraryIdentifier: "d\(index)", pushToken: "token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            _ = try await store.register(
+                deviceLibraryIdentifier: "d\(index)", pushToken: "token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
         }
-        let updated = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", updatedAt: Date())
+        let updated = try await store.updateOrder(
+            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", updatedAt: Date())
         return (fixture, updated)
     }
 
@@ -25,7 +28,8 @@ import Testing
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 3)
             #expect(try await store.pushQueueDepth().pending == 3)
-            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [2], status: "open", updatedAt: Date())
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [2], status: "open", updatedAt: Date())
             #expect(try await store.pushQueueDepth().pending == 3, "a second change coalesces into the waiting jobs")
             #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 3)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
@@ -40,7 +44,8 @@ import Testing
             let (fixture, updated) = try await prepare(store, devices: 2)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             // A change lands while the pushes are in flight.
-            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", updatedAt: Date())
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", updatedAt: Date())
             for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: "delivered")) }
             let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
             #expect(again.count == 2, "the in-flight change is pushed again")
@@ -60,7 +65,8 @@ import Testing
             #expect(try await store.pushQueueDepth().pending == 1)
 
             try await store.releasePushLeases()
-            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [4], status: "open", updatedAt: Date())
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [4], status: "open", updatedAt: Date())
             #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "a change does not cut a backoff short")
         }
     }
@@ -71,7 +77,8 @@ import Testing
             let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
             try await store.resolvePushJob(job, resolution: .park, log: entry(job, outcome: "parked"))
             #expect(try await store.pushQueueDepth() == (0, 1))
-            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", updatedAt: Date())
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", updatedAt: Date())
             let rearmed = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
             #expect(rearmed.attempts == 1, "a parked job restarts its attempts")
         }
@@ -83,7 +90,8 @@ import Testing
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             try await store.resolvePushJob(jobs[0], resolution: .dropToken(registeredBefore: nil), log: entry(jobs[0], outcome: "token-removed"))
             // 410 with a timestamp older than the registration: the registration survives.
-            try await store.resolvePushJob(jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: entry(jobs[1], outcome: "token-removed"))
+            try await store.resolvePushJob(
+                jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: entry(jobs[1], outcome: "token-removed"))
             let remaining = try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").map(\.pushToken)
             #expect(remaining == ["token1"])
             #expect(try await store.pushQueueDepth().pending == 0)
@@ -110,11 +118,13 @@ import Testing
             let jobs = try await store.claimPushJobs(limit: 2, leaseOwner: "slow-worker", leaseDuration: 0.3).sorted { $0.pushToken < $1.pushToken }
             try #require(jobs.count == 2)
             #expect(try await store.renewPushLeases(jobIDs: [jobs[0].id], leaseOwner: "slow-worker", leaseDuration: 60) == 1)
-            #expect(try await store.renewPushLeases(jobIDs: [jobs[1].id], leaseOwner: "someone-else", leaseDuration: 60) == 0, "only the owner renews")
+            #expect(
+                try await store.renewPushLeases(jobIDs: [jobs[1].id], leaseOwner: "someone-else", leaseDuration: 60) == 0, "only the owner renews")
             try await Task.sleep(for: .milliseconds(450))
             let takenOver = try await store.claimPushJobs(limit: 2, leaseOwner: "other-worker", leaseDuration: 60)
             #expect(takenOver.map(\.id) == [jobs[1].id], "only the lease that was not renewed runs out")
-            #expect(try await store.renewPushLeases(jobIDs: jobs.map(\.id), leaseOwner: "slow-worker", leaseDuration: 60) == 1,
+            #expect(
+                try await store.renewPushLeases(jobIDs: jobs.map(\.id), leaseOwner: "slow-worker", leaseDuration: 60) == 1,
                 "the claim another worker took over stays with it")
             try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: "delivered")) })
             #expect(try await store.pushQueueDepth().pending == 1, "the renewed claim finished; the taken-over one waits for its new owner")
@@ -139,7 +149,8 @@ import Testing
             try await store.resolvePushJobs(old)
             try await store.resolvePushJobs(recent)
             #expect(try await store.deletePushLog(before: now.addingTimeInterval(-30 * 86_400)) == old.count)
-            let left = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 100)
+            let left =
+                try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 100)
                 + store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "B", limit: 100)
             #expect(left.count == recent.count, "entries younger than the cutoff stay")
             #expect(try await store.deletePushLog(before: now.addingTimeInterval(-30 * 86_400)) == 0)
@@ -152,11 +163,12 @@ import Testing
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             #expect(jobs.count == 6)
             // A change lands while the pushes are in flight.
-            _ = try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [6], status: "open", updatedAt: Date())
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [6], status: "open", updatedAt: Date())
             var clean = jobs[0]
-            clean.generation += 1  // as if claimed after the change: nothing new left to send
+            clean.generation += 1 // as if claimed after the change: nothing new left to send
             var stale = jobs[5]
-            stale.attempts -= 1  // an earlier claim whose lease ran out before the same worker claimed the job again
+            stale.attempts -= 1 // an earlier claim whose lease ran out before the same worker claimed the job again
             try await store.resolvePushJobs([
                 (clean, .delivered, entry(clean, outcome: "delivered")),
                 (jobs[1], .delivered, entry(jobs[1], outcome: "delivered")),
@@ -184,9 +196,12 @@ import Testing
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)
             _ = try await store.createOrder(fixture.order("A"))
-            try await store.insertRegistrations((0..<1_203).map {
-                Registration(deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", registeredAt: Date())
-            })
+            try await store.insertRegistrations(
+                (0..<1_203).map {
+                    Registration(
+                        deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A",
+                        registeredAt: Date())
+                })
             #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 1_203)
             let jobs = try await store.claimPushJobs(limit: 2_000, leaseOwner: "w", leaseDuration: 60)
             #expect(jobs.count == 1_203)

@@ -2,6 +2,7 @@ import ExternalTools
 import Foundation
 import SQLKit
 import Testing
+
 @testable import OrderPersistence
 
 /// What only PostgreSQL does: URLs, several stores (instances) on one database, lost connections.
@@ -93,10 +94,14 @@ import Testing
         let fixture = try await Fixture.make(first)
         let order = try await first.createOrder(fixture.order("A"))
         let devices = 3000
-        try await first.insertRegistrations((0..<devices).map {
-            Registration(deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", registeredAt: Date())
-        })
-        _ = try await second.updateOrder(type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, updatedAt: Date())
+        try await first.insertRegistrations(
+            (0..<devices).map {
+                Registration(
+                    deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A",
+                    registeredAt: Date())
+            })
+        _ = try await second.updateOrder(
+            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, updatedAt: Date())
 
         @Sendable func drain(_ store: SQLOrderStore, owner: String) async throws -> [Int64] {
             var claimed: [Int64] = []
@@ -122,7 +127,11 @@ import Testing
         let url = try TestDatabase.freshPostgresURL()
         let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url + "&pool=1"))
         let admin = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
-        defer { Task { [store, admin] in try? await store.shutdown(); try? await admin.shutdown() } }
+        defer {
+            Task { [store, admin] in
+                try? await store.shutdown(); try? await admin.shutdown()
+            }
+        }
         let fixture = try await Fixture.make(store)
         func backendPID() async throws -> Int {
             try await store.read("read backend pid") { db in

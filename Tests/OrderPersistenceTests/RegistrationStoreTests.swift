@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct RegistrationStoreTests {
@@ -9,12 +10,18 @@ import Testing
             try await store.createOrder(fixture.order("A"))
             let type = fixture.orderType
 
-            #expect(try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "A") == .created)
-            #expect(try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "A")
-                == .alreadyRegistered(pushTokenReplaced: false))
-            #expect(try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok2", orderTypeIdentifier: type, orderIdentifier: "A")
-                == .alreadyRegistered(pushTokenReplaced: true))
-            #expect(try await store.register(deviceLibraryIdentifier: "dev2", pushToken: "tok3", orderTypeIdentifier: type, orderIdentifier: "A") == .created)
+            #expect(
+                try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "A")
+                    == .created)
+            #expect(
+                try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: type, orderIdentifier: "A")
+                    == .alreadyRegistered(pushTokenReplaced: false))
+            #expect(
+                try await store.register(deviceLibraryIdentifier: "dev1", pushToken: "tok2", orderTypeIdentifier: type, orderIdentifier: "A")
+                    == .alreadyRegistered(pushTokenReplaced: true))
+            #expect(
+                try await store.register(deviceLibraryIdentifier: "dev2", pushToken: "tok3", orderTypeIdentifier: type, orderIdentifier: "A")
+                    == .created)
 
             let registrations = try await store.registrations(orderTypeIdentifier: type, orderIdentifier: "A")
             #expect(registrations.map(\.deviceLibraryIdentifier) == ["dev1", "dev2"])
@@ -43,22 +50,31 @@ import Testing
             // D changes but the device is not registered for it; another device's registration must not leak.
             _ = try await store.register(deviceLibraryIdentifier: "other", pushToken: "tok", orderTypeIdentifier: type, orderIdentifier: "D")
 
-            let all = try #require(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: nil))
+            let all = try #require(
+                try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: nil))
             #expect(all.orderIdentifiers == ["A", "B", "C"])
             #expect(all.lastChange == 3)
-            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange) == nil)
+            #expect(
+                try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange)
+                    == nil)
 
             let updatedC = try await store.updateOrder(type: type, id: "C", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
             _ = try await store.updateOrder(type: type, id: "D", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
             let updatedA = try await store.updateOrder(type: type, id: "A", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
 
-            let changed = try #require(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange))
+            let changed = try #require(
+                try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange))
             #expect(changed.orderIdentifiers == ["C", "A"])
             #expect(changed.lastChange == updatedA.changeSequence)
-            let afterC = try #require(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: updatedC.changeSequence))
+            let afterC = try #require(
+                try await store.registeredOrderIdentifiers(
+                    deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: updatedC.changeSequence))
             #expect(afterC.orderIdentifiers == ["A"])
-            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: "order.com.other", changedAfter: nil) == nil)
-            #expect(try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "nobody", orderTypeIdentifier: type, changedAfter: nil) == nil)
+            #expect(
+                try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: "order.com.other", changedAfter: nil)
+                    == nil)
+            #expect(
+                try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "nobody", orderTypeIdentifier: type, changedAfter: nil) == nil)
         }
     }
 
@@ -87,7 +103,8 @@ import Testing
             let fixture = try await Fixture.make(store)
             try await store.createOrder(fixture.order("A"))
             let before = milliseconds(Date())
-            _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            _ = try await store.register(
+                deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
             let first = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)
             #expect(first.registeredAt >= before)
 
@@ -95,7 +112,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(5))
             let rejectedAt = Date()
             try await Task.sleep(for: .milliseconds(5))
-            _ = try await store.register(deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            _ = try await store.register(
+                deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
             let second = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)
             #expect(second.registeredAt > rejectedAt)
             #expect(try await store.deleteRegistrations(pushToken: "tok", registeredBefore: rejectedAt) == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 @Suite struct SeedingStoreTests {
@@ -25,9 +26,10 @@ import Testing
             #expect(first.changeSequence == existing.changeSequence + 1)
             #expect(last.changeSequence == existing.changeSequence + 1000)
 
-            let device5 = try #require(try await store.registeredOrderIdentifiers(
-                deviceLibraryIdentifier: "bench-device-5", orderTypeIdentifier: fixture.orderType, changedAfter: nil
-            ))
+            let device5 = try #require(
+                try await store.registeredOrderIdentifiers(
+                    deviceLibraryIdentifier: "bench-device-5", orderTypeIdentifier: fixture.orderType, changedAfter: nil
+                ))
             #expect(device5.orderIdentifiers == (50..<60).map { "bench-order-\($0)" })
             // Registrations beyond orderCount wrap around to the first orders.
             let wrapped = try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "bench-order-7")
@@ -38,7 +40,8 @@ import Testing
             var count = 0
             var cursor: String?
             repeat {
-                let page = try await store.listOrders(merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 1000)
+                let page = try await store.listOrders(
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 1000)
                 count += page.orders.count
                 cursor = page.nextCursor
             } while cursor != nil
@@ -57,7 +60,9 @@ import Testing
                     registrationCount: registrations, ordersPerDevice: perDevice, document: [], authenticationTokenPrefix: prefix
                 )
             }
-            for invalid in [seed(orders: -1), seed(registrations: -1), seed(perDevice: 0), seed(perDevice: 11), seed(orders: 0), seed(prefix: "short")] {
+            for invalid in [
+                seed(orders: -1), seed(registrations: -1), seed(perDevice: 0), seed(perDevice: 11), seed(orders: 0), seed(prefix: "short"),
+            ] {
                 await #expect(throws: OrderStoreError.self) { try await store.seedForBenchmark(invalid) }
             }
             var foreign = seed()
@@ -65,7 +70,10 @@ import Testing
             await #expect(throws: OrderStoreError.orderTypeNotFound(orderTypeIdentifier: "order.com.unknown")) {
                 try await store.seedForBenchmark(foreign)
             }
-            #expect(try await store.listOrders(merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: 10).orders.isEmpty)
+            #expect(
+                try await store.listOrders(
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: 10
+                ).orders.isEmpty)
         }
     }
 }

@@ -1,6 +1,7 @@
 import ExternalTools
 import Foundation
 import Testing
+
 @testable import OrderPersistence
 
 /// A fresh directory under the system temp dir, removed by `cleanup()`.
@@ -64,9 +65,10 @@ struct Fixture {
 
     static func make(_ store: SQLOrderStore, orderType: String = "order.com.example.shop") async throws -> Fixture {
         let merchant = try await store.createMerchant(name: "Example Shop")
-        try await store.upsertOrderType(OrderTypeRecord(
-            orderTypeIdentifier: orderType, merchantID: merchant.id, identity: .directory(path: "/etc/ordertrack/identity")
-        ))
+        try await store.upsertOrderType(
+            OrderTypeRecord(
+                orderTypeIdentifier: orderType, merchantID: merchant.id, identity: .directory(path: "/etc/ordertrack/identity")
+            ))
         return Fixture(merchant: merchant, orderType: orderType)
     }
 

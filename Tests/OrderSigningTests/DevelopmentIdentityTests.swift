@@ -11,8 +11,10 @@ struct DevelopmentIdentityTests {
         defer { dir.remove() }
         let created = try DevelopmentIdentity.create(
             orderTypeIdentifier: "order.com.example.files", teamIdentifier: "ABCDE12345", in: dir.url)
-        for url in [created.files.rootCA, created.files.wwdr, created.files.certificate, created.files.privateKey,
-                    created.files.readme] {
+        for url in [
+            created.files.rootCA, created.files.wwdr, created.files.certificate, created.files.privateKey,
+            created.files.readme,
+        ] {
             #expect(FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent) exists")
         }
         let attributes = try FileManager.default.attributesOfItem(atPath: created.files.privateKey.path)

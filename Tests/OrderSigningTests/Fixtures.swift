@@ -22,29 +22,36 @@ struct Fixtures: Sendable {
         try dir.write("ca.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n")
         try dir.write("leaf.ext", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n")
         try run("genrsa", "-out", "ca-key.pem", "2048")
-        try run("req", "-x509", "-new", "-key", "ca-key.pem", "-subj", "/CN=Test Root/O=OrderSigning Tests", "-days", "30",
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-                "-out", "ca.pem")
+        try run(
+            "req", "-x509", "-new", "-key", "ca-key.pem", "-subj", "/CN=Test Root/O=OrderSigning Tests", "-days", "30",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            "-out", "ca.pem")
         try run("genrsa", "-out", "wwdr-key.pem", "2048")
         try run("req", "-new", "-key", "wwdr-key.pem", "-subj", "/CN=Test WWDR/O=OrderSigning Tests", "-out", "wwdr.csr")
-        try run("x509", "-req", "-in", "wwdr.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial",
-                "-days", "30", "-extfile", "ca.ext", "-out", "wwdr.pem")
+        try run(
+            "x509", "-req", "-in", "wwdr.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial",
+            "-days", "30", "-extfile", "ca.ext", "-out", "wwdr.pem")
 
         // RSA leaf: PKCS#8 from genrsa, then every other encoding of the same key.
         try run("genrsa", "-out", "rsa.pem", "2048")
-        try run("req", "-new", "-key", "rsa.pem",
-                "-subj", "/UID=\(Self.orderTypeIdentifier)/CN=Order Type ID: \(Self.orderTypeIdentifier)/OU=TEAM123456/O=Example/C=US",
-                "-out", "leaf.csr")
-        try run("x509", "-req", "-in", "leaf.csr", "-CA", "wwdr.pem", "-CAkey", "wwdr-key.pem", "-CAcreateserial",
-                "-days", "20", "-extfile", "leaf.ext", "-out", "cert.pem")
+        try run(
+            "req", "-new", "-key", "rsa.pem",
+            "-subj", "/UID=\(Self.orderTypeIdentifier)/CN=Order Type ID: \(Self.orderTypeIdentifier)/OU=TEAM123456/O=Example/C=US",
+            "-out", "leaf.csr")
+        try run(
+            "x509", "-req", "-in", "leaf.csr", "-CA", "wwdr.pem", "-CAkey", "wwdr-key.pem", "-CAcreateserial",
+            "-days", "20", "-extfile", "leaf.ext", "-out", "cert.pem")
         try run("rsa", "-in", "rsa.pem", "-traditional", "-out", "rsa-pkcs1.pem")
         try run("pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-256-cbc", "-passout", pass, "-out", "rsa-aes256.pem")
-        try run("pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-128-cbc", "-v2prf", "hmacWithSHA1", "-passout", pass,
-                "-out", "rsa-aes128-sha1.pem")
-        try run("pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-192-cbc", "-v2prf", "hmacWithSHA512", "-passout", pass,
-                "-out", "rsa-aes192-sha512.pem")
-        try run("pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "des3", "-v2prf", "hmacWithSHA384", "-passout", pass,
-                "-out", "rsa-des3.pem")
+        try run(
+            "pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-128-cbc", "-v2prf", "hmacWithSHA1", "-passout", pass,
+            "-out", "rsa-aes128-sha1.pem")
+        try run(
+            "pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-192-cbc", "-v2prf", "hmacWithSHA512", "-passout", pass,
+            "-out", "rsa-aes192-sha512.pem")
+        try run(
+            "pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "des3", "-v2prf", "hmacWithSHA384", "-passout", pass,
+            "-out", "rsa-des3.pem")
         try run("pkcs8", "-topk8", "-in", "rsa.pem", "-scrypt", "-passout", pass, "-out", "rsa-scrypt.pem")
         try run("rsa", "-in", "rsa.pem", "-traditional", "-aes256", "-passout", pass, "-out", "rsa-legacy-aes.pem")
         try run("rsa", "-in", "rsa.pem", "-traditional", "-des3", "-passout", pass, "-out", "rsa-legacy-des3.pem")
@@ -54,12 +61,14 @@ struct Fixtures: Sendable {
 
         // EC P-256 key (SEC1 with a separate EC PARAMETERS block) and a self-signed certificate.
         try run("ecparam", "-genkey", "-name", "prime256v1", "-out", "ec.pem")
-        try run("req", "-x509", "-new", "-key", "ec.pem", "-subj", "/CN=Order Type ID: order.com.example.ec/O=Example",
-                "-days", "30", "-out", "ec-cert.pem")
+        try run(
+            "req", "-x509", "-new", "-key", "ec.pem", "-subj", "/CN=Order Type ID: order.com.example.ec/O=Example",
+            "-days", "30", "-out", "ec-cert.pem")
         try run("pkcs8", "-topk8", "-in", "ec.pem", "-nocrypt", "-out", "ec-pkcs8.pem")
         try run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "ec384.pem")
-        try run("req", "-x509", "-new", "-key", "ec384.pem", "-subj", "/CN=P-384 test/O=Example", "-days", "30",
-                "-out", "ec384-cert.pem")
+        try run(
+            "req", "-x509", "-new", "-key", "ec384.pem", "-subj", "/CN=P-384 test/O=Example", "-days", "30",
+            "-out", "ec384-cert.pem")
 
         // PKCS#12 containers with the leaf, its key and the intermediate.
         let export = ["pkcs12", "-export", "-inkey", "rsa.pem", "-in", "cert.pem", "-certfile", "wwdr.pem", "-passout", pass]

@@ -26,8 +26,10 @@ struct KeyFormatTests {
 
     @Test(
         "Encrypted keys load with the password",
-        arguments: ["rsa-aes256.pem", "rsa-aes128-sha1.pem", "rsa-aes192-sha512.pem", "rsa-des3.pem",
-                    "rsa-legacy-aes.pem", "rsa-legacy-des3.pem"])
+        arguments: [
+            "rsa-aes256.pem", "rsa-aes128-sha1.pem", "rsa-aes192-sha512.pem", "rsa-des3.pem",
+            "rsa-legacy-aes.pem", "rsa-legacy-des3.pem",
+        ])
     func encryptedRSA(file: String) throws {
         let identity = try load(file, password: Fixtures.password)
         #expect(identity.orderTypeIdentifier == Fixtures.orderTypeIdentifier)

@@ -13,11 +13,11 @@ struct PKCS12Tests {
     @Test(
         "PKCS#12 files from openssl load with the password",
         arguments: [
-            "modern.p12",  // OpenSSL 3 default: PBES2/AES-256-CBC, HMAC-SHA-256 MAC
-            "legacy.p12",  // -legacy: 3DES key bag, RC2-40 certificates, HMAC-SHA-1 MAC
-            "3des.p12",  // 3DES for both
-            "aes128-plaincerts.p12",  // unencrypted certificates, SHA-512 MAC
-            "nomac.p12",  // no integrity MAC at all
+            "modern.p12", // OpenSSL 3 default: PBES2/AES-256-CBC, HMAC-SHA-256 MAC
+            "legacy.p12", // -legacy: 3DES key bag, RC2-40 certificates, HMAC-SHA-1 MAC
+            "3des.p12", // 3DES for both
+            "aes128-plaincerts.p12", // unencrypted certificates, SHA-512 MAC
+            "nomac.p12", // no integrity MAC at all
         ])
     func loads(file: String) throws {
         let identity = try SigningIdentity(pkcs12: fixtures.bytes(file), password: Fixtures.password)
@@ -107,8 +107,10 @@ struct PKCS12Tests {
         try OpenSSL.require(export + ["-nomac", "-out", dir.file("bags.p12").path], in: fixtures.directory.url)
         for count in ["600001", "600000"] {
             try OpenSSL.require(
-                ["pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-256-cbc", "-iter", count, "-passout", pass,
-                 "-out", dir.file("rsa-\(count).pem").path],
+                [
+                    "pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-256-cbc", "-iter", count, "-passout", pass,
+                    "-out", dir.file("rsa-\(count).pem").path,
+                ],
                 in: fixtures.directory.url)
         }
 
@@ -124,7 +126,8 @@ struct PKCS12Tests {
             Issue.record("expected excessiveIterations, got \(String(describing: pkcs8))")
             return
         }
-        let atTheCap = try SigningIdentity(certificatePEM: fixtures.text("cert.pem"), privateKeyPEM: dir.text("rsa-600000.pem"), keyPassword: Fixtures.password)
+        let atTheCap = try SigningIdentity(
+            certificatePEM: fixtures.text("cert.pem"), privateKeyPEM: dir.text("rsa-600000.pem"), keyPassword: Fixtures.password)
         #expect(atTheCap.orderTypeIdentifier == Fixtures.orderTypeIdentifier)
     }
 }

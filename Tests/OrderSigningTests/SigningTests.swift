@@ -22,8 +22,10 @@ struct SigningTests {
         let (dir, created) = try signWithDevelopmentIdentity()
         defer { dir.remove() }
         let output = try OpenSSL.require(
-            ["cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-             "-CAfile", created.files.rootCA.path, "-purpose", "any", "-out", "/dev/null"],
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
+                "-CAfile", created.files.rootCA.path, "-purpose", "any", "-out", "/dev/null",
+            ],
             in: dir.url)
         #expect(output.contains("Verification successful"))
     }
@@ -34,8 +36,10 @@ struct SigningTests {
         defer { dir.remove() }
         try dir.write("data", content + [0x20])
         let result = try OpenSSL.run(
-            ["cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-             "-CAfile", created.files.rootCA.path, "-purpose", "any", "-out", "/dev/null"],
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
+                "-CAfile", created.files.rootCA.path, "-purpose", "any", "-out", "/dev/null",
+            ],
             in: dir.url)
         #expect(result.status != 0)
         #expect(result.output.contains("digest failure") || result.output.contains("Verification failure"))
@@ -48,15 +52,17 @@ struct SigningTests {
         let other = try DevelopmentIdentity.make(orderTypeIdentifier: "order.com.example.other")
         try dir.write("other-root.pem", other.rootCAPEM)
         let result = try OpenSSL.run(
-            ["cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-             "-CAfile", "other-root.pem", "-purpose", "any", "-out", "/dev/null"],
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
+                "-CAfile", "other-root.pem", "-purpose", "any", "-out", "/dev/null",
+            ],
             in: dir.url)
         #expect(result.status != 0)
     }
 
     @Test("Signed attributes hold contentType, the given signingTime and messageDigest; both certificates are embedded")
     func signedAttributes() throws {
-        let time = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01 00:00:00 UTC
+        let time = Date(timeIntervalSince1970: 1_767_225_600) // 2026-01-01 00:00:00 UTC
         let (dir, _) = try signWithDevelopmentIdentity(signingTime: time)
         defer { dir.remove() }
         let printed = try OpenSSL.require(["cms", "-cmsout", "-print", "-inform", "DER", "-in", "sig"], in: dir.url)
@@ -79,8 +85,10 @@ struct SigningTests {
         try dir.write("sig", identity.signDetached(content))
         try dir.write("data", content)
         try OpenSSL.require(
-            ["cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-             "-CAfile", fixtures.directory.file("ca.pem").path, "-purpose", "any", "-out", "/dev/null"],
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
+                "-CAfile", fixtures.directory.file("ca.pem").path, "-purpose", "any", "-out", "/dev/null",
+            ],
             in: dir.url)
     }
 
@@ -94,8 +102,10 @@ struct SigningTests {
         try dir.write("sig", identity.signDetached(content))
         try dir.write("data", content)
         try OpenSSL.require(
-            ["cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-             "-CAfile", fixtures.directory.file("ec-cert.pem").path, "-purpose", "any", "-out", "/dev/null"],
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
+                "-CAfile", fixtures.directory.file("ec-cert.pem").path, "-purpose", "any", "-out", "/dev/null",
+            ],
             in: dir.url)
     }
 

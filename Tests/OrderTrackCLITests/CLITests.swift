@@ -36,7 +36,9 @@ import Testing
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: String(decoding: errorData, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: String(decoding: errorData, as: UTF8.self)
+        )
     }
 
     func write(_ path: String, _ bytes: [UInt8]) throws {
@@ -48,7 +50,9 @@ import Testing
     static let order: JSONValue = [
         "schemaVersion": 1, "orderTypeIdentifier": "order.com.example.cli", "orderIdentifier": "cli-1", "orderType": "ecommerce",
         "createdAt": "2026-11-20T10:00:00Z", "updatedAt": "2026-11-20T10:00:00Z", "status": "open",
-        "merchant": ["displayName": "CLI Shop", "merchantIdentifier": "merchant.com.example.cli", "url": "https://shop.example.com", "logo": "logo.png"],
+        "merchant": [
+            "displayName": "CLI Shop", "merchantIdentifier": "merchant.com.example.cli", "url": "https://shop.example.com", "logo": "logo.png",
+        ],
         "orderManagementURL": "https://shop.example.com/orders/1",
         "webServiceURL": "https://orders.example.com/wallet", "authenticationToken": "c2VjcmV0LXRva2VuLTEyMzQ1Njc4",
     ]
@@ -108,9 +112,15 @@ import Testing
         let merchant = try #require(created.output.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         #expect(created.output.contains("api key:  sk_"))
         _ = try run(["identity", "create-dev", "--order-type-identifier", "order.com.example.platform", "--out", "platform-identity"])
-        let configured = try run(["order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--identity", "platform-identity", "--data-dir", "data"])
+        let configured = try run([
+            "order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--identity", "platform-identity",
+            "--data-dir", "data",
+        ])
         #expect(configured.status == 0, "\(configured.errors)")
-        let mismatch = try run(["order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.wrong", "--identity", "platform-identity", "--data-dir", "data"])
+        let mismatch = try run([
+            "order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.wrong", "--identity", "platform-identity",
+            "--data-dir", "data",
+        ])
         #expect(mismatch.status == 1 && mismatch.errors.contains("not order.com.example.wrong"))
         #expect(try run(["merchant", "api-key", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
         let listed = try run(["merchant", "list", "--data-dir", "data"])
@@ -132,7 +142,12 @@ import Testing
 
         // A newer ordertrack migrated this database: this one must not touch it.
         let database = directory.appendingPathComponent("data/ordertrack.sqlite").path
-        _ = try run(["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO schema_migrations VALUES (99, 'future', 0)\"); c.commit()", database], executable: "/usr/bin/env")
+        _ = try run(
+            [
+                "python3", "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO schema_migrations VALUES (99, 'future', 0)\"); c.commit()",
+                database,
+            ], executable: "/usr/bin/env")
         let refused = try run(["migrate", "--data-dir", "data"])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("schema version 99 is newer than this ordertrack"), "\(refused.errors)")

@@ -25,7 +25,8 @@ import Testing
                         var request = HTTPClientRequest(url: "\(base)/wallet/v1/devices/device-\(index)/registrations/\(type)/\(id)")
                         request.method = .POST
                         request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
-                        request.body = .bytes(ByteBuffer(bytes: (["pushToken": .string(String(format: "%064x", index + 1))] as JSONValue).serialized()))
+                        request.body = .bytes(
+                            ByteBuffer(bytes: (["pushToken": .string(String(format: "%064x", index + 1))] as JSONValue).serialized()))
                         return ("register", try await http.execute(request, timeout: .seconds(60)).status.code)
                     }
                     group.addTask {

@@ -21,11 +21,12 @@ final class ServerProcess: @unchecked Sendable {
     /// after `leaseSeconds`, so that another instance on a shared database takes its jobs over.
     init(dataDirectory: URL, database: String? = nil, apns: LocalAPNs, leaseSeconds: Int = 5) throws {
         process.executableURL = Self.binary
-        process.arguments = [
-            "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
-            "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
-            "--push-lease-seconds", String(leaseSeconds),
-        ] + (database.map { ["--database", $0] } ?? [])
+        process.arguments =
+            [
+                "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
+                "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
+                "--push-lease-seconds", String(leaseSeconds),
+            ] + (database.map { ["--database", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -82,8 +83,10 @@ struct ServerProcessError: Error, CustomStringConvertible {
 
         // First start: bootstrap and one order.
         var server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        let credentials = try JSONDecoder().decode(DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json")))
-        let created = try await call(http, .POST, "http://127.0.0.1:\(server.port)/api/v1/orders", apiKey: credentials.apiKey, body: SampleContent.order)
+        let credentials = try JSONDecoder().decode(
+            DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json")))
+        let created = try await call(
+            http, .POST, "http://127.0.0.1:\(server.port)/api/v1/orders", apiKey: credentials.apiKey, body: SampleContent.order)
         let type = try #require(created["orderDetails"]?["orderTypeIdentifier"]?.stringValue)
         let id = try #require(created["orderDetails"]?["orderIdentifier"]?.stringValue)
         server.stop()
@@ -92,14 +95,18 @@ struct ServerProcessError: Error, CustomStringConvertible {
         let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
         let store = try await OrderTrackApplication.openStore(
             configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test"))
-        try await store.insertRegistrations(tokens.enumerated().map { index, token in
-            Registration(deviceLibraryIdentifier: "device-\(index)", pushToken: token, orderTypeIdentifier: type, orderIdentifier: id, registeredAt: Date())
-        })
+        try await store.insertRegistrations(
+            tokens.enumerated().map { index, token in
+                Registration(
+                    deviceLibraryIdentifier: "device-\(index)", pushToken: token, orderTypeIdentifier: type, orderIdentifier: id, registeredAt: Date()
+                )
+            })
         try await store.shutdown()
 
         // The order changes: 10,000 pushes are queued with it. Kill the server while it fans out.
         server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        _ = try await call(http, .PATCH, "http://127.0.0.1:\(server.port)/api/v1/orders/\(type)/\(id)", apiKey: credentials.apiKey, body: ["status": "completed"])
+        _ = try await call(
+            http, .PATCH, "http://127.0.0.1:\(server.port)/api/v1/orders/\(type)/\(id)", apiKey: credentials.apiKey, body: ["status": "completed"])
         let deadline = ContinuousClock.now + .seconds(60)
         while apns.server.count < 300, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         server.kill()

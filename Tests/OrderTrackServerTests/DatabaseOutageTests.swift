@@ -4,6 +4,7 @@ import HTTPTypes
 import OrderModel
 import SQLKit
 import Testing
+
 @testable import OrderPersistence
 
 /// PostgreSQL goes away for a while: devices get 503 with Retry-After, nothing crashes, and service resumes by itself.
@@ -31,14 +32,18 @@ import Testing
             let token = try #require(details["authenticationToken"]?.stringValue)
             let orderPath = "/wallet/v1/orders/\(type)/\(id)"
             let registration = "/wallet/v1/devices/device-1/registrations/\(type)/\(id)"
-            #expect(try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "ab", count: 32))]).status == .created)
+            #expect(
+                try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "ab", count: 32))]).status
+                    == .created)
             #expect(try await client.device(.get, orderPath, token: token).status == .ok)
 
             // The database refuses connections and drops the open ones.
             try await sql("ALTER DATABASE \(ident: name) ALLOW_CONNECTIONS false")
             try await sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)")
             let started = ContinuousClock.now
-            for (method, path) in [(HTTPRequest.Method.get, orderPath), (.get, "/wallet/v1/devices/device-1/registrations/\(type)"), (.delete, registration)] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, orderPath), (.get, "/wallet/v1/devices/device-1/registrations/\(type)"), (.delete, registration),
+            ] {
                 let reply = try await client.device(method, path, token: token)
                 #expect(reply.status == .serviceUnavailable, "\(method) \(path): \(reply.status) \(reply.text)")
                 #expect(reply.headers[.retryAfter] == "5")

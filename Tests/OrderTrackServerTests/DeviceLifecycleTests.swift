@@ -60,13 +60,17 @@ import Testing
             #expect(try await client.call(.get, "\(listPath)?ordersModifiedSince=\(tag)").status == .noContent)
 
             // The merchant ships the order.
-            let patch: JSONValue = ["fulfillments": [["fulfillmentIdentifier": "ship-1", "status": "shipped", "carrier": "UPS", "trackingNumber": "1Z999"]]]
+            let patch: JSONValue = [
+                "fulfillments": [["fulfillmentIdentifier": "ship-1", "status": "shipped", "carrier": "UPS", "trackingNumber": "1Z999"]]
+            ]
             let updated = try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: patch)
             #expect(updated.status == .ok, "\(updated.text)")
             #expect(updated.json["changed"] == true)
             let createdAt = try #require(created.json["order"]?["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339))
             let updatedAt = try #require(updated.json["order"]?["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339))
-            #expect(updatedAt.timeIntervalSince1970.rounded(.down) > createdAt.timeIntervalSince1970.rounded(.down), "a new version lands in a later second")
+            #expect(
+                updatedAt.timeIntervalSince1970.rounded(.down) > createdAt.timeIntervalSince1970.rounded(.down),
+                "a new version lands in a later second")
 
             // The device learns of it through the list, then fetches the new version despite If-Modified-Since.
             let changed = try await client.call(.get, "\(listPath)?ordersModifiedSince=\(tag)")
@@ -95,7 +99,9 @@ import Testing
             let id = try #require(details["orderIdentifier"]?.stringValue)
             let token = try #require(details["authenticationToken"]?.stringValue)
             let registration = "/wallet/v1/devices/device-R/registrations/\(type)/\(id)"
-            #expect(try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "0f", count: 32))]).status == .created)
+            #expect(
+                try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "0f", count: 32))]).status
+                    == .created)
             return (type, id, token)
         }
         let firstCredentials = try server.loadCredentials()
@@ -106,7 +112,9 @@ import Testing
             let listed = try await client.call(.get, "/wallet/v1/devices/device-R/registrations/\(type)")
             #expect(listed.json["orderIdentifiers"] == .array([.string(id)]))
             let registration = "/wallet/v1/devices/device-R/registrations/\(type)/\(id)"
-            #expect(try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "0f", count: 32))]).status == .ok)
+            #expect(
+                try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "0f", count: 32))]).status
+                    == .ok)
         }
     }
 }

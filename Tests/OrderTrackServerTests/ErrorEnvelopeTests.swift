@@ -20,7 +20,8 @@ import Testing
             // Hummingbird's own errors used to be empty bodies: an unknown path, an oversized body.
             let unknown = try await client.call(.get, "/wallet/v1/nothing-here")
             Self.expectEnvelope(unknown, status: .notFound, code: "not_found")
-            let huge = try await client.merchant(.post, "/api/v1/orders", json: ["orderNumber": .string(String(repeating: "9", count: 5 * 1024 * 1024))])
+            let huge = try await client.merchant(
+                .post, "/api/v1/orders", json: ["orderNumber": .string(String(repeating: "9", count: 5 * 1024 * 1024))])
             Self.expectEnvelope(huge, status: .contentTooLarge, code: "body_too_large")
 
             // A generated request id on every answer, errors included; unique per request.

@@ -37,22 +37,31 @@ import Testing
             #expect(badPath.json["error"]?["param"] == "orderIdentifier")
             let longID = String(repeating: "x", count: 300)
             #expect(try await client.device(.get, "/wallet/v1/orders/\(type)/\(longID)", token: token).status == .badRequest)
-            let malformed = try await client.call(.post, registration, headers: [.authorization: "AppleOrder \(token)"], body: Array("{\"pushToken\": ".utf8))
+            let malformed = try await client.call(
+                .post, registration, headers: [.authorization: "AppleOrder \(token)"], body: Array("{\"pushToken\": ".utf8))
             #expect(malformed.status == .badRequest)
             #expect(malformed.json["error"]?["code"] == "invalid_json")
             let missing = try await client.device(.post, registration, token: token, json: ["token": "abc"])
             #expect(missing.status == .badRequest && missing.json["error"]?["param"] == "pushToken")
             #expect(try await client.device(.post, registration, token: token, json: ["pushToken": "not-hex!"]).status == .badRequest)
-            let huge = try await client.call(.post, registration, headers: [.authorization: "AppleOrder \(token)"], body: [UInt8](repeating: 0x20, count: 200_000))
+            let huge = try await client.call(
+                .post, registration, headers: [.authorization: "AppleOrder \(token)"], body: [UInt8](repeating: 0x20, count: 200_000))
             #expect(huge.status == .contentTooLarge)
-            #expect(try await client.call(.get, "/wallet/v1/devices/dev-1/registrations/\(type)").status == .noContent, "nothing was registered by the failures")
+            #expect(
+                try await client.call(.get, "/wallet/v1/devices/dev-1/registrations/\(type)").status == .noContent,
+                "nothing was registered by the failures")
 
             // If-Modified-Since in the past, or unparseable: the package is sent.
-            #expect(try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "Sat, 01 Jan 2000 00:00:00 GMT"]).status == .ok)
+            #expect(
+                try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "Sat, 01 Jan 2000 00:00:00 GMT"]).status == .ok)
             #expect(try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "0"]).status == .ok)
             // asctime and RFC 850 forms of a future date are understood.
-            #expect(try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "Fri Jan  1 00:00:00 2100"]).status == .notModified)
-            #expect(try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "Friday, 01-Jan-49 00:00:00 GMT"]).status == .notModified)
+            #expect(
+                try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "Fri Jan  1 00:00:00 2100"]).status == .notModified
+            )
+            #expect(
+                try await client.device(.get, orderPath, token: token, headers: [.ifModifiedSince: "Friday, 01-Jan-49 00:00:00 GMT"]).status
+                    == .notModified)
 
             // Unregistering what was never registered is still 200, as Apple documents.
             #expect(try await client.device(.delete, registration, token: token).status == .ok)
@@ -64,7 +73,9 @@ import Testing
             #expect(try await client.call(.get, "/wallet/v1/devices/bad%2Fdevice/registrations/\(type)").status == .badRequest)
 
             // Log endpoint: Apple's shape, the bare array some clients send, and garbage.
-            #expect(try await client.call(.post, "/wallet/v1/log", body: (["logs": ["fetch failed", "retrying"]] as JSONValue).serialized()).status == .ok)
+            #expect(
+                try await client.call(.post, "/wallet/v1/log", body: (["logs": ["fetch failed", "retrying"]] as JSONValue).serialized()).status == .ok
+            )
             #expect(try await client.call(.post, "/wallet/v1/log", body: (["one", "two"] as JSONValue).serialized()).status == .ok)
             #expect(try await client.call(.post, "/wallet/v1/log", body: Array("{\"logs\": 5}".utf8)).status == .badRequest)
             #expect(try await client.call(.post, "/wallet/v1/log", body: Array("not json".utf8)).status == .badRequest)
@@ -100,11 +111,14 @@ import Testing
             #expect(try await client.merchant(.post, "/api/v1/orders", json: ["a", "b"]).status == .badRequest)
             let notJSON = try await client.call(.post, "/api/v1/orders", headers: [.authorization: "Bearer \(client.apiKey)"], body: Array("{".utf8))
             #expect(notJSON.status == .badRequest && notJSON.json["error"]?["code"] == "invalid_json")
-            let foreignType = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order.setting("orderTypeIdentifier", to: "order.com.someone.else"))
+            let foreignType = try await client.merchant(
+                .post, "/api/v1/orders", json: SampleContent.order.setting("orderTypeIdentifier", to: "order.com.someone.else"))
             #expect(foreignType.status == .forbidden)
-            let webService = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order.setting("webServiceURL", to: "https://elsewhere.example/wallet"))
+            let webService = try await client.merchant(
+                .post, "/api/v1/orders", json: SampleContent.order.setting("webServiceURL", to: "https://elsewhere.example/wallet"))
             #expect(webService.status == .badRequest && webService.json["error"]?["param"] == "webServiceURL")
-            let badIdentifier = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order.setting("orderIdentifier", to: "has space"))
+            let badIdentifier = try await client.merchant(
+                .post, "/api/v1/orders", json: SampleContent.order.setting("orderIdentifier", to: "has space"))
             #expect(badIdentifier.status == .badRequest && badIdentifier.json["error"]?["param"] == "orderIdentifier")
             let missingLogo = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order.setting("merchant.logo", to: "logo.png"))
             #expect(missingLogo.status == .unprocessableContent && missingLogo.json["error"]?["param"] == "merchant.logo")
@@ -164,7 +178,8 @@ import Testing
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/missing", json: ["status": "completed"]).status == .notFound)
             let immutable = try await client.merchant(.patch, path, json: ["orderIdentifier": "other"])
             #expect(immutable.status == .unprocessableContent && immutable.json["error"]?["param"] == "orderIdentifier")
-            let invalid = try await client.merchant(.patch, path, json: ["fulfillments": [["fulfillmentIdentifier": "ship-1", "status": "teleported"]]])
+            let invalid = try await client.merchant(
+                .patch, path, json: ["fulfillments": [["fulfillmentIdentifier": "ship-1", "status": "teleported"]]])
             #expect(invalid.status == .unprocessableContent && invalid.json["error"]?["param"] == "fulfillments[0].status")
             let unchanged = try await client.merchant(.patch, path, json: ["status": "open"])
             #expect(unchanged.status == .ok && unchanged.json["changed"] == false)
@@ -172,11 +187,13 @@ import Testing
 
             let notify = try await client.merchant(.post, "\(path)/notify")
             #expect(notify.status == .accepted && notify.json["registrations"] == 0)
-            let form = try await client.call(.post, "/api/v1/apple_pay/order_tracking/notify",
+            let form = try await client.call(
+                .post, "/api/v1/apple_pay/order_tracking/notify",
                 headers: [.authorization: "Bearer \(client.apiKey)", .contentType: "application/x-www-form-urlencoded"],
                 body: Array("order_type_identifier=\(type)&order_identifier=\(id)".utf8))
             #expect(form.status == .accepted)
-            let incomplete = try await client.call(.post, "/api/v1/apple_pay/order_tracking/notify",
+            let incomplete = try await client.call(
+                .post, "/api/v1/apple_pay/order_tracking/notify",
                 headers: [.authorization: "Bearer \(client.apiKey)"], body: Array("order_identifier=\(id)".utf8))
             #expect(incomplete.status == .badRequest)
 
@@ -199,20 +216,29 @@ import Testing
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 64)
             let auth: HTTPFields = [.authorization: "Bearer \(client.apiKey)"]
             #expect(try await client.call(.put, "/api/v1/assets/logo.png", headers: auth, body: png).status == .ok)
-            #expect(try await client.call(.put, "/api/v1/assets/fr.lproj/order.strings", headers: auth, body: Array("\"SHOP\" = \"Boutique\";".utf8)).status == .ok)
+            #expect(
+                try await client.call(.put, "/api/v1/assets/fr.lproj/order.strings", headers: auth, body: Array("\"SHOP\" = \"Boutique\";".utf8))
+                    .status == .ok)
             #expect(try await client.call(.put, "/api/v1/assets/notes.txt", headers: auth, body: Array("hello".utf8)).status == .badRequest)
-            #expect(try await client.call(.put, "/api/v1/assets/fr.lproj/order.strings", headers: auth, body: Array("\"SHOP\" = ".utf8)).status == .badRequest)
+            #expect(
+                try await client.call(.put, "/api/v1/assets/fr.lproj/order.strings", headers: auth, body: Array("\"SHOP\" = ".utf8)).status
+                    == .badRequest)
             #expect(try await client.call(.put, "/api/v1/assets/a/b/c.png", headers: auth, body: png).status == .badRequest)
-            #expect(try await client.call(.put, "/api/v1/assets/big.png", headers: auth, body: png + [UInt8](repeating: 0, count: 2 * 1024 * 1024)).status == .contentTooLarge)
+            #expect(
+                try await client.call(.put, "/api/v1/assets/big.png", headers: auth, body: png + [UInt8](repeating: 0, count: 2 * 1024 * 1024)).status
+                    == .contentTooLarge)
             let fetched = try await client.call(.get, "/api/v1/assets/logo.png", headers: auth)
             #expect(fetched.status == .ok && fetched.body == png && fetched.headers[.contentType] == "image/png")
             #expect(try await client.merchant(.get, "/api/v1/assets").json["data"]?.arrayValue?.count == 2)
 
             // An order referencing the logo gets it, and the French strings, in its package.
-            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order.setting("merchant.logo", to: "logo.png").setting("merchant.displayName", to: "SHOP"))
+            let created = try await client.merchant(
+                .post, "/api/v1/orders",
+                json: SampleContent.order.setting("merchant.logo", to: "logo.png").setting("merchant.displayName", to: "SHOP"))
             #expect(created.status == .created, "\(created.text)")
             let details = try #require(created.json["orderDetails"])
-            let package = try await client.merchant(.get, "/api/v1/orders/\(details["orderTypeIdentifier"]!.stringValue!)/\(details["orderIdentifier"]!.stringValue!)/package")
+            let package = try await client.merchant(
+                .get, "/api/v1/orders/\(details["orderTypeIdentifier"]!.stringValue!)/\(details["orderIdentifier"]!.stringValue!)/package")
             let names = Set(ZipNames.of(package.body))
             #expect(names == ["order.json", "logo.png", "fr.lproj/order.strings", "manifest.json", "signature"])
 

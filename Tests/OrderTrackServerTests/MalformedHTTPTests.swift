@@ -4,7 +4,7 @@ import OrderModel
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Bytes the HTTP parser refuses are answered like every other error: 400, `application/json`, the error envelope,
@@ -58,10 +58,11 @@ import Glibc
             let parts = try #require(text.range(of: "\r\n\r\n"), "no complete response in \(text.debugDescription)")
             let lines = text[..<parts.lowerBound].components(separatedBy: "\r\n")
             status = try #require(Int(lines[0].split(separator: " ")[1]), "status line \(lines[0])")
-            headers = Dictionary(lines.dropFirst().map { line in
-                let colon = line.firstIndex(of: ":")!
-                return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            }, uniquingKeysWith: { first, _ in first })
+            headers = Dictionary(
+                lines.dropFirst().map { line in
+                    let colon = line.firstIndex(of: ":")!
+                    return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                }, uniquingKeysWith: { first, _ in first })
             body = Array(text[parts.upperBound...].utf8)
         }
     }
@@ -86,7 +87,9 @@ import Glibc
         try await server.run { client in
             let port = client.port
             // Control bytes in a header value (what schemathesis sent in If-Modified-Since).
-            let control = Array("GET /healthz HTTP/1.1\r\nHost: localhost\r\nIf-Modified-Since: =".utf8) + [0xDA, 0x47, 0xA5, 0x12, 0xC0] + Array("\r\n\r\n".utf8)
+            let control =
+                Array("GET /healthz HTTP/1.1\r\nHost: localhost\r\nIf-Modified-Since: =".utf8) + [0xDA, 0x47, 0xA5, 0x12, 0xC0]
+                + Array("\r\n\r\n".utf8)
             try Self.expectMalformedAnswer(try await Self.exchange(port: port, control), naming: "header name or value")
             // A header name that is not a token.
             let badName = Array("GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Name: x\r\n\r\n".utf8)
@@ -120,7 +123,9 @@ import Glibc
         defer { server.remove() }
         try await server.run { client in
             // The audit's slowloris: headers and 5 of 1,000 body bytes, then nothing.
-            let stalled = Array("POST /api/v1/orders HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(client.apiKey)\r\nContent-Length: 1000\r\n\r\n{\"a\":".utf8)
+            let stalled = Array(
+                "POST /api/v1/orders HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(client.apiKey)\r\nContent-Length: 1000\r\n\r\n{\"a\":"
+                    .utf8)
             let started = ContinuousClock.now
             let response = try RawResponse(try await Self.exchange(port: client.port, stalled))
             let waited = ContinuousClock.now - started

@@ -30,9 +30,12 @@ import Testing
         let first = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns, leaseSeconds: 5)
         let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns, leaseSeconds: 5)
         let bases = ["http://127.0.0.1:\(first.port)", "http://127.0.0.1:\(second.port)"]
-        let apiKey = try JSONDecoder().decode(DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))).apiKey
+        let apiKey = try JSONDecoder().decode(
+            DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
+        ).apiKey
         let store = try await OrderTrackApplication.openStore(
-            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "multi-instance-test"))
+            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "multi-instance-test")
+        )
 
         // Orders created and devices registered through both instances, each device at the other instance.
         let placed: [Placed] = try await Self.concurrently(0..<Self.orders) { index in
@@ -56,7 +59,8 @@ import Testing
         _ = try await Self.concurrently(placed.indices) { index in
             let order = placed[index]
             let updated = try await Self.send(
-                .PATCH, bases[index % 2] + "/api/v1/orders/\(order.type)/\(order.id)", authorization: "Bearer \(apiKey)", body: ["status": "completed"])
+                .PATCH, bases[index % 2] + "/api/v1/orders/\(order.type)/\(order.id)", authorization: "Bearer \(apiKey)",
+                body: ["status": "completed"])
             #expect(updated.status == 200)
         }
         try await Self.waitUntil(timeout: .seconds(300)) { try await store.pushQueueDepth().pending == 0 && apns.server.count >= Self.orders }

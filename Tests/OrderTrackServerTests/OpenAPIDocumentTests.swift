@@ -1,6 +1,7 @@
 import Foundation
 import OrderModel
 import Testing
+
 @testable import OrderTrackServer
 
 /// The published OpenAPI document describes orders with the same schema the validator enforces.

@@ -68,9 +68,12 @@ struct LocalAPNs {
     func orderWithDevices(_ client: Client, tokens: [String]) async throws -> (String, String, String) {
         let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
         let details = try #require(created.json["orderDetails"])
-        let (type, id, token) = (details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!, details["authenticationToken"]!.stringValue!)
+        let (type, id, token) = (
+            details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!, details["authenticationToken"]!.stringValue!
+        )
         for (index, pushToken) in tokens.enumerated() {
-            let registered = try await client.device(.post, "/wallet/v1/devices/dev-\(index)/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(pushToken)])
+            let registered = try await client.device(
+                .post, "/wallet/v1/devices/dev-\(index)/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(pushToken)])
             #expect(registered.status == .created)
         }
         return (type, id, token)
@@ -192,7 +195,8 @@ struct LocalAPNs {
         defer { server.remove() }
         try await server.run { client in
             let (type, id, token) = try await orderWithDevices(client, tokens: [Self.good])
-            let rotated = try await client.device(.post, "/wallet/v1/devices/dev-0/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(Self.rotated)])
+            let rotated = try await client.device(
+                .post, "/wallet/v1/devices/dev-0/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(Self.rotated)])
             #expect(rotated.status == .ok)
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["statusDescription": "Packed"]).status == .ok)
             let pushes = try await apns.server.waitForPushes(count: 1, timeout: .seconds(20))

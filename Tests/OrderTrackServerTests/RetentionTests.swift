@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import OrderPersistence
 import Testing
+
 @testable import OrderTrackServer
 
 /// Records that only grow are pruned: idempotency keys after a day, push log entries after the retention period.

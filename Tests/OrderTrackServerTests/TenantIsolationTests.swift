@@ -45,17 +45,25 @@ import Testing
                 try await withThrowingTaskGroup(of: (Int, UInt).self) { group in
                     for (index, request) in heavy.enumerated() {
                         group.addTask {
-                            (index, try await probe.send(request.method, request.path, authorization: "Bearer \(client.apiKey)", body: request.body).status)
+                            (
+                                index,
+                                try await probe.send(request.method, request.path, authorization: "Bearer \(client.apiKey)", body: request.body)
+                                    .status
+                            )
                         }
                     }
                     return try await group.reduce(into: [Int: UInt]()) { $0[$1.0] = $1.1 }
                 }
             }
             for (index, request) in heavy.enumerated() {
-                #expect(statuses[index].map(request.expected.contains) == true, "\(request.method) \(request.path): \(String(describing: statuses[index]))")
+                #expect(
+                    statuses[index].map(request.expected.contains) == true,
+                    "\(request.method) \(request.path): \(String(describing: statuses[index]))")
             }
             #expect(worst.samples >= 3, "the probes ran while the heavy requests did")
-            #expect(worst.latencies[0] < Self.latencyBound, "cached device fetch: worst \(worst.latencies[0]) over \(worst.samples) samples in \(worst.elapsed)")
+            #expect(
+                worst.latencies[0] < Self.latencyBound,
+                "cached device fetch: worst \(worst.latencies[0]) over \(worst.samples) samples in \(worst.elapsed)")
             #expect(worst.latencies[1] < Self.latencyBound, "/healthz: worst \(worst.latencies[1]) over \(worst.samples) samples in \(worst.elapsed)")
         }
     }
@@ -75,7 +83,9 @@ import Testing
                     body: (["pkcs12": .string(Data(pkcs12).base64EncodedString()), "password": "pw"] as JSONValue).serialized())
             }
             #expect(upload.status == 200, "\(String(decoding: upload.body, as: UTF8.self))")
-            #expect(worst.latencies[0] < Self.latencyBound, "A's fetch during B's upload: worst \(worst.latencies[0]) over \(worst.samples) samples in \(worst.elapsed)")
+            #expect(
+                worst.latencies[0] < Self.latencyBound,
+                "A's fetch during B's upload: worst \(worst.latencies[0]) over \(worst.samples) samples in \(worst.elapsed)")
             return apiKey
         }
         // Row 178: after a restart nothing is parsed yet; B's first package build loads the identity.
@@ -91,7 +101,9 @@ import Testing
                 // Several devices at once: they share the one build (and identity load) in progress.
                 return try await withThrowingTaskGroup(of: [UInt8].self) { group in
                     for _ in 0..<4 {
-                        group.addTask { try await probe.send(.GET, path, authorization: "AppleOrder \(details["authenticationToken"]!.stringValue!)").body }
+                        group.addTask {
+                            try await probe.send(.GET, path, authorization: "AppleOrder \(details["authenticationToken"]!.stringValue!)").body
+                        }
                     }
                     return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
                 }
@@ -99,7 +111,9 @@ import Testing
             #expect(built.count == 1, "one package for all four fetches")
             #expect(built.first.map { ZipNames.of($0).contains("signature") } == true)
             #expect(worst.samples >= 3, "A fetched while B's identity loaded")
-            #expect(worst.latencies[0] < Self.latencyBound, "A's fetch during B's first build: worst \(worst.latencies[0]) over \(worst.samples) samples in \(worst.elapsed)")
+            #expect(
+                worst.latencies[0] < Self.latencyBound,
+                "A's fetch during B's first build: worst \(worst.latencies[0]) over \(worst.samples) samples in \(worst.elapsed)")
         }
     }
 
@@ -154,14 +168,16 @@ import Testing
     /// A valid order of about 3.7 MB: 250 fulfillments with 200 line items each, every one to validate and normalize.
     static func largeValidOrder() -> JSONValue {
         var order = SampleContent.order
-        order["fulfillments"] = .array((0..<250).map { fulfillment in
-            [
-                "fulfillmentType": "shipping", "fulfillmentIdentifier": .string("ship-\(fulfillment)"), "status": "processing",
-                "lineItems": .array((0..<200).map { item in
-                    ["title": .string("Item \(fulfillment)-\(item)"), "quantity": 1, "price": ["amount": "1.50", "currency": "USD"]]
-                }),
-            ]
-        })
+        order["fulfillments"] = .array(
+            (0..<250).map { fulfillment in
+                [
+                    "fulfillmentType": "shipping", "fulfillmentIdentifier": .string("ship-\(fulfillment)"), "status": "processing",
+                    "lineItems": .array(
+                        (0..<200).map { item in
+                            ["title": .string("Item \(fulfillment)-\(item)"), "quantity": 1, "price": ["amount": "1.50", "currency": "USD"]]
+                        }),
+                ]
+            })
         return order
     }
 
@@ -173,16 +189,20 @@ import Testing
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
         let output = directory.appendingPathComponent("identity.p12").path
-        _ = try ExternalTools.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", key, "-out", certificate,
-            "-subj", "/UID=\(orderTypeIdentifier)/CN=Order Type ID: \(orderTypeIdentifier)",
-        ])
+        _ = try ExternalTools.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", key, "-out", certificate,
+                "-subj", "/UID=\(orderTypeIdentifier)/CN=Order Type ID: \(orderTypeIdentifier)",
+            ])
         // Above the cap only the key bag is encrypted and there is no MAC: openssl then derives once, not three
         // times, and the file is still refused on its key bag.
         let cheap = iterations > 600_000 ? ["-nomac", "-certpbe", "NONE"] : []
-        _ = try ExternalTools.run("/usr/bin/openssl", [
-            "pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-iter", String(iterations), "-out", output,
-        ] + cheap)
+        _ = try ExternalTools.run(
+            "/usr/bin/openssl",
+            [
+                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-iter", String(iterations), "-out", output,
+            ] + cheap)
         return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
     }
 }
@@ -218,7 +238,8 @@ struct Probe: Sendable {
         guard status == 200 else { throw ProbeFailure(description: "/healthz answered \(status)") }
     }
 
-    func send(_ method: HTTPMethod, _ path: String, authorization: String? = nil, body: [UInt8]? = nil) async throws -> (status: UInt, body: [UInt8]) {
+    func send(_ method: HTTPMethod, _ path: String, authorization: String? = nil, body: [UInt8]? = nil) async throws -> (status: UInt, body: [UInt8])
+    {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }

@@ -38,7 +38,9 @@ struct TestServer {
 
     /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).
     /// The server logs warnings and errors to `logger`, by default the console.
-    func run<Value: Sendable>(logger: Logger = Logger(label: "ordertrack-test"), _ body: @Sendable (Client) async throws -> Value) async throws -> Value {
+    func run<Value: Sendable>(logger: Logger = Logger(label: "ordertrack-test"), _ body: @Sendable (Client) async throws -> Value) async throws
+        -> Value
+    {
         var logger = logger
         logger.logLevel = .warning
         let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger)
@@ -98,7 +100,9 @@ struct Client: Sendable {
     }
 
     /// A device call with `AppleOrder <token>`.
-    func device(_ method: HTTPRequest.Method, _ path: String, token: String?, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws -> Reply {
+    func device(_ method: HTTPRequest.Method, _ path: String, token: String?, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws
+        -> Reply
+    {
         var headers = extra
         if let token { headers[.authorization] = "AppleOrder \(token)" }
         return try await call(method, path, headers: headers, body: json?.serialized())

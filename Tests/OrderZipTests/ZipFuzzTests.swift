@@ -31,7 +31,8 @@ struct ZipFuzzTests {
                     archive[Int.random(in: 0..<archive.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
                 case 1:
                     // Header fields live near the ends: hit them more often.
-                    let index = Bool.random(using: &generator)
+                    let index =
+                        Bool.random(using: &generator)
                         ? Int.random(in: 0..<min(80, archive.count), using: &generator)
                         : Int.random(in: max(0, archive.count - 300)..<archive.count, using: &generator)
                     archive[index] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
@@ -39,7 +40,9 @@ struct ZipFuzzTests {
                     archive.removeLast(Int.random(in: 0...min(40, archive.count), using: &generator))
                 default:
                     let index = Int.random(in: 0...archive.count, using: &generator)
-                    archive.insert(contentsOf: (0..<Int.random(in: 1...6, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }, at: index)
+                    archive.insert(
+                        contentsOf: (0..<Int.random(in: 1...6, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) },
+                        at: index)
                 }
                 if archive.isEmpty { break }
             }

@@ -21,9 +21,10 @@ struct ZipRoundTripTests {
 
     @Test func readsBackWhatItWrote() throws {
         let files = try ZipReader.read(Self.sampleArchive())
-        #expect(files.map(\.name) == [
-            "order.json", "logo.png", "fr.lproj/order.strings", "zh-Hans.lproj/标志.png", "empty.txt",
-        ])
+        #expect(
+            files.map(\.name) == [
+                "order.json", "logo.png", "fr.lproj/order.strings", "zh-Hans.lproj/标志.png", "empty.txt",
+            ])
         #expect(files[0].data == Self.json)
         #expect(files[0].method == .deflated)
         #expect(files[1].data == Self.binary)
@@ -77,9 +78,10 @@ struct ZipRoundTripTests {
             """
         let listing = try ExternalTools.python(script, input: Self.sampleArchive())
         let rows = try #require(JSONSerialization.jsonObject(with: Data(listing)) as? [[Any]])
-        #expect(rows.map { $0[0] as? String } == [
-            "order.json", "logo.png", "fr.lproj/order.strings", "zh-Hans.lproj/标志.png", "empty.txt",
-        ])
+        #expect(
+            rows.map { $0[0] as? String } == [
+                "order.json", "logo.png", "fr.lproj/order.strings", "zh-Hans.lproj/标志.png", "empty.txt",
+            ])
         #expect(rows.map { $0[1] as? Int } == [8, 0, 8, 0, 8])
         #expect(rows[1][3] as? Int == Self.binary.count)
     }

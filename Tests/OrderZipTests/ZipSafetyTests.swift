@@ -61,7 +61,7 @@ struct ZipSafetyTests {
 
     @Test func rejectsEncryptedEntries() throws {
         var archive = try ZipWriter.archive([ZipEntry(name: "secret.txt", data: [1, 2, 3], method: .stored)])
-        archive[6] |= 1  // local header flags
+        archive[6] |= 1 // local header flags
         archive[Self.centralHeaderOffset(archive) + 8] |= 1
         #expect(throws: ZipReadError.encrypted(entry: "secret.txt")) { try ZipReader.read(archive) }
     }

@@ -14,9 +14,10 @@ import Testing
     }
 
     @Test func anythingElseIsNoCredentials() {
-        for value in ["", "Bearer", "Token abc", "Basic !!!notbase64", "Basic \(Data([0xFF, 0xFE]).base64EncodedString())", "Digest x",
-            "AppleOrder" + String(repeating: "a", count: 9000)]
-        {
+        for value in [
+            "", "Bearer", "Token abc", "Basic !!!notbase64", "Basic \(Data([0xFF, 0xFE]).base64EncodedString())", "Digest x",
+            "AppleOrder" + String(repeating: "a", count: 9000),
+        ] {
             #expect(AuthorizationCredentials.parse(value) == nil, "\(value.prefix(40))")
         }
         // Exactly one space after the scheme: the rest is the credential as sent.

@@ -1,7 +1,8 @@
 /// ISO 4217 currency codes and ISO 3166-1 alpha-2 country codes in current use.
 public enum ISOCodes {
     /// Active ISO 4217 currency codes (funds and precious-metal codes that cannot price an order are left out).
-    public static let currencies: Set<String> = Set("""
+    public static let currencies: Set<String> = Set(
+        """
         AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF \
         CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD \
         GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR \
@@ -11,7 +12,8 @@ public enum ISOCodes {
         """.split(separator: " ").map(String.init))
 
     /// ISO 3166-1 alpha-2 country codes (all 249 officially assigned).
-    public static let countries: Set<String> = Set("""
+    public static let countries: Set<String> = Set(
+        """
         AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ \
         CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO \
         FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE \

@@ -12,7 +12,9 @@ public enum TextFormat {
     private static func hasURISyntax(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isAlpha(bytes[0]) else { return false }
-        for byte in bytes[1..<colon] where !(isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+")
+        for byte in bytes[1..<colon]
+        where
+            !(isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+")
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "."))
         {
             return false

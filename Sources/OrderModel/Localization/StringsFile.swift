@@ -107,8 +107,9 @@ private struct StringsParser {
         guard index < scalars.count else { throw fail("expected a \(what) but the file ended") }
         if scalars[index] == "\"" { return try parseQuoted() }
         var token = String.UnicodeScalarView()
-        while index < scalars.count, scalars[index].properties.isAlphabetic || ("0"..."9").contains(scalars[index])
-            || "_.-".unicodeScalars.contains(scalars[index])
+        while index < scalars.count,
+            scalars[index].properties.isAlphabetic || ("0"..."9").contains(scalars[index])
+                || "_.-".unicodeScalars.contains(scalars[index])
         {
             token.append(scalars[index])
             index += 1

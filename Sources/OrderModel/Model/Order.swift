@@ -74,7 +74,9 @@ public struct Customer: Codable, Sendable, Hashable {
     public var organizationName: String?
     public var phoneNumber: String?
 
-    public init(emailAddress: String? = nil, familyName: String? = nil, givenName: String? = nil, organizationName: String? = nil, phoneNumber: String? = nil) {
+    public init(
+        emailAddress: String? = nil, familyName: String? = nil, givenName: String? = nil, organizationName: String? = nil, phoneNumber: String? = nil
+    ) {
         self.emailAddress = emailAddress
         self.familyName = familyName
         self.givenName = givenName
@@ -93,7 +95,10 @@ public struct Address: Codable, Sendable, Hashable {
     public var subAdministrativeArea: String?
     public var subLocality: String?
 
-    public init(addressLines: [String]? = nil, locality: String? = nil, postalCode: String? = nil, administrativeArea: String? = nil, countryCode: String? = nil) {
+    public init(
+        addressLines: [String]? = nil, locality: String? = nil, postalCode: String? = nil, administrativeArea: String? = nil,
+        countryCode: String? = nil
+    ) {
         self.addressLines = addressLines
         self.locality = locality
         self.postalCode = postalCode

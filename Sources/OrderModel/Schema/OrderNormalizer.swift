@@ -52,15 +52,16 @@ public enum OrderNormalizer {
                     if let identifier = item[identifierKey], oldByIdentifier[identifier] == nil { oldByIdentifier[identifier] = item }
                 }
             }
-            return .array(new.enumerated().map { position, item in
-                let match: JSONValue?
-                if let identifierKey, let identifier = item[identifierKey] {
-                    match = oldByIdentifier[identifier]
-                } else {
-                    match = position < old.count ? old[position] : nil
-                }
-                return match.map { preservingUnknownKeys(from: $0, in: item, node: element) } ?? item
-            })
+            return .array(
+                new.enumerated().map { position, item in
+                    let match: JSONValue?
+                    if let identifierKey, let identifier = item[identifierKey] {
+                        match = oldByIdentifier[identifier]
+                    } else {
+                        match = position < old.count ? old[position] : nil
+                    }
+                    return match.map { preservingUnknownKeys(from: $0, in: item, node: element) } ?? item
+                })
         case .tagged(let discriminator, let variants):
             guard let variant = updated[discriminator]?.stringValue.flatMap({ variants[$0] }),
                 original[discriminator] == updated[discriminator]

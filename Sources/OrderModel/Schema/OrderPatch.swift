@@ -86,7 +86,9 @@ public enum OrderPatch {
         for (position, change) in elements.enumerated() {
             let elementPath = "\(path)[\(position)]"
             guard change.objectValue != nil, let identifier = change[identifierKey]?.stringValue else {
-                throw OrderPatchError(path: elementPath, message: "each element must be an object with \(identifierKey), which selects the element to update or names a new one")
+                throw OrderPatchError(
+                    path: elementPath,
+                    message: "each element must be an object with \(identifierKey), which selects the element to update or names a new one")
             }
             if let first = seen[identifier] {
                 throw OrderPatchError(

@@ -75,7 +75,8 @@ public enum OrderValidator {
         if let created = order["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = order["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339), updated < created
         {
-            walker.error("updatedAt", "must not be earlier than createdAt; it equals createdAt until the first update and increases with every change")
+            walker.error(
+                "updatedAt", "must not be earlier than createdAt; it equals createdAt until the first update and increases with every change")
         }
         let token = order["authenticationToken"]?.stringValue
         if order["webServiceURL"] != nil, token == nil {

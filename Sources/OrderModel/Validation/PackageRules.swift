@@ -66,13 +66,19 @@ enum PackageRules {
         let allKeys = stringsKeys.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         for (folder, keys) in stringsKeys.sorted(by: { $0.key < $1.key }) where keys != allKeys {
             let missing = allKeys.subtracting(keys).sorted()
-            walker.error("\(folder)/\(stringsFileName)", "lacks \(missing.count) key(s) that other localizations have: \(SchemaWalker.list(missing)); every order.strings must have the same keys")
+            walker.error(
+                "\(folder)/\(stringsFileName)",
+                "lacks \(missing.count) key(s) that other localizations have: \(SchemaWalker.list(missing)); every order.strings must have the same keys"
+            )
         }
         let allImages = localized.values.reduce(into: Set<String>()) { $0.formUnion($1) }.subtracting([stringsFileName])
         for (folder, files) in localized.sorted(by: { $0.key < $1.key }) {
             let missing = allImages.subtracting(files).sorted()
             if !missing.isEmpty {
-                walker.error(folder, "lacks localized file(s) \(SchemaWalker.list(missing)) that other .lproj folders have; every localization needs every localized image at the same resolutions")
+                walker.error(
+                    folder,
+                    "lacks localized file(s) \(SchemaWalker.list(missing)) that other .lproj folders have; every localization needs every localized image at the same resolutions"
+                )
             }
         }
     }
@@ -86,7 +92,8 @@ enum PackageRules {
     ) {
         let name = reference.name
         if name.contains("/") || name == "order.json" || name == "manifest.json" || name == "signature" {
-            return walker.error(reference.path, "\"\(name)\" must be the plain name of a file at the top level of the package or in its .lproj folders")
+            return walker.error(
+                reference.path, "\"\(name)\" must be the plain name of a file at the top level of the package or in its .lproj folders")
         }
         let folders = localized.keys.sorted()
         let path: String
@@ -95,22 +102,28 @@ enum PackageRules {
         } else if let folder = folders.first(where: { localized[$0]!.contains(name) }) {
             path = "\(folder)/\(name)"
         } else {
-            return walker.error(reference.path, "names \"\(name)\", but the package has no such file; add \(name) at the top level or to every .lproj folder")
+            return walker.error(
+                reference.path, "names \"\(name)\", but the package has no such file; add \(name) at the top level or to every .lproj folder")
         }
         guard let bytes = package.files[path] else { return }
         let detected = FileType.detect(bytes)
         let allowed: [FileType] = reference.kind == .image ? [.png, .jpeg] : [.pdf, .png, .jpeg]
         if !allowed.contains(detected) {
-            walker.error(reference.path, "\"\(name)\" is \(detected.description), but this key needs \(allowed.map(\.description).joined(separator: " or "))")
+            walker.error(
+                reference.path, "\"\(name)\" is \(detected.description), but this key needs \(allowed.map(\.description).joined(separator: " or "))")
         } else if !detected.extensions.contains(where: { name.lowercased().hasSuffix(".\($0)") }) {
-            walker.warning(reference.path, "\"\(name)\" holds \(detected.description) data, but its extension does not say so; name it .\(detected.extensions[0])")
+            walker.warning(
+                reference.path,
+                "\"\(name)\" holds \(detected.description) data, but its extension does not say so; name it .\(detected.extensions[0])")
         }
     }
 
     /// BCP 47-style folder names: a 2–3 letter language, then optional script (4 letters) and region (2 letters or 3
     /// digits) joined by `-` or `_`.
     static func isLanguageTag(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).flatMap {
+            $0.split(separator: "_", omittingEmptySubsequences: false)
+        }
         guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLowercase }) else {
             return false
         }

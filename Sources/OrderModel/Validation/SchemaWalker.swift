@@ -133,7 +133,10 @@ struct SchemaWalker {
             }
         case .uri:
             if !TextFormat.isAbsoluteURI(text) {
-                error(path, "\"\(text)\" is not an absolute URI; write it like https://example.com/orders/1 (spaces and other special characters must be %-encoded)")
+                error(
+                    path,
+                    "\"\(text)\" is not an absolute URI; write it like https://example.com/orders/1 (spaces and other special characters must be %-encoded)"
+                )
             }
         case .httpsURI:
             if !TextFormat.isAbsoluteURI(text) {
@@ -150,16 +153,20 @@ struct SchemaWalker {
         case .currencyCode:
             if !ISOCodes.currencies.contains(text) {
                 let upper = text.uppercased()
-                error(path, ISOCodes.currencies.contains(upper)
-                    ? "currency codes are upper case: use \"\(upper)\""
-                    : "\"\(text)\" is not an ISO 4217 currency code such as USD, EUR or JPY")
+                error(
+                    path,
+                    ISOCodes.currencies.contains(upper)
+                        ? "currency codes are upper case: use \"\(upper)\""
+                        : "\"\(text)\" is not an ISO 4217 currency code such as USD, EUR or JPY")
             }
         case .countryCode:
             if !ISOCodes.countries.contains(text) {
                 let upper = text.uppercased()
-                error(path, ISOCodes.countries.contains(upper)
-                    ? "country codes are upper case: use \"\(upper)\""
-                    : "\"\(text)\" is not an ISO 3166-1 alpha-2 country code such as US, FR or JP")
+                error(
+                    path,
+                    ISOCodes.countries.contains(upper)
+                        ? "country codes are upper case: use \"\(upper)\""
+                        : "\"\(text)\" is not an ISO 3166-1 alpha-2 country code such as US, FR or JP")
             }
         case .fileReference(let kind):
             if text.isEmpty {
@@ -172,7 +179,10 @@ struct SchemaWalker {
 
     mutating func checkAmount(_ value: JSONValue, at path: String) {
         if let length = Self.oversizedAmountLength(value) {
-            return error(path, "has \(length) characters, but an amount may have at most \(Amount.maximumLength) (sign, digits and decimal point); write it like 12.50")
+            return error(
+                path,
+                "has \(length) characters, but an amount may have at most \(Amount.maximumLength) (sign, digits and decimal point); write it like 12.50"
+            )
         }
         switch value {
         case .number(let literal):

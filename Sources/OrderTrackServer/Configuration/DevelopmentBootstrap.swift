@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import OrderModel
-import OrderSigning
 import OrderPersistence
+import OrderSigning
 
 /// What a first start on an empty data directory creates, as written to `dev-credentials.json`.
 public struct DevelopmentCredentials: Sendable, Codable {
@@ -28,7 +28,8 @@ enum DevelopmentBootstrap {
 
         let administration = Administration(store: store)
         let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Merchant")
-        try await administration.setOrderType(merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
+        try await administration.setOrderType(
+            merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
 
         let credentials = DevelopmentCredentials(
             merchantID: merchant.id, apiKey: apiKey, orderTypeIdentifier: orderTypeIdentifier, identityDirectory: identityDirectory.path,

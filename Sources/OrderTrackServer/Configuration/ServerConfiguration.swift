@@ -80,17 +80,24 @@ public struct ServerConfiguration: Sendable {
         guard let components = URLComponents(string: resolvedPublicURL), let scheme = components.scheme, ["http", "https"].contains(scheme),
             components.host?.isEmpty == false, components.query == nil, components.fragment == nil
         else {
-            throw ConfigurationError(setting: "public-url", message: "\"\(resolvedPublicURL)\" must be an absolute http:// or https:// URL without query or fragment, like https://orders.example.com")
+            throw ConfigurationError(
+                setting: "public-url",
+                message:
+                    "\"\(resolvedPublicURL)\" must be an absolute http:// or https:// URL without query or fragment, like https://orders.example.com")
         }
         self.publicURL = resolvedPublicURL.hasSuffix("/") ? String(resolvedPublicURL.dropLast()) : resolvedPublicURL
-        for (name, value) in [("maximum merchant body size", maximumMerchantBodySize), ("maximum device body size", maximumDeviceBodySize), ("package cache size", packageCacheBytes)] where value <= 0 {
+        for (name, value) in [
+            ("maximum merchant body size", maximumMerchantBodySize), ("maximum device body size", maximumDeviceBodySize),
+            ("package cache size", packageCacheBytes),
+        ] where value <= 0 {
             throw ConfigurationError(setting: name, message: "must be positive, but is \(value)")
         }
         self.maximumMerchantBodySize = maximumMerchantBodySize
         self.maximumDeviceBodySize = maximumDeviceBodySize
         self.packageCacheBytes = packageCacheBytes
         guard push.endpoint.scheme == "https", push.endpoint.host != nil else {
-            throw ConfigurationError(setting: "apns-endpoint", message: "\"\(push.endpoint)\" must be an https:// URL such as https://api.push.apple.com")
+            throw ConfigurationError(
+                setting: "apns-endpoint", message: "\"\(push.endpoint)\" must be an https:// URL such as https://api.push.apple.com")
         }
         guard push.expiration >= 0, push.concurrency > 0, push.maximumAttempts > 0 else {
             throw ConfigurationError(setting: "push", message: "expiration must not be negative; concurrency and attempts must be positive")
@@ -112,7 +119,8 @@ public struct ServerConfiguration: Sendable {
         if text.hasPrefix("sqlite://") {
             let path = String(text.dropFirst("sqlite://".count))
             guard !path.isEmpty else {
-                throw ConfigurationError(setting: "database", message: "sqlite:// needs a file path, like sqlite:///var/lib/ordertrack/ordertrack.sqlite")
+                throw ConfigurationError(
+                    setting: "database", message: "sqlite:// needs a file path, like sqlite:///var/lib/ordertrack/ordertrack.sqlite")
             }
             return .sqlite(path: path)
         }
@@ -123,6 +131,7 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError(setting: "database", message: "\(error)")
             }
         }
-        throw ConfigurationError(setting: "database", message: "\"\(text)\" is not a database URL; use sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        throw ConfigurationError(
+            setting: "database", message: "\"\(text)\" is not a database URL; use sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
     }
 }

@@ -57,7 +57,8 @@ struct APIError: HTTPResponseError, Sendable {
         var error: [String: JSONValue] = ["type": .string(kind.rawValue), "code": .string(code), "message": .string(message)]
         if let param { error["param"] = .string(param) }
         if !problems.isEmpty {
-            error["problems"] = .array(problems.map { ["path": .string($0.path), "message": .string($0.message), "severity": .string($0.severity.rawValue)] })
+            error["problems"] = .array(
+                problems.map { ["path": .string($0.path), "message": .string($0.message), "severity": .string($0.severity.rawValue)] })
         }
         return ["error": .object(error)]
     }

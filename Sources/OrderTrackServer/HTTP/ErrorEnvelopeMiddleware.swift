@@ -23,7 +23,11 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             let answer = APIError(answering: error)
             if answer.status.kind == .serverError {
                 context.logger.error(
-                    "request failed", metadata: ["method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(answer.status.code), "error": .string(String(describing: error))])
+                    "request failed",
+                    metadata: [
+                        "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+                        "status": .stringConvertible(answer.status.code), "error": .string(String(describing: error)),
+                    ])
             }
             response = try answer.response(from: request, context: context)
         }
@@ -81,7 +85,9 @@ extension APIError {
                 status: .init(code: 507, reasonPhrase: "Insufficient Storage"), kind: .api, code: "insufficient_storage",
                 message: "the database has no space left (while trying to \(operation)); nothing was written")
         default:
-            self = APIError(status: .internalServerError, kind: .api, code: "internal_error", message: "the server failed to answer this request; the operator's log has the details under this request's X-Request-Id")
+            self = APIError(
+                status: .internalServerError, kind: .api, code: "internal_error",
+                message: "the server failed to answer this request; the operator's log has the details under this request's X-Request-Id")
         }
     }
 
@@ -91,7 +97,8 @@ extension APIError {
         case .notFound:
             return .notFound("no such resource")
         case .contentTooLarge:
-            return APIError(status: .contentTooLarge, kind: .invalidRequest, code: "body_too_large", message: "the body is larger than this endpoint accepts")
+            return APIError(
+                status: .contentTooLarge, kind: .invalidRequest, code: "body_too_large", message: "the body is larger than this endpoint accepts")
         default:
             let code = error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
             return APIError(

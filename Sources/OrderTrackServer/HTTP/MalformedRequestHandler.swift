@@ -84,7 +84,8 @@ extension APIError {
                 "the request's header block is larger than this server accepts (\(HTTPServerLimits.maximumHeaderBytes) bytes)"
             case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected:
                 "a header name or value holds bytes HTTP does not allow there (control characters, or a header line that is not `name: value`)"
-            case .invalidMethod, .invalidConstant, .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidVersion, .invalidHost, .invalidPort:
+            case .invalidMethod, .invalidConstant, .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidVersion, .invalidHost,
+                .invalidPort:
                 "the request line is not `METHOD /path HTTP/1.1`"
             case .invalidContentLength, .unexpectedContentLength:
                 "Content-Length is not a single decimal length, or it appears together with Transfer-Encoding"

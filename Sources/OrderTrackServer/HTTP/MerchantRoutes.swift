@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import OrderModel
-import OrderSigning
 import OrderPersistence
+import OrderSigning
 import RequestSyntax
 
 /// The merchant API under `/api/v1`, authenticated by secret API key.
@@ -27,48 +27,63 @@ struct MerchantRoutes: Sendable {
         api.get("orders") { request, context in try await listOrders(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let merchant = try await authenticate(request)
-            let record = try await orders.order(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
+            let record = try await orders.order(
+                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context))
             return try await ordersJSON(.ok) { ["order": try orderJSON(record)] }
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let merchant = try await authenticate(request)
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let (record, changed) = try await orders.updateOrder(
-                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
+                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
             return try await ordersJSON(.ok) { ["order": try orderJSON(record), "changed": .bool(changed)] }
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { request, context in
             let merchant = try await authenticate(request)
-            let count = try await orders.notifyDevices(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
+            let count = try await orders.notifyDevices(
+                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context))
             return try json(.accepted, ["registrations": .integer(count)])
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/pushes") { request, context in
             let merchant = try await authenticate(request)
-            let record = try await orders.order(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
+            let record = try await orders.order(
+                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context))
             let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
             guard let limit = Int(limitText), (1...1000).contains(limit) else {
                 throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
             }
-            let entries = try await store.pushLog(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
+            let entries = try await store.pushLog(
+                orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
             return try json(.ok, ["data": .array(entries.map(pushLogJSON))])
         }
         api.post("apple_pay/order_tracking/notify") { request, context in try await notifyForm(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { request, context in
             let merchant = try await authenticate(request)
-            let (record, package) = try await orders.package(merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context), id: try RequestParsing.identifier("orderIdentifier", context))
+            let (record, package) = try await orders.package(
+                merchant: merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context))
             let orderNumber = try await cpu.run { try JSONValue.parse(record.document)["orderNumber"]?.stringValue }
             let fileName = (orderNumber ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
-            return Response(status: .ok, headers: [
-                .contentType: WalletRoutes.packageContentType,
-                .contentDisposition: "attachment; filename=\"\(fileName.isEmpty ? "order" : fileName).order\"",
-                .lastModified: HTTPDate.format(record.updatedAt),
-            ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: WalletRoutes.packageContentType,
+                    .contentDisposition: "attachment; filename=\"\(fileName.isEmpty ? "order" : fileName).order\"",
+                    .lastModified: HTTPDate.format(record.updatedAt),
+                ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
         }
         api.put("assets/**") { request, context in try await putAsset(request, context) }
         api.get("assets/**") { request, context in
             let merchant = try await authenticate(request)
-            guard let asset = try await store.asset(merchantID: merchant.id, name: try assetName(context)) else { throw APIError.notFound("no asset named \(try assetName(context))") }
-            return Response(status: .ok, headers: [.contentType: asset.info.contentType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+            guard let asset = try await store.asset(merchantID: merchant.id, name: try assetName(context)) else {
+                throw APIError.notFound("no asset named \(try assetName(context))")
+            }
+            return Response(
+                status: .ok, headers: [.contentType: asset.info.contentType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
         }
         api.delete("assets/**") { request, context in
             let merchant = try await authenticate(request)
@@ -133,7 +148,8 @@ struct MerchantRoutes: Sendable {
 
     func replay(_ saved: IdempotencyRecord, requestHash: String) throws -> Response {
         guard saved.requestHash == requestHash else {
-            throw APIError.conflict("idempotency_key_reused", "this Idempotency-Key was already used with a different request body; use a new key for a new order")
+            throw APIError.conflict(
+                "idempotency_key_reused", "this Idempotency-Key was already used with a different request body; use a new key for a new order")
         }
         return Response(
             status: HTTPResponse.Status(code: saved.status), headers: [.contentType: "application/json"],
@@ -150,7 +166,8 @@ struct MerchantRoutes: Sendable {
         var updatedSince: Date?
         if let text = query["updatedSince"].map(String.init) {
             guard let date = DateTimeFormat.parseRFC3339(text) else {
-                throw APIError.badRequest("updated_since_invalid", "updatedSince must be an RFC 3339 date-time like 2026-11-21T10:00:00Z", param: "updatedSince")
+                throw APIError.badRequest(
+                    "updated_since_invalid", "updatedSince must be an RFC 3339 date-time like 2026-11-21T10:00:00Z", param: "updatedSince")
             }
             updatedSince = date
         }
@@ -175,7 +192,8 @@ struct MerchantRoutes: Sendable {
     func notifyForm(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let merchant = try await authenticate(request)
         let fields = FormURLEncoded.parse(try await RequestParsing.body(request, limit: maximumBodySize))
-        guard let type = FormURLEncoded.value("order_type_identifier", in: fields), let id = FormURLEncoded.value("order_identifier", in: fields) else {
+        guard let type = FormURLEncoded.value("order_type_identifier", in: fields), let id = FormURLEncoded.value("order_identifier", in: fields)
+        else {
             throw APIError.badRequest("fields_missing", "the form body needs order_type_identifier and order_identifier")
         }
         let count = try await orders.notifyDevices(merchant: merchant, type: type, id: id)
@@ -197,11 +215,13 @@ struct MerchantRoutes: Sendable {
                 throw APIError.badRequest("strings_invalid", "\(name) is not a valid .strings file: \(error)")
             }
         } else if detected == .other {
-            throw APIError.badRequest("asset_type_invalid", "assets must be PNG, JPEG or PDF files, or .lproj/order.strings localizations; \(name) is neither")
+            throw APIError.badRequest(
+                "asset_type_invalid", "assets must be PNG, JPEG or PDF files, or .lproj/order.strings localizations; \(name) is neither")
         }
         let contentType = isStrings ? "text/plain; charset=utf-8" : detected.mediaType!
         let previous = try await store.asset(merchantID: merchant.id, name: name)?.info.sha256
-        let info = try await store.putAsset(merchantID: merchant.id, name: name, contentType: contentType, bytes: bytes, sha256: Secrets.sha256Hex(bytes))
+        let info = try await store.putAsset(
+            merchantID: merchant.id, name: name, contentType: contentType, bytes: bytes, sha256: Secrets.sha256Hex(bytes))
         if let previous, previous != info.sha256 { packages.forgetAssetContent(previous) }
         return try json(.ok, ["asset": assetJSON(info)])
     }
@@ -210,18 +230,23 @@ struct MerchantRoutes: Sendable {
     func assetName(_ context: BasicRequestContext) throws -> String {
         let components = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? "" }
         let name = components.joined(separator: "/")
-        let valid = (1...2).contains(components.count) && components.allSatisfy { OrderService.isValidIdentifier($0) && !$0.hasPrefix(".") }
+        let valid =
+            (1...2).contains(components.count) && components.allSatisfy { OrderService.isValidIdentifier($0) && !$0.hasPrefix(".") }
             && (components.count == 1 || components[0].hasSuffix(".lproj"))
             && (name.hasSuffix("order.strings") ? components.count == 2 : !name.hasSuffix(".strings"))
         guard valid else {
-            throw APIError.badRequest("asset_name_invalid", "asset names are a file name (logo.png) or a localized one (fr.lproj/logo.png, fr.lproj/order.strings) of A–Z, a–z, 0–9 and ._~:@+-")
+            throw APIError.badRequest(
+                "asset_name_invalid",
+                "asset names are a file name (logo.png) or a localized one (fr.lproj/logo.png, fr.lproj/order.strings) of A–Z, a–z, 0–9 and ._~:@+-")
         }
         return name
     }
 
     func assetJSON(_ info: AssetInfo) -> JSONValue {
-        ["name": .string(info.name), "contentType": .string(info.contentType), "size": .integer(info.size), "sha256": .string(info.sha256),
-         "updatedAt": .string(DateTimeFormat.formatRFC3339(info.updatedAt))]
+        [
+            "name": .string(info.name), "contentType": .string(info.contentType), "size": .integer(info.size), "sha256": .string(info.sha256),
+            "updatedAt": .string(DateTimeFormat.formatRFC3339(info.updatedAt)),
+        ]
     }
 
     /// Configures an order type with a PKCS#12 signing identity: `{"pkcs12": "<base64>", "password": "…", "wwdrPEM": "…"}`.
@@ -230,9 +255,11 @@ struct MerchantRoutes: Sendable {
         let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
         let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
         guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded) else {
-            throw APIError.badRequest("pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
+            throw APIError.badRequest(
+                "pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
         }
-        let configuration = IdentityConfig.pkcs12(bytes: Array(pkcs12), password: body["password"]?.stringValue ?? "", wwdrPEM: body["wwdrPEM"]?.stringValue)
+        let configuration = IdentityConfig.pkcs12(
+            bytes: Array(pkcs12), password: body["password"]?.stringValue ?? "", wwdrPEM: body["wwdrPEM"]?.stringValue)
         let identity: SigningIdentity
         do {
             identity = try await Administration(store: store, parseIdentity: { try await packages.parse($0) })

@@ -62,7 +62,8 @@ struct WalletRoutes: Sendable {
             throw APIError.badRequest("push_token_missing", "the body must be {\"pushToken\": \"<hex APNs device token>\"}", param: "pushToken")
         }
         guard (16...512).contains(pushToken.count), pushToken.allSatisfy(\.isHexDigit) else {
-            throw APIError.badRequest("push_token_invalid", "pushToken must be the device token in hexadecimal (16–512 hex digits)", param: "pushToken")
+            throw APIError.badRequest(
+                "push_token_invalid", "pushToken must be the device token in hexadecimal (16–512 hex digits)", param: "pushToken")
         }
         let outcome = try await store.register(
             deviceLibraryIdentifier: device, pushToken: pushToken.lowercased(),
@@ -77,7 +78,8 @@ struct WalletRoutes: Sendable {
         let record = try await authenticatedOrder(request, context)
         let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
         // Apple documents only 200 for this call: unregistering is idempotent.
-        _ = try await store.unregister(deviceLibraryIdentifier: device, orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier)
+        _ = try await store.unregister(
+            deviceLibraryIdentifier: device, orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier)
         return Response(status: .ok)
     }
 
@@ -88,11 +90,16 @@ struct WalletRoutes: Sendable {
         // which costs a few fetches but never misses an update.
         let query = request.uri.queryParameters
         let tag = (query["ordersModifiedSince"] ?? query["lastModified"]).flatMap { Int64(String($0)) }
-        guard let changed = try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: device, orderTypeIdentifier: orderType, changedAfter: tag),
+        guard
+            let changed = try await store.registeredOrderIdentifiers(
+                deviceLibraryIdentifier: device, orderTypeIdentifier: orderType, changedAfter: tag),
             !changed.orderIdentifiers.isEmpty
         else { return Response(status: .noContent) }
-        let body: JSONValue = ["orderIdentifiers": .array(changed.orderIdentifiers.map(JSONValue.string)), "lastModified": .string(String(changed.lastChange))]
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.serialized())))
+        let body: JSONValue = [
+            "orderIdentifiers": .array(changed.orderIdentifiers.map(JSONValue.string)), "lastModified": .string(String(changed.lastChange)),
+        ]
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.serialized())))
     }
 
     func receiveLog(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

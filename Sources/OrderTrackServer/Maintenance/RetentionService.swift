@@ -55,9 +55,11 @@ final class RetentionService: Service, Sendable {
         do {
             let deleted = try await prune(now: now)
             if deleted.pushLog + deleted.idempotencyKeys > 0 {
-                logger.info("pruned expired records", metadata: [
-                    "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
-                ])
+                logger.info(
+                    "pruned expired records",
+                    metadata: [
+                        "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
+                    ])
             }
         } catch {
             // The next round tries again; nothing is lost by waiting.

@@ -1,6 +1,6 @@
 import APNs
-import OrderSigning
 import OrderPersistence
+import OrderSigning
 
 /// One APNs client per order type, created on first use and kept for the connection's lifetime: with the order type's
 /// provider token (.p8) when it has one, else with its Order Type ID certificate, which is also the APNs client
@@ -63,9 +63,10 @@ actor APNsClientPool {
         }
         // Another task may have made the same client while this one waited.
         if let entry = entries[orderTypeIdentifier], entry.source == source { return entry.client }
-        let client = try APNsClient(configuration: APNsConfiguration(
-            endpoint: configuration.endpoint, credential: credential, extraTrustRootsPEM: configuration.extraTrustRootsPEM,
-            defaultExpiration: configuration.expiration, timeout: configuration.timeout))
+        let client = try APNsClient(
+            configuration: APNsConfiguration(
+                endpoint: configuration.endpoint, credential: credential, extraTrustRootsPEM: configuration.extraTrustRootsPEM,
+                defaultExpiration: configuration.expiration, timeout: configuration.timeout))
         let replaced = entries.updateValue(Entry(source: source, client: client, checkedAt: now), forKey: orderTypeIdentifier)
         if let replaced { retire(replaced.client) }
         return client

@@ -184,8 +184,9 @@ final class PushDispatcher: Service, Sendable {
 
     private func client(for orderTypeIdentifier: String) async -> Result<APNsClient, any Error> {
         do {
-            return .success(try await clients.client(
-                for: orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) }))
+            return .success(
+                try await clients.client(
+                    for: orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) }))
         } catch {
             return .failure(error)
         }
@@ -195,17 +196,20 @@ final class PushDispatcher: Service, Sendable {
         let result: APNsResult
         switch client {
         case .success(let client):
-            result = await client.send(APNsPush(
-                deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: Date().addingTimeInterval(configuration.expiration)))
+            result = await client.send(
+                APNsPush(
+                    deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: Date().addingTimeInterval(configuration.expiration)))
         case .failure(let error):
             result = .configurationError(status: nil, reason: "no APNs credential for \(job.orderTypeIdentifier): \(error)")
         }
         let (resolution, outcome, status, reason) = resolve(result, attempts: job.attempts)
         metrics.record(result, outcome: outcome, enqueuedAt: job.enqueuedAt)
         if case .configurationError = result {
-            logger.error("APNs configuration error: pushes for this order type will fail until it is fixed", metadata: [
-                "type": .string(job.orderTypeIdentifier), "reason": .string(reason ?? "unknown"),
-            ])
+            logger.error(
+                "APNs configuration error: pushes for this order type will fail until it is fixed",
+                metadata: [
+                    "type": .string(job.orderTypeIdentifier), "reason": .string(reason ?? "unknown"),
+                ])
         }
         var apnsID: String?
         if case .delivered(let id) = result { apnsID = id.uuidString }

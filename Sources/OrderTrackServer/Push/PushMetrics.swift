@@ -15,7 +15,10 @@ final class PushMetrics: Sendable {
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [.milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(120), .seconds(600)]
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(120),
+            .seconds(600),
+        ]
         self.factory = factory
         sent = CoreMetrics.Counter(label: "ordertrack_pushes_sent_total", factory: factory)
         retried = CoreMetrics.Counter(label: "ordertrack_pushes_retried_total", factory: factory)
@@ -52,6 +55,7 @@ final class PushMetrics: Sendable {
     private func failed(_ reason: String) {
         // Reasons are APNs' fixed vocabulary or our own short words, so label cardinality stays small.
         let label = String(reason.prefix(40)).filter { $0.isLetter || $0.isNumber }
-        CoreMetrics.Counter(label: "ordertrack_pushes_failed_total", dimensions: [("reason", label.isEmpty ? "unknown" : label)], factory: factory).increment()
+        CoreMetrics.Counter(label: "ordertrack_pushes_failed_total", dimensions: [("reason", label.isEmpty ? "unknown" : label)], factory: factory)
+            .increment()
     }
 }

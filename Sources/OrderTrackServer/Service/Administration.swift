@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import OrderSigning
 import OrderPersistence
+import OrderSigning
 
 /// Why an administrative change was refused.
 public struct AdministrationError: Error, Sendable, CustomStringConvertible {
@@ -75,8 +75,9 @@ public struct Administration: Sendable {
             }
         }
         do {
-            try await store.upsertOrderType(OrderTypeRecord(
-                orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration, apnsToken: apnsToken))
+            try await store.upsertOrderType(
+                OrderTypeRecord(
+                    orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration, apnsToken: apnsToken))
         } catch OrderStoreError.orderTypeOwnedByAnotherMerchant {
             throw AdministrationError(message: "order type \(orderTypeIdentifier) belongs to another merchant")
         } catch OrderStoreError.merchantNotFound {

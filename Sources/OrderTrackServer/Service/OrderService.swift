@@ -67,7 +67,8 @@ struct OrderService: Sendable {
             document["orderIdentifier"] = .string(UUID().uuidString.lowercased())
         }
         if let given = document["webServiceURL"], given != .string(webServiceURL) {
-            throw APIError.badRequest("web_service_url_fixed", "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", param: "webServiceURL")
+            throw APIError.badRequest(
+                "web_service_url_fixed", "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", param: "webServiceURL")
         }
         let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
         document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
@@ -90,7 +91,9 @@ struct OrderService: Sendable {
         let future = [("createdAt", created), ("updatedAt", updated)].filter { $0.1 > latest }.map { field, date in
             ValidationProblem(
                 path: field,
-                message: "\(DateTimeFormat.formatRFC3339(date)) is more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(now))); omit \(field) to use the current time")
+                message:
+                    "\(DateTimeFormat.formatRFC3339(date)) is more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(now))); omit \(field) to use the current time"
+            )
         }
         guard future.isEmpty else { throw APIError.invalidOrder(future) }
         let record = OrderRecord(
@@ -114,7 +117,8 @@ struct OrderService: Sendable {
                 stored = try await store.createOrder(record)
             }
         } catch OrderStoreError.orderAlreadyExists {
-            throw APIError.conflict("order_exists", "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
+            throw APIError.conflict(
+                "order_exists", "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
         }
         lookup.remember(stored)
         packages.prepare(stored)
@@ -122,13 +126,17 @@ struct OrderService: Sendable {
     }
 
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
-    func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> (OrderRecord, changed: Bool) {
+    func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> (
+        OrderRecord, changed: Bool
+    ) {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, now: now)
         }
     }
 
-    private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> (OrderRecord, changed: Bool) {
+    private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> (
+        OrderRecord, changed: Bool
+    ) {
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
             var (patched, changed) = try await cpu.run {
@@ -137,7 +145,8 @@ struct OrderService: Sendable {
                 do throws(OrderPatchError) {
                     patched = try OrderPatch.apply(patch, to: existing)
                 } catch {
-                    throw APIError(status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
+                    throw APIError(
+                        status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
                 }
                 return (patched, patched != existing)
             }
@@ -198,14 +207,16 @@ struct OrderService: Sendable {
                 throw APIError.badRequest("invalid_order_type", "orderTypeIdentifier must be a string", param: "orderTypeIdentifier")
             }
             guard let record = try await store.orderType(identifier), record.merchantID == merchant.id else {
-                throw APIError(status: .forbidden, kind: .permission, code: "order_type_not_owned",
+                throw APIError(
+                    status: .forbidden, kind: .permission, code: "order_type_not_owned",
                     message: "order type \(identifier) is not configured for this merchant", param: "orderTypeIdentifier")
             }
             return record
         }
         let owned = try await store.orderTypes(merchantID: merchant.id)
         guard owned.count == 1 else {
-            let message = owned.isEmpty
+            let message =
+                owned.isEmpty
                 ? "this merchant has no order type yet; configure one with PUT /api/v1/order-types/{orderTypeIdentifier}"
                 : "orderTypeIdentifier is required: this merchant has several order types (\(owned.map(\.orderTypeIdentifier).sorted().joined(separator: ", ")))"
             throw APIError.badRequest("order_type_required", message, param: "orderTypeIdentifier")
@@ -215,7 +226,8 @@ struct OrderService: Sendable {
 
     /// Validates a complete document against the schema and the merchant's assets, on the CPU pool; returns it
     /// normalized, also serialized.
-    private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, serialized: [UInt8], warnings: [ValidationProblem]) {
+    private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, serialized: [UInt8], warnings: [ValidationProblem])
+    {
         let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
         let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchantID)
         let options = validationOptions

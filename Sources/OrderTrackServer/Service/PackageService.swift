@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import OrderModel
 import OrderPackage
-import OrderSigning
 import OrderPersistence
+import OrderSigning
 import ServiceLifecycle
 import Synchronization
 
@@ -184,7 +184,8 @@ final class PackageService: Service, Sendable {
             case load(SharedOutcome<SigningIdentity>)
         }
         guard let record = try await store.orderType(orderTypeIdentifier) else {
-            throw APIError(status: .internalServerError, kind: .api, code: "order_type_missing", message: "order type \(orderTypeIdentifier) is not configured")
+            throw APIError(
+                status: .internalServerError, kind: .api, code: "order_type_missing", message: "order type \(orderTypeIdentifier) is not configured")
         }
         let configuration = record.identity
         let step = state.withLock { state -> Step in
@@ -227,13 +228,16 @@ final class PackageService: Service, Sendable {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw APIError(status: .internalServerError, kind: .api, code: "signing_identity_unusable",
+            throw APIError(
+                status: .internalServerError, kind: .api, code: "signing_identity_unusable",
                 message: "the signing identity of \(orderTypeIdentifier) cannot be loaded: \(error)")
         }
         if identity.expiresWithin(30 * 86_400) {
-            logger.warning("signing certificate expires within 30 days", metadata: [
-                "type": .string(orderTypeIdentifier), "not_valid_after": .string(DateTimeFormat.formatRFC3339(identity.notValidAfter)),
-            ])
+            logger.warning(
+                "signing certificate expires within 30 days",
+                metadata: [
+                    "type": .string(orderTypeIdentifier), "not_valid_after": .string(DateTimeFormat.formatRFC3339(identity.notValidAfter)),
+                ])
         }
         return identity
     }
