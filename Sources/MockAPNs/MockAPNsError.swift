@@ -9,6 +9,7 @@ public enum MockAPNsError: Error, Sendable, CustomStringConvertible {
     /// `waitForPushes` timed out.
     case timedOut(expected: Int, received: Int)
 
+    /// What went wrong and how to fix it.
     public var description: String {
         switch self {
         case .invalidTLSMaterial(let detail):

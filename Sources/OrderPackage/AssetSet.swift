@@ -5,7 +5,9 @@ import OrderZip
 public struct PreparedAsset: Sendable {
     /// Path relative to the package root, e.g. `logo@2x.png` or `fr.lproj/order.strings`.
     public let path: String
+    /// SHA-256 of `bytes`, 64 lowercase hex digits, as the manifest lists it.
     public let sha256Hex: String
+    /// The file's content.
     public let bytes: [UInt8]
     let entry: ZipEntry
 }
@@ -17,6 +19,7 @@ public struct AssetSet: Sendable {
     /// Path to bytes, as the validator wants them.
     let contents: [String: [UInt8]]
 
+    /// No assets: a package of order.json alone.
     public static let empty = AssetSet(assets: [])
 
     private init(assets: [PreparedAsset]) {
@@ -25,6 +28,12 @@ public struct AssetSet: Sendable {
     }
 
     /// Hashes and compresses every file; `cache` shares the work across sets with the same contents.
+    ///
+    /// PNG, JPEG and PDF files are stored as they are, others deflated (see ``PackageLayout/method(forPath:)``).
+    ///
+    /// - Parameter files: Bytes by path relative to the package root, e.g. `logo.png` or `fr.lproj/order.strings`.
+    /// - Throws: ``OrderPackageError/reservedAssetName(_:)`` for `order.json`, `manifest.json` or `signature`,
+    ///   ``OrderPackageError/invalidAssetPath(_:)`` for a path that is not a safe relative file path.
     public init(files: [String: [UInt8]], cache: AssetCache = AssetCache()) throws(OrderPackageError) {
         var prepared: [PreparedAsset] = []
         prepared.reserveCapacity(files.count)

@@ -7,12 +7,14 @@ import OrderZip
 /// Static assets go through an ``AssetSet`` once; each build then hashes and compresses only order.json and
 /// the manifest, signs, and copies the cached asset bytes into one preallocated zip buffer.
 public struct OrderPackageBuilder: Sendable {
+    /// Signs the manifest; its ``PackageSigner/orderTypeIdentifier`` must match order.json's.
     public let signer: any PackageSigner
     /// Timestamp of every zip entry; the fixed default makes output depend only on content and signing time.
     public var zipTimestamp: ZipTimestamp
     /// Rules that depend on where the package is used (e.g. http:// web services in local development).
     public var validationOptions: ValidationOptions
 
+    /// A builder that signs with `signer`.
     public init(signer: any PackageSigner, validationOptions: ValidationOptions = ValidationOptions(), zipTimestamp: ZipTimestamp = .fixed) {
         self.signer = signer
         self.validationOptions = validationOptions
@@ -20,6 +22,14 @@ public struct OrderPackageBuilder: Sendable {
     }
 
     /// Builds a package from order.json bytes and prepared assets.
+    ///
+    /// order.json is validated together with the assets (referenced files, localizations, size); warnings end up in
+    /// ``BuiltOrderPackage/warnings``.
+    ///
+    /// - Parameter signingTime: The time signed into the signature.
+    /// - Throws: ``OrderPackageError/invalidOrder(_:)`` with every schema error,
+    ///   ``OrderPackageError/orderTypeIdentifierMismatch(order:certificate:)`` when the signer is for another order
+    ///   type, ``OrderPackageError/signingFailed(reason:)`` or ``OrderPackageError/archiveFailed(_:)``.
     public func build(
         orderJSON: [UInt8], assets: AssetSet = .empty, signingTime: Date = Date()
     ) throws(OrderPackageError) -> BuiltOrderPackage {
@@ -61,6 +71,9 @@ public struct OrderPackageBuilder: Sendable {
     }
 
     /// Builds a package from a source directory (order.json, images, `*.lproj/`).
+    ///
+    /// Reads the directory with ``PackageSource/init(directory:)``, then builds as
+    /// ``build(orderJSON:assets:signingTime:)`` does.
     public func build(
         sourceDirectory: URL, cache: AssetCache = AssetCache(), signingTime: Date = Date()
     ) throws(OrderPackageError) -> BuiltOrderPackage {

@@ -13,11 +13,16 @@ public enum OrderPackageError: Error, Sendable, CustomStringConvertible {
     case invalidAssetPath(String)
     /// The source directory has no top-level order.json.
     case missingOrderJSON(directory: String)
+    /// A file or the source directory could not be read.
     case unreadableSource(path: String, reason: String)
+    /// The signer failed to sign the manifest.
     case signingFailed(reason: String)
+    /// The zip archive could not be written (an entry too large, or zlib failed).
     case archiveFailed(ZipWriteError)
+    /// The built package could not be written to disk.
     case writeFailed(path: String, reason: String)
 
+    /// What went wrong and how to fix it; for ``invalidOrder(_:)`` one problem per line.
     public var description: String {
         switch self {
         case .invalidOrder(let report):

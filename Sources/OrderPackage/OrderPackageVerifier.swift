@@ -10,20 +10,28 @@ public struct OrderPackageVerifier: Sendable {
     /// Roots the signer must chain to (Apple's root in production). Empty: the chain is checked only up to the
     /// embedded intermediate and the result says it was not anchored.
     public var trustRoots: [Certificate]
+    /// Bounds for reading the archive.
     public var limits: ZipReadLimits
 
+    /// A verifier that anchors the chain at `trustRoots`.
     public init(trustRoots: [Certificate] = [], limits: ZipReadLimits = .orderPackage) {
         self.trustRoots = trustRoots
         self.limits = limits
     }
 
     /// Trust roots from PEM text holding one or more `CERTIFICATE` blocks (e.g. Apple's root, or a test root).
+    ///
+    /// - Throws: The PEM or certificate parsing error of swift-certificates.
     public init(trustRootsPEM: String, limits: ZipReadLimits = .orderPackage) throws {
         let documents = try PEMDocument.parseMultiple(pemString: trustRootsPEM)
         self.init(trustRoots: try documents.map { try Certificate(pemDocument: $0) }, limits: limits)
     }
 
     /// Verifies `package` as of `time` (certificate validity is judged at that instant).
+    ///
+    /// Checks the zip structure and limits, the presence of order.json, manifest.json and signature, every manifest
+    /// digest, the CMS signature over the manifest, the signer certificate's order type and validity, the chain,
+    /// and order.json with its files against the schema. It never throws: every finding is in the result.
     public func verify(_ package: [UInt8], at time: Date = Date()) async -> PackageVerification {
         var report = ProblemList()
         let inspection = ZipReader.inspect(package, limits: limits)

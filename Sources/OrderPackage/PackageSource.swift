@@ -2,10 +2,12 @@ import Foundation
 
 /// The files of a package source directory: order.json and every asset, hidden files left out.
 public struct PackageSource: Sendable {
+    /// The bytes of the top-level order.json.
     public var orderJSON: [UInt8]
     /// Every other file keyed by its path relative to the directory (`fr.lproj/order.strings`).
     public var assets: [String: [UInt8]]
 
+    /// A source from bytes already in memory.
     public init(orderJSON: [UInt8], assets: [String: [UInt8]]) {
         self.orderJSON = orderJSON
         self.assets = assets
@@ -13,6 +15,8 @@ public struct PackageSource: Sendable {
 
     /// Reads `directory`. Skips hidden files and folders (`.DS_Store`, `.gitkeep`) and any stale top-level
     /// `manifest.json` or `signature`, which the builder regenerates.
+    ///
+    /// - Throws: ``OrderPackageError/unreadableSource(path:reason:)`` or ``OrderPackageError/missingOrderJSON(directory:)``.
     public init(directory: URL) throws(OrderPackageError) {
         let manager = FileManager.default
         let root = directory.standardizedFileURL

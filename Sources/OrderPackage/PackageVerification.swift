@@ -13,7 +13,9 @@ public struct PackageVerification: Sendable {
     public var signerSubject: String?
     /// The order type ID in the signer certificate's subject (UID).
     public var signerOrderTypeIdentifier: String?
+    /// Start of the signer certificate's validity.
     public var signerNotValidBefore: Date?
+    /// End of the signer certificate's validity.
     public var signerNotValidAfter: Date?
     /// The signing time signed into the CMS attributes.
     public var signingTime: Date?
@@ -21,7 +23,9 @@ public struct PackageVerification: Sendable {
     /// the embedded intermediate and this stays false.
     public var anchored: Bool
 
+    /// The problems that make the package unusable.
     public var errors: [ValidationProblem] { problems.filter { $0.severity == .error } }
+    /// The problems Wallet tolerates.
     public var warnings: [ValidationProblem] { problems.filter { $0.severity == .warning } }
     /// No errors (warnings allowed).
     public var isValid: Bool { !problems.contains { $0.severity == .error } }

@@ -5,14 +5,20 @@
 public struct ZipEntry: Sendable, Hashable {
     /// Path inside the archive, `/`-separated.
     public let name: String
+    /// How `compressedBytes` are stored.
     public let method: ZipMethod
     /// CRC-32 of the uncompressed bytes.
     public let crc32: UInt32
     /// The entry's data as stored: the raw bytes for `.stored`, the raw deflate stream for `.deflated`.
     public let compressedBytes: [UInt8]
+    /// The size of the entry's data after decompression, in bytes.
     public let uncompressedSize: Int
 
     /// Wraps data that was already compressed and checksummed, e.g. from a cache. Checks only the name and sizes.
+    ///
+    /// - Throws: ``ZipWriteError/invalidName(_:)`` for a name that is not a safe relative file path (directory
+    ///   names ending in `/` included), ``ZipWriteError/tooLarge(_:)`` for sizes beyond 4 GiB or a `.stored` entry
+    ///   whose two sizes differ.
     public init(
         name: String, method: ZipMethod, crc32: UInt32, compressedBytes: [UInt8], uncompressedSize: Int
     ) throws(ZipWriteError) {
@@ -32,6 +38,8 @@ public struct ZipEntry: Sendable, Hashable {
     }
 
     /// Checksums `data` and, for `.deflated`, compresses it at `level` (zlib 1–9, default 6).
+    ///
+    /// - Throws: ``ZipWriteError`` for an unsafe name, a size beyond 4 GiB, or a zlib failure.
     public init(name: String, data: [UInt8], method: ZipMethod, level: Int32 = 6) throws(ZipWriteError) {
         let compressed = method == .deflated ? try Zlib.deflate(data, level: level) : data
         try self.init(

@@ -6,22 +6,33 @@ public enum ZipReadError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed(reason: String)
     /// The archive spans several disks or needs zip64; neither occurs in order packages.
     case unsupportedFormat(reason: String)
+    /// The central directory lists more entries than ``ZipReadLimits/maxEntryCount``.
     case tooManyEntries(count: Int, limit: Int)
     /// The name is empty, not UTF-8, or has an empty, `.` or NUL-containing component.
     case invalidName(entry: String)
+    /// The name starts with `/` or a drive letter.
     case absolutePath(entry: String)
+    /// The name has a `..` component, which could escape the extraction directory.
     case parentDirectoryComponent(entry: String)
+    /// The name has a backslash, which some tools read as a directory separator.
     case backslashInName(entry: String)
+    /// Another entry has the same name; which one a reader keeps would be undefined.
     case duplicateName(entry: String)
+    /// The entry is encrypted.
     case encrypted(entry: String)
+    /// The entry uses a compression method other than stored (0) or deflate (8).
     case unsupportedMethod(entry: String, method: UInt16)
     /// The local header disagrees with the central directory (`field` says which value).
     case headerMismatch(entry: String, field: String)
     /// The declared `field` size disagrees with the data actually present.
     case sizeMismatch(entry: String, field: String, declared: Int, actual: Int)
+    /// The CRC-32 of the decompressed data differs from the declared one.
     case checksumMismatch(entry: String, declared: UInt32, actual: UInt32)
+    /// The deflate stream is corrupt or ends early.
     case corruptData(entry: String, reason: String)
+    /// The entry expands beyond ``ZipReadLimits/maxEntrySize``.
     case entryTooLarge(entry: String, size: Int, limit: Int)
+    /// The entries together expand beyond ``ZipReadLimits/maxTotalSize``.
     case archiveTooLarge(size: Int, limit: Int)
 
     /// The entry the rule concerns, nil for archive-wide problems.
@@ -37,6 +48,7 @@ public enum ZipReadError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What is wrong and, where it helps, how to fix it.
     public var description: String {
         switch self {
         case .notAnArchive:

@@ -1,11 +1,13 @@
 /// Bounds that stop a hostile archive from exhausting memory (zip bombs) or time.
 public struct ZipReadLimits: Sendable, Hashable {
+    /// Most entries the central directory may list.
     public var maxEntryCount: Int
     /// Largest uncompressed size of one entry, in bytes.
     public var maxEntrySize: Int
     /// Largest sum of uncompressed sizes, in bytes.
     public var maxTotalSize: Int
 
+    /// Limits in entries and bytes.
     public init(maxEntryCount: Int, maxEntrySize: Int, maxTotalSize: Int) {
         self.maxEntryCount = maxEntryCount
         self.maxEntrySize = maxEntrySize

@@ -5,7 +5,9 @@ public enum ZipReader {
     private static let localHeaderSize = 30
     private static let maxCommentLength = 0xFFFF
 
-    /// All files of `archive`, or the first rule it breaks.
+    /// All entries of `archive` (directory entries included), or the first rule it breaks.
+    ///
+    /// - Throws: The first ``ZipReadError`` that ``inspect(_:limits:)`` reports.
     public static func read(_ archive: [UInt8], limits: ZipReadLimits = .orderPackage) throws(ZipReadError) -> [ZipFile] {
         let inspection = inspect(archive, limits: limits)
         if let first = inspection.problems.first { throw first }

@@ -1,8 +1,11 @@
 /// An MS-DOS date and time as zip headers store it (local time-less, 2-second resolution, 1980–2107).
 public struct ZipTimestamp: Sendable, Hashable {
+    /// Time of day: hour << 11 | minute << 5 | second / 2.
     public var dosTime: UInt16
+    /// Date: (year - 1980) << 9 | month << 5 | day.
     public var dosDate: UInt16
 
+    /// A timestamp from its two packed fields.
     public init(dosTime: UInt16, dosDate: UInt16) {
         self.dosTime = dosTime
         self.dosDate = dosDate

@@ -9,6 +9,7 @@ public enum ZipWriteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An entry or the archive needs zip64, which this writer does not produce (4 GiB per entry, 65,535 entries).
     case tooLarge(String)
 
+    /// What went wrong and how to fix it.
     public var description: String {
         switch self {
         case .compressionFailed(let status):

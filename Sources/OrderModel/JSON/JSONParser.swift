@@ -1,9 +1,13 @@
 /// Why a byte sequence is not a JSON document, and where.
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The 1-based line of the offending byte.
     public var line: Int
+    /// The 1-based column of the offending byte, counted in Unicode scalars.
     public var column: Int
+    /// What is wrong, as a sentence.
     public var reason: String
 
+    /// `invalid JSON at line L, column C: reason`.
     public var description: String { "invalid JSON at line \(line), column \(column): \(reason)" }
 }
 
@@ -12,7 +16,10 @@ extension JSONValue {
     public static let maximumDepth = 100
 
     /// Parses one JSON document (RFC 8259). Duplicate object keys are rejected: which one a device would read is
-    /// undefined, so a document that has them is ambiguous.
+    /// undefined, so a document that has them is ambiguous. A leading UTF-8 byte order mark is skipped; strings must
+    /// be valid UTF-8 and nesting is bounded by ``maximumDepth``.
+    ///
+    /// - Throws: ``JSONParseError`` with the line and column of the first problem.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: Array(bytes))
         return try parser.parseDocument()

@@ -3,14 +3,22 @@
 /// Numbers keep their literal text, so money amounts convert to `Decimal` exactly and unknown values round-trip
 /// untouched. Objects are unordered; serialization sorts keys so output is deterministic.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's literal text as it appeared in the source (always valid JSON number syntax).
     case number(String)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; keys are unique.
     case object([String: JSONValue])
 
+    /// The member `key` of an object; `nil` for a missing key or a value that is not an object.
+    ///
+    /// Setting a member of a value that is not an object does nothing; setting `nil` removes the key.
     public subscript(key: String) -> JSONValue? {
         get {
             if case .object(let members) = self { return members[key] }
@@ -23,21 +31,25 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The string, if this is a string.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The members, if this is an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil
     }
 
+    /// The elements, if this is an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
+    /// The boolean, if this is a boolean.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
@@ -70,11 +82,17 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// A string value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A boolean value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A number value.
     public init(integerLiteral value: Int) { self = .number(String(value)) }
+    /// An array value.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// An object value; for a repeated key the last value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

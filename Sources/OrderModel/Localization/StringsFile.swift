@@ -1,13 +1,22 @@
 /// Why an `order.strings` file could not be read, and where.
 public struct StringsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The 1-based line of the problem.
     public var line: Int
+    /// What is wrong, as a sentence.
     public var reason: String
 
+    /// `line N: reason`.
     public var description: String { "line \(line): \(reason)" }
 }
 
 /// An Apple `.strings` file: `"key" = "value";` pairs with `/* */` and `//` comments, in UTF-8 or UTF-16 (with BOM).
 public enum StringsFile {
+    /// The key–value pairs of a `.strings` file.
+    ///
+    /// Escapes `\n`, `\t`, `\r` and `\Uxxxx` are decoded; unquoted keys and values of letters, digits, `_`, `.`
+    /// and `-` are accepted as Xcode does.
+    ///
+    /// - Throws: ``StringsFileError`` for bad encoding, bad syntax or a duplicate key, with its line.
     public static func parse(_ bytes: [UInt8]) throws(StringsFileError) -> [String: String] {
         var parser = StringsParser(scalars: try decode(bytes))
         return try parser.parse()

@@ -2,8 +2,10 @@ import Foundation
 
 /// Why an order.json could not be turned into the typed model.
 public struct OrderDecodingError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found: schema errors and warnings, or the decoding failure.
     public var report: ValidationReport
 
+    /// One error per line, `path: message`.
     public var description: String {
         report.errors.map(\.description).joined(separator: "\n")
     }
@@ -16,9 +18,12 @@ public struct OrderDecodingError: Error, Sendable, CustomStringConvertible {
 public struct OrderDocument: Sendable, Hashable {
     /// The full JSON, unknown keys included, with amounts normalized to the currency's minor units.
     public private(set) var json: JSONValue
+    /// The typed order, decoded from `json`.
     public private(set) var order: Order
 
     /// Parses and validates order.json; fails with every schema error at once.
+    ///
+    /// - Throws: ``OrderDecodingError`` whose report holds every problem, warnings included.
     public init(bytes: some Collection<UInt8>, options: ValidationOptions = ValidationOptions()) throws(OrderDecodingError) {
         let report = OrderValidator.validate(orderJSON: bytes, options: options)
         guard report.isValid, let json = try? JSONValue.parse(bytes) else { throw OrderDecodingError(report: report) }
@@ -69,6 +74,7 @@ public struct OrderDocument: Sendable, Hashable {
 
 /// Coders configured for order.json: RFC 3339 dates.
 public enum OrderCoding {
+    /// A new encoder that writes sorted keys, unescaped slashes and RFC 3339 dates with milliseconds in UTC.
     public static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -79,6 +85,7 @@ public enum OrderCoding {
         return encoder
     }
 
+    /// A new decoder that reads RFC 3339 dates and rejects any other date text.
     public static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

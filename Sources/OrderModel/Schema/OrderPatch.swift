@@ -1,13 +1,17 @@
 /// Why a patch cannot be applied.
 public struct OrderPatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Dotted path of the offending key (`fulfillments[0].fulfillmentIdentifier`); `""` for the whole patch.
     public var path: String
+    /// What is wrong and how to fix it.
     public var message: String
 
+    /// An error at `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
 }
 
@@ -25,6 +29,9 @@ public enum OrderPatch {
     ]
 
     /// Applies `patch` to `order`. The result still needs validation.
+    ///
+    /// - Throws: ``OrderPatchError`` when the patch is not an object, changes one of ``immutableKeys``, or has an
+    ///   identified array element without its identifier or with an identifier repeated.
     public static func apply(_ patch: JSONValue, to order: JSONValue) throws(OrderPatchError) -> JSONValue {
         guard let changes = patch.objectValue else {
             throw OrderPatchError(path: "", message: "the patch must be a JSON object, but is \(patch.kindName)")

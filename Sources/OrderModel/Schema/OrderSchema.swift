@@ -20,6 +20,7 @@ public enum OrderSchema {
     /// Lines of a postal address; real formats use at most about six.
     public static let maximumAddressLines = 10
 
+    /// `Address`: a postal address.
     public static let address = ObjectSchema(
         "Address",
         [
@@ -32,6 +33,7 @@ public enum OrderSchema {
             Property("subLocality", .string(.text)),
         ])
 
+    /// `Location`: coordinates of a pickup location.
     public static let location = ObjectSchema(
         "Location",
         [
@@ -40,6 +42,7 @@ public enum OrderSchema {
             Property("altitude", .anyNumber, "meters"),
         ])
 
+    /// `Application`: an associated app.
     public static let application = ObjectSchema(
         "Application",
         [
@@ -48,6 +51,7 @@ public enum OrderSchema {
             Property("customProductPageIdentifier", .string(.text)),
         ])
 
+    /// `Barcode`.
     public static let barcode = ObjectSchema(
         "Barcode",
         [
@@ -57,6 +61,7 @@ public enum OrderSchema {
             Property("altText", .string(.localizable)),
         ])
 
+    /// `CurrencyAmount`: an exact amount and its ISO 4217 currency.
     public static let currencyAmount = ObjectSchema(
         "CurrencyAmount",
         [
@@ -64,6 +69,7 @@ public enum OrderSchema {
             Property("currency", .string(.currencyCode), required: true, "ISO 4217 currency code"),
         ])
 
+    /// `Merchant`.
     public static let merchant = ObjectSchema(
         "Merchant",
         [
@@ -78,6 +84,7 @@ public enum OrderSchema {
             Property("phoneNumber", .string(.text)),
         ])
 
+    /// `Customer`.
     public static let customer = ObjectSchema(
         "Customer",
         [
@@ -88,6 +95,7 @@ public enum OrderSchema {
             Property("phoneNumber", .string(.text)),
         ])
 
+    /// `LineItem`: one product.
     public static let lineItem = ObjectSchema(
         "LineItem",
         [
@@ -100,6 +108,7 @@ public enum OrderSchema {
             Property("gtin", .string(.text)),
         ])
 
+    /// `SummaryItem`: one line of a payment summary.
     public static let summaryItem = ObjectSchema(
         "SummaryItem",
         [
@@ -107,12 +116,14 @@ public enum OrderSchema {
             Property("value", .object(currencyAmount), required: true),
         ])
 
+    /// `PaymentMethod`.
     public static let paymentMethod = ObjectSchema(
         "PaymentMethod",
         [
             Property("displayName", .string(.localizable), required: true)
         ])
 
+    /// `PaymentTransaction`: one charge or refund.
     public static let paymentTransaction = ObjectSchema(
         "PaymentTransaction",
         [
@@ -125,6 +136,7 @@ public enum OrderSchema {
             Property("receipt", .string(.fileReference(.document))),
         ])
 
+    /// `Payment`.
     public static let payment = ObjectSchema(
         "Payment",
         [
@@ -136,6 +148,7 @@ public enum OrderSchema {
             Property("applePayTransactionIdentifiers", .array(.string(.text(minimumLength: 1)), uniqueBy: nil, maximumCount: maximumTransactions)),
         ])
 
+    /// `Recipient`: who receives a shipment.
     public static let recipient = ObjectSchema(
         "Recipient",
         [
@@ -145,9 +158,12 @@ public enum OrderSchema {
             Property("address", .object(address)),
         ])
 
+    /// The values of a shipping fulfillment's `status`.
     public static let shippingStatuses = ["open", "processing", "onTheWay", "outForDelivery", "delivered", "shipped", "issue", "cancelled"]
+    /// The values of a pickup fulfillment's `status`.
     public static let pickupStatuses = ["open", "processing", "readyForPickup", "pickedUp", "issue", "cancelled"]
 
+    /// `ShippingFulfillment`: a fulfillment whose `fulfillmentType` is `shipping`.
     public static let shippingFulfillment = ObjectSchema(
         "ShippingFulfillment",
         [
@@ -168,6 +184,7 @@ public enum OrderSchema {
             Property("statusDescription", .string(.localizable)),
         ])
 
+    /// `PickupFulfillment`: a fulfillment whose `fulfillmentType` is `pickup`.
     public static let pickupFulfillment = ObjectSchema(
         "PickupFulfillment",
         [
@@ -186,6 +203,7 @@ public enum OrderSchema {
             Property("statusDescription", .string(.localizable)),
         ])
 
+    /// `ReturnInfo`: the return policy.
     public static let returnInfo = ObjectSchema(
         "ReturnInfo",
         [
@@ -196,8 +214,10 @@ public enum OrderSchema {
             Property("returnPolicyDescription", .string(.localizable)),
         ])
 
+    /// The values of a return's `status`.
     public static let returnStatuses = ["open", "onTheWay", "processing", "issue", "completed", "cancelled"]
 
+    /// `Return`: items sent back.
     public static let orderReturn = ObjectSchema(
         "Return",
         [
@@ -215,6 +235,7 @@ public enum OrderSchema {
             Property("statusDescription", .string(.localizable)),
         ])
 
+    /// `OrderProvider`: the platform that runs the order.
     public static let orderProvider = ObjectSchema(
         "OrderProvider",
         [
@@ -224,6 +245,7 @@ public enum OrderSchema {
             Property("url", .string(.uri), required: true),
         ])
 
+    /// The values of the order's `status`.
     public static let orderStatuses = ["open", "completed", "cancelled"]
 
     /// The top-level order object.

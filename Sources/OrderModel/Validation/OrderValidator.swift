@@ -2,8 +2,10 @@ import Foundation
 
 /// The files of an order package other than `manifest.json` and `signature`, keyed by path relative to the package root.
 public struct PackageContents: Sendable {
+    /// File bytes by path: top level (`logo.png`) or in a localization folder (`fr.lproj/order.strings`).
     public var files: [String: [UInt8]]
 
+    /// Package contents from a path-to-bytes map.
     public init(files: [String: [UInt8]]) {
         self.files = files
     }
@@ -14,6 +16,7 @@ public struct ValidationOptions: Sendable {
     /// Accept `http://` web service URLs with a warning (local development servers); Wallet itself requires HTTPS.
     public var allowInsecureWebServiceURL: Bool
 
+    /// Options; the defaults are Wallet's production rules.
     public init(allowInsecureWebServiceURL: Bool = false) {
         self.allowInsecureWebServiceURL = allowInsecureWebServiceURL
     }

@@ -137,8 +137,16 @@ enum PackageRules {
 
 /// What a file's first bytes say it is.
 public enum FileType: Sendable, Equatable {
-    case png, jpeg, pdf, other
+    /// A PNG image.
+    case png
+    /// A JPEG image.
+    case jpeg
+    /// A PDF document.
+    case pdf
+    /// Anything else.
+    case other
 
+    /// The type the signature bytes at the start of `bytes` announce; the rest of the file is not checked.
     public static func detect(_ bytes: [UInt8]) -> FileType {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
@@ -146,6 +154,7 @@ public enum FileType: Sendable, Equatable {
         return .other
     }
 
+    /// The type as a phrase for messages (`a PNG image`).
     public var description: String {
         switch self {
         case .png: "a PNG image"
@@ -155,6 +164,7 @@ public enum FileType: Sendable, Equatable {
         }
     }
 
+    /// File name extensions for the type, preferred first; empty for ``other``.
     public var extensions: [String] {
         switch self {
         case .png: ["png"]
