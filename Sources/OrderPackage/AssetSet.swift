@@ -31,7 +31,9 @@ public struct AssetSet: Sendable {
     ///
     /// PNG, JPEG and PDF files are stored as they are, others deflated (see ``PackageLayout/method(forPath:)``).
     ///
-    /// - Parameter files: Bytes by path relative to the package root, e.g. `logo.png` or `fr.lproj/order.strings`.
+    /// - Parameters:
+    ///   - files: Bytes by path relative to the package root, e.g. `logo.png` or `fr.lproj/order.strings`.
+    ///   - cache: Compressed contents shared with other sets; by default a new cache that no other set uses.
     /// - Throws: ``OrderPackageError/reservedAssetName(_:)`` for `order.json`, `manifest.json` or `signature`,
     ///   ``OrderPackageError/invalidAssetPath(_:)`` for a path that is not a safe relative file path.
     public init(files: [String: [UInt8]], cache: AssetCache = AssetCache()) throws(OrderPackageError) {

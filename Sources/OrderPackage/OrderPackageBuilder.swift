@@ -26,7 +26,10 @@ public struct OrderPackageBuilder: Sendable {
     /// order.json is validated together with the assets (referenced files, localizations, size); warnings end up in
     /// ``BuiltOrderPackage/warnings``.
     ///
-    /// - Parameter signingTime: The time signed into the signature.
+    /// - Parameters:
+    ///   - orderJSON: The order document.
+    ///   - assets: The package's other files.
+    ///   - signingTime: The time signed into the signature.
     /// - Throws: ``OrderPackageError/invalidOrder(_:)`` with every schema error,
     ///   ``OrderPackageError/orderTypeIdentifierMismatch(order:certificate:)`` when the signer is for another order
     ///   type, ``OrderPackageError/signingFailed(reason:)`` or ``OrderPackageError/archiveFailed(_:)``.

@@ -90,7 +90,7 @@ public struct ShippingFulfillment: Codable, Sendable, Hashable {
     public var estimatedDeliveryWindowDuration: String?
     /// When the shipment arrived.
     public var deliveredAt: Date?
-    /// How Wallet words the shipment; `nil` means shipping.
+    /// How Wallet words the shipment.
     public var shippingType: ShippingType?
     /// What this shipment holds.
     public var lineItems: [LineItem]?

@@ -10,7 +10,7 @@ public struct Order: Codable, Sendable, Hashable {
     public enum Status: String, Codable, Sendable, CaseIterable {
         /// The order is in progress.
         case open
-        /// Every fulfillment is done.
+        /// The order is complete.
         case completed
         /// The order was cancelled.
         case cancelled
@@ -26,7 +26,7 @@ public struct Order: Codable, Sendable, Hashable {
     public enum ChangeNotifications: String, Codable, Sendable, CaseIterable {
         /// Wallet always notifies.
         case enabled
-        /// Wallet stays silent when one of the order's associated apps is installed (the app notifies instead).
+        /// Wallet stays silent when one of the order's associated apps is installed.
         case disabledIfAppInstalled
     }
 
@@ -58,7 +58,7 @@ public struct Order: Codable, Sendable, Hashable {
     public var authenticationToken: String?
     /// A barcode for the whole order, e.g. to show at a counter.
     public var barcode: Barcode?
-    /// Whether Wallet notifies the customer of changes; `nil` means enabled.
+    /// Whether Wallet notifies the customer of changes.
     public var changeNotifications: ChangeNotifications?
     /// The customer's contact details.
     public var customer: Customer?
@@ -82,9 +82,7 @@ public struct Order: Codable, Sendable, Hashable {
     /// ``ValidationOptions/allowInsecureWebServiceURL`` is set.
     public var webServiceURL: URL?
 
-    /// An order with its required fields; every optional field starts as `nil`.
-    ///
-    /// - Parameter updatedAt: When the order last changed; `nil` means `createdAt`.
+    /// An order with its required fields; `updatedAt` defaults to `createdAt` and every optional field starts as `nil`.
     public init(
         orderTypeIdentifier: String, orderIdentifier: String, createdAt: Date, updatedAt: Date? = nil,
         status: Status, merchant: Merchant, orderManagementURL: URL
