@@ -14,7 +14,7 @@ public enum StringsFile {
     /// The key–value pairs of a `.strings` file.
     ///
     /// Escapes `\n`, `\t`, `\r` and `\Uxxxx` are decoded; unquoted keys and values of letters, digits, `_`, `.`
-    /// and `-` are accepted as Xcode does.
+    /// and `-` are accepted too.
     ///
     /// - Throws: ``StringsFileError`` for bad encoding, bad syntax or a duplicate key, with its line.
     public static func parse(_ bytes: [UInt8]) throws(StringsFileError) -> [String: String] {
