@@ -12,7 +12,7 @@ import UnixSignals
 public struct OrderTrackApplication: Sendable {
     public let configuration: ServerConfiguration
     public let store: any OrderStore
-    public let application: Hummingbird.Application<RouterResponder<BasicRequestContext>>
+    public let application: Hummingbird.Application<RouterResponder<OrderTrackRequestContext>>
     /// Set on the first start of an empty data directory.
     public let developmentCredentials: DevelopmentCredentials?
 
@@ -52,7 +52,7 @@ public struct OrderTrackApplication: Sendable {
 
     static func makeApplication(
         configuration: ServerConfiguration, store: any OrderStore, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
-    ) -> Hummingbird.Application<RouterResponder<BasicRequestContext>> {
+    ) -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
         if configuration.isInsecure {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
         }
@@ -71,25 +71,23 @@ public struct OrderTrackApplication: Sendable {
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
-        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
-        router.get("openapi.json") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
-        }
+        router.get("openapi.json") { _, _ in SerializedJSON(bytes: OpenAPIDocument.bytes) }
         router.get("metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
             )
         }
-        WalletRoutes(store: store, lookup: lookup, packages: packages, maximumBodySize: configuration.maximumDeviceBodySize, logger: logger).add(
-            to: router)
+        WalletRoutes(lookup: lookup, devices: DeviceService(store: store), packages: packages, maximumBodySize: configuration.maximumDeviceBodySize)
+            .add(to: router)
         MerchantRoutes(
-            store: store, orders: orders, packages: packages, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize,
-            orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }
+            orders: orders, assets: AssetService(store: store, packages: packages),
+            administration: Administration(store: store, parseIdentity: { try await packages.parse($0) }), packages: packages, cpu: cpu,
+            maximumBodySize: configuration.maximumMerchantBodySize, orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }
         ).add(to: router)
         router.answerUnsupportedMethods()
         return Hummingbird.Application(

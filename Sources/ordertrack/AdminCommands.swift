@@ -47,8 +47,8 @@ struct DatabaseOptions: ParsableArguments {
         try await withStore { store in
             do {
                 return try await body(Administration(store: store))
-            } catch let error as AdministrationError {
-                reportProblems([error.message])
+            } catch let error as OrderTrackError {
+                reportProblems([error.reason])
                 throw ExitCode(1)
             }
         }

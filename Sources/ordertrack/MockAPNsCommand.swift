@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import MockAPNs
+import UnixSignals
 
 /// `ordertrack mock-apns`: a local stand-in for APNs (HTTP/2 over TLS) for tests and demos.
 struct MockAPNsCommand: AsyncParsableCommand {
@@ -88,8 +88,10 @@ struct MockAPNsCommand: AsyncParsableCommand {
             reportProblems(["\(error)"])
             throw ExitCode(1)
         }
+        // Trapped before the port is printed: a caller may signal as soon as it reads it.
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         FileHandle.standardOutput.write(Data("mock APNs listening on \(host):\(server.port)\n".utf8))
-        await waitForTerminationSignal()
+        for await _ in signals { break }
         try await server.shutdown()
     }
 }
@@ -115,39 +117,5 @@ private final class RecordFile: @unchecked Sendable {
             guard let line = try? encoder.encode(push) else { return }
             handle.write(line + Data("\n".utf8))
         }
-    }
-}
-
-/// Returns when the process gets SIGINT or SIGTERM.
-private func waitForTerminationSignal() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let queue = DispatchQueue(label: "ordertrack.mock-apns.signals")
-        let once = SignalOnce(continuation)
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { once.resume() }
-            source.resume()
-            once.keep(source)
-        }
-    }
-}
-
-/// Resumes the waiting task once, whichever signal comes first; keeps the signal sources alive until then.
-private final class SignalOnce: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-    private let lock = NSLock()
-
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func keep(_ source: any DispatchSourceSignal) { lock.withLock { sources.append(source) } }
-
-    func resume() {
-        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            defer { continuation = nil }
-            return continuation
-        }
-        pending?.resume()
     }
 }

@@ -30,10 +30,10 @@ import Testing
     }
 
     @Test func l2_dotSegmentsAreNotIdentifiers() async throws {
-        #expect(!OrderService.isValidIdentifier("."))
-        #expect(!OrderService.isValidIdentifier(".."))
-        #expect(OrderService.isValidIdentifier("..."))
-        #expect(OrderService.isValidIdentifier(".hidden"))
+        #expect(!Identifiers.isValid("."))
+        #expect(!Identifiers.isValid(".."))
+        #expect(Identifiers.isValid("..."))
+        #expect(Identifiers.isValid(".hidden"))
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in

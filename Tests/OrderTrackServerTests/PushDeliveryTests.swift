@@ -149,7 +149,7 @@ struct LocalAPNs {
                 merchantID: client.credentials.merchantID, orderTypeIdentifier: client.credentials.orderTypeIdentifier,
                 identity: .directory(path: client.credentials.identityDirectory),
                 apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))
-            await #expect(throws: AdministrationError.self) {
+            await #expect(throws: OrderTrackError(.orderTypeRejected, "an APNs key that is not a .p8 file")) {
                 try await Administration(store: client.store).setOrderType(
                     merchantID: client.credentials.merchantID, orderTypeIdentifier: client.credentials.orderTypeIdentifier,
                     identity: .directory(path: client.credentials.identityDirectory),

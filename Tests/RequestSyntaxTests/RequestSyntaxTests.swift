@@ -24,23 +24,3 @@ import Testing
         #expect(AuthorizationCredentials.parse("AppleOrder  token") == .appleOrder(" token"))
     }
 }
-
-@Suite struct FormURLEncodedTests {
-    @Test func fieldsAreDecodedInOrder() {
-        let fields = FormURLEncoded.parse(Array("order_type_identifier=order.com.example%2Eshop&order_identifier=a+b%20c&empty=&flag".utf8))
-        #expect(fields.map(\.name) == ["order_type_identifier", "order_identifier", "empty", "flag"])
-        #expect(FormURLEncoded.value("order_type_identifier", in: fields) == "order.com.example.shop")
-        #expect(FormURLEncoded.value("order_identifier", in: fields) == "a b c")
-        #expect(FormURLEncoded.value("empty", in: fields) == "")
-        #expect(FormURLEncoded.value("missing", in: fields) == nil)
-    }
-
-    @Test func malformedEscapesAreKeptAndTheFieldCountIsBounded() {
-        #expect(FormURLEncoded.value("a", in: FormURLEncoded.parse(Array("a=%ZZ%4".utf8))) == "%ZZ%4")
-        #expect(FormURLEncoded.value("a", in: FormURLEncoded.parse(Array("a=%FF".utf8))) == "\u{FFFD}")
-        // The first of duplicate fields counts (URLSearchParams.get).
-        #expect(FormURLEncoded.value("a", in: FormURLEncoded.parse(Array("a=1&a=2".utf8))) == "1")
-        let many = Array((0..<10_000).map { "f\($0)=x" }.joined(separator: "&").utf8)
-        #expect(FormURLEncoded.parse(many).count == FormURLEncoded.maximumFields)
-    }
-}

@@ -1,6 +1,5 @@
 import HTTPTypes
 import Hummingbird
-import NIOCore
 import OrderModel
 
 /// An error answered as JSON: `{"error": {"type", "code", "message", "param", "problems"}}`.
@@ -44,15 +43,6 @@ struct APIError: HTTPResponseError, Sendable {
         APIError(status: .conflict, kind: .conflict, code: code, message: message)
     }
 
-    static func invalidOrder(_ problems: [ValidationProblem], message: String = "the order is invalid") -> APIError {
-        let errors = problems.filter { $0.severity == .error }
-        let summary = errors.prefix(3).map(\.description).joined(separator: "; ")
-        return APIError(
-            status: .unprocessableContent, kind: .invalidRequest, code: "order_invalid",
-            message: "\(message) (\(errors.count) problem\(errors.count == 1 ? "" : "s")): \(summary)\(errors.count > 3 ? "; …" : "")",
-            param: errors.first?.path, problems: problems)
-    }
-
     var body: JSONValue {
         var error: [String: JSONValue] = ["type": .string(kind.rawValue), "code": .string(code), "message": .string(message)]
         if let param { error["param"] = .string(param) }
@@ -64,8 +54,38 @@ struct APIError: HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers = extraHeaders
-        headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.serialized())))
+        try EditedResponse(status: status, headers: extraHeaders, response: body).response(from: request, context: context)
+    }
+}
+
+extension APIError {
+    /// A domain error as the merchant API answers it: the one place that gives each ``OrderTrackError/Code`` its
+    /// status, kind and envelope code.
+    init(_ error: OrderTrackError) {
+        let (status, kind, code): (HTTPResponse.Status, Kind, String)
+        var param = error.field
+        switch error.code {
+        case .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
+            .invalidAssetType, .invalidStrings, .invalidMerchantName:
+            (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
+        case .incompleteOrder:
+            (status, kind, code) = (.badRequest, .invalidRequest, OrderTrackError.Code.invalidOrder.name)
+        case .invalidOrder, .invalidPatch:
+            (status, kind, code) = (.unprocessableContent, .invalidRequest, error.code.name)
+        case .orderTypeRejected:
+            // Refused configurations reach the API only through PUT /order-types, whose body is the identity.
+            (status, kind, code) = (.unprocessableContent, .invalidRequest, error.code.name)
+            param = "pkcs12"
+        case .orderTypeNotOwned:
+            (status, kind, code) = (.forbidden, .permission, error.code.name)
+        case .notFound:
+            (status, kind, code) = (.notFound, .notFound, error.code.name)
+        case .orderExists, .updateContention, .idempotencyKeyReused:
+            (status, kind, code) = (.conflict, .conflict, error.code.name)
+        default:
+            // The server cannot do what was asked (an order type without a usable signing identity).
+            (status, kind, code) = (.internalServerError, .api, error.code.name)
+        }
+        self.init(status: status, kind: kind, code: code, message: error.reason, param: param, problems: error.problems)
     }
 }

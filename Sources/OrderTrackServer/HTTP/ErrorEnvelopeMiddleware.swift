@@ -56,13 +56,15 @@ extension APIError {
     /// Seconds a client should wait before retrying while the database is busy with other writers.
     static let busyRetryAfterSeconds = 1
 
-    /// The answer for any error a route throws: API errors as they are, Hummingbird's own errors (404 for an unknown
+    /// The answer for any error a route throws: API errors as they are, domain errors by their code, Hummingbird's own errors (404 for an unknown
     /// path, 413 for an oversized body) in the envelope, database outages and lock waits as 503 with `Retry-After`, a
     /// full disk as 507, anything else as a 500 that reveals nothing of the fault.
     init(answering error: any Error) {
         switch error {
         case let error as APIError:
             self = error
+        case let error as OrderTrackError:
+            self = APIError(error)
         case let error as any HTTPResponseError:
             self = APIError.framework(error)
         case OrderStoreError.unavailable(let operation, _):

@@ -3,10 +3,11 @@ import OrderModel
 
 /// Reading path parameters and bodies the same way on every endpoint, with the same errors.
 enum RequestParsing {
-    /// A path parameter, percent-decoded, that must be an identifier (`OrderService.identifierRule`).
-    static func identifier(_ name: String, _ context: BasicRequestContext) throws -> String {
-        guard let value = context.parameters.get(name)?.removingPercentEncoding, OrderService.isValidIdentifier(value) else {
-            throw APIError.badRequest("invalid_path", "\(name) must be \(OrderService.identifierRule)", param: name)
+    /// A path parameter, percent-decoded (clients may escape `:`, `@` or `+`), that must be an identifier
+    /// (``Identifiers/rule``).
+    static func identifier(_ name: String, _ context: some RequestContext) throws -> String {
+        guard let value = context.parameters.get(name)?.removingPercentEncoding, Identifiers.isValid(value) else {
+            throw APIError.badRequest("invalid_path", "\(name) must be \(Identifiers.rule)", param: name)
         }
         return value
     }

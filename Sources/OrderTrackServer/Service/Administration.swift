@@ -1,17 +1,13 @@
 import Crypto
 import Foundation
+import OrderModel
 import OrderPersistence
 import OrderSigning
 
-/// Why an administrative change was refused.
-public struct AdministrationError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-
-    public var description: String { message }
-}
-
 /// Tenant management shared by the first-start bootstrap, the merchant API and the `ordertrack merchant` and
-/// `ordertrack order-type` commands: merchants, API keys and order types with their signing identities.
+/// `ordertrack order-type` commands: merchants, API keys and order types with their signing identities. Refusals are
+/// ``OrderTrackError``s: ``OrderTrackError/Code/invalidMerchantName``, ``OrderTrackError/Code/notFound`` (no such
+/// merchant) and ``OrderTrackError/Code/orderTypeRejected``.
 public struct Administration: Sendable {
     public let store: any OrderStore
     /// Parses the signing identity of an order type; the server does it on its CPU pool.
@@ -30,10 +26,21 @@ public struct Administration: Sendable {
     public func createMerchant(name: String) async throws -> (merchant: MerchantRecord, apiKey: String) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= 200 else {
-            throw AdministrationError(message: "a merchant name must have 1–200 characters")
+            throw OrderTrackError(.invalidMerchantName, "a merchant name must have 1–200 characters")
         }
         let merchant = try await store.createMerchant(name: trimmed)
         return (merchant, try await createAPIKey(merchantID: merchant.id))
+    }
+
+    /// The merchant a secret API key belongs to, if any. Looked up by the key's SHA-256: the stored hash reveals
+    /// nothing, and equality on it leaks nothing about the key.
+    public func merchant(forAPIKey key: String) async throws -> MerchantRecord? {
+        try await store.merchant(forAPIKeyHash: Secrets.sha256Hex(Array(key.utf8)))
+    }
+
+    /// A merchant's order types.
+    public func orderTypes(merchantID: String) async throws -> [OrderTypeRecord] {
+        try await store.orderTypes(merchantID: merchantID)
     }
 
     /// A new secret API key for a merchant (keys from a CSPRNG; only the SHA-256 is stored).
@@ -42,7 +49,7 @@ public struct Administration: Sendable {
         do {
             try await store.addAPIKey(merchantID: merchantID, keyHash: Secrets.sha256Hex(Array(apiKey.utf8)), prefix: String(apiKey.prefix(10)))
         } catch OrderStoreError.merchantNotFound {
-            throw AdministrationError(message: "no merchant with id \(merchantID)")
+            throw OrderTrackError(.notFound, "no merchant with id \(merchantID)")
         }
         return apiKey
     }
@@ -53,25 +60,26 @@ public struct Administration: Sendable {
     public func setOrderType(
         merchantID: String, orderTypeIdentifier: String, identity configuration: IdentityConfig, apnsToken: APNsTokenConfig? = nil
     ) async throws -> SigningIdentity {
-        guard OrderService.isValidIdentifier(orderTypeIdentifier) else {
-            throw AdministrationError(message: "\"\(orderTypeIdentifier)\" is not an order type identifier (\(OrderService.identifierRule))")
+        guard Identifiers.isValid(orderTypeIdentifier) else {
+            throw OrderTrackError(.orderTypeRejected, "\"\(orderTypeIdentifier)\" is not an order type identifier (\(Identifiers.rule))")
         }
         let identity: SigningIdentity
         do {
             identity = try await parseIdentity(configuration)
         } catch {
-            throw AdministrationError(message: "the signing identity cannot be loaded: \(error)")
+            throw OrderTrackError(.orderTypeRejected, "the signing identity cannot be loaded: \(error)")
         }
         if let certified = identity.orderTypeIdentifier, certified != orderTypeIdentifier {
-            throw AdministrationError(message: "the certificate is for \(certified), not \(orderTypeIdentifier)")
+            throw OrderTrackError(.orderTypeRejected, "the certificate is for \(certified), not \(orderTypeIdentifier)")
         }
         if let apnsToken {
             guard (try? P256.Signing.PrivateKey(pemRepresentation: apnsToken.p8PEM)) != nil else {
-                throw AdministrationError(message: "the APNs key is not a .p8 (P-256 private key in PEM) file")
+                throw OrderTrackError(.orderTypeRejected, "the APNs key is not a .p8 (P-256 private key in PEM) file")
             }
             let isIdentifier = { (text: String) in text.count == 10 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
             guard isIdentifier(apnsToken.keyID), isIdentifier(apnsToken.teamID) else {
-                throw AdministrationError(message: "APNs key and team identifiers are 10 letters or digits, as the developer account shows them")
+                throw OrderTrackError(
+                    .orderTypeRejected, "APNs key and team identifiers are 10 letters or digits, as the developer account shows them")
             }
         }
         do {
@@ -79,9 +87,9 @@ public struct Administration: Sendable {
                 OrderTypeRecord(
                     orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration, apnsToken: apnsToken))
         } catch OrderStoreError.orderTypeOwnedByAnotherMerchant {
-            throw AdministrationError(message: "order type \(orderTypeIdentifier) belongs to another merchant")
+            throw OrderTrackError(.orderTypeRejected, "order type \(orderTypeIdentifier) belongs to another merchant")
         } catch OrderStoreError.merchantNotFound {
-            throw AdministrationError(message: "no merchant with id \(merchantID)")
+            throw OrderTrackError(.orderTypeRejected, "no merchant with id \(merchantID)")
         }
         return identity
     }

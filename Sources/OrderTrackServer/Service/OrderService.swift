@@ -17,18 +17,6 @@ struct OrderService: Sendable {
     let logger: Logger
     let updateLock = KeyedLock()
 
-    /// Identifiers a merchant may choose: URL-safe, so they never need escaping in device paths. `.` and `..` are not
-    /// identifiers: URL clients remove them as dot segments (RFC 3986 §5.2.4), so a device could never fetch such an order.
-    static let identifierRule = "1–255 characters of A–Z, a–z, 0–9 and ._~:@+-, other than . and .."
-
-    static func isValidIdentifier(_ text: String) -> Bool {
-        text != "." && text != ".." && (1...255).contains(text.utf8.count)
-            && text.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || Array("._~:@+-".utf8).contains(byte)
-            }
-    }
-
     struct CreatedOrder: Sendable {
         var record: OrderRecord
         var document: JSONValue
@@ -44,8 +32,23 @@ struct OrderService: Sendable {
     enum CreateOutcome: Sendable {
         /// The order was stored; `responseBody` is what `responseBody(_:)` made of it.
         case created(CreatedOrder, responseBody: [UInt8])
-        /// The idempotency key already answered a request (a retry, or one running concurrently): its stored response.
+        /// The idempotency key already answered the same request (a retry, or one running concurrently): its stored
+        /// response.
         case replayed(IdempotencyRecord)
+    }
+
+    /// The response stored under an idempotency key, if the key answered a request before; the same key with a
+    /// different request is refused.
+    func savedResponse(merchant: MerchantRecord, idempotency: IdempotentRequest) async throws -> IdempotencyRecord? {
+        try await store.idempotentResponse(merchantID: merchant.id, key: idempotency.key).map { try Self.replayable($0, for: idempotency) }
+    }
+
+    private static func replayable(_ saved: IdempotencyRecord, for request: IdempotentRequest) throws -> IdempotencyRecord {
+        guard saved.requestHash == request.requestHash else {
+            throw OrderTrackError(
+                .idempotencyKeyReused, "this Idempotency-Key was already used with a different request body; use a new key for a new order")
+        }
+        return saved
     }
 
     /// Completes order content sent at payment completion, validates it with the merchant's assets, and stores it;
@@ -56,19 +59,18 @@ struct OrderService: Sendable {
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
         guard var document = content.objectValue else {
-            throw APIError.badRequest("body_not_object", "the body must be a JSON object with the order content, but is \(content.kindName)")
+            throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(content.kindName)")
         }
         let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
         if let identifier = document["orderIdentifier"] {
-            guard let text = identifier.stringValue, Self.isValidIdentifier(text) else {
-                throw APIError.badRequest("invalid_order_identifier", "orderIdentifier must be \(Self.identifierRule)", param: "orderIdentifier")
+            guard let text = identifier.stringValue, Identifiers.isValid(text) else {
+                throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
             }
         } else {
             document["orderIdentifier"] = .string(UUID().uuidString.lowercased())
         }
         if let given = document["webServiceURL"], given != .string(webServiceURL) {
-            throw APIError.badRequest(
-                "web_service_url_fixed", "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", param: "webServiceURL")
+            throw OrderTrackError(.webServiceURLFixed, "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", field: "webServiceURL")
         }
         let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
         document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
@@ -84,7 +86,7 @@ struct OrderService: Sendable {
         guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
-        else { throw APIError.badRequest("order_invalid", "the order lacks identifiers or dates") }
+        else { throw OrderTrackError(.incompleteOrder, "the order lacks identifiers or dates") }
         // Each update moves updatedAt at least a second on, so a date far ahead of the clock (year 9999) would leave no
         // later one for the next update: the order could never change again.
         let latest = now.addingTimeInterval(Self.maximumFutureDate)
@@ -95,7 +97,7 @@ struct OrderService: Sendable {
                     "\(DateTimeFormat.formatRFC3339(date)) is more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(now))); omit \(field) to use the current time"
             )
         }
-        guard future.isEmpty else { throw APIError.invalidOrder(future) }
+        guard future.isEmpty else { throw OrderTrackError.invalidOrder(future) }
         let record = OrderRecord(
             orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
             authenticationToken: token, document: serialized, status: normalized["status"]?.stringValue,
@@ -111,14 +113,14 @@ struct OrderService: Sendable {
                     record: IdempotencyRecord(requestHash: idempotency.requestHash, status: 201, body: response, createdAt: now))
                 switch try await store.createOrder(record, idempotency: claim) {
                 case .created(let order): stored = order
-                case .replayed(let existing): return .replayed(existing)
+                case .replayed(let existing): return .replayed(try Self.replayable(existing, for: idempotency))
                 }
             } else {
                 stored = try await store.createOrder(record)
             }
         } catch OrderStoreError.orderAlreadyExists {
-            throw APIError.conflict(
-                "order_exists", "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
+            throw OrderTrackError(
+                .orderExists, "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
         }
         lookup.remember(stored)
         packages.prepare(stored)
@@ -145,8 +147,7 @@ struct OrderService: Sendable {
                 do throws(OrderPatchError) {
                     patched = try OrderPatch.apply(patch, to: existing)
                 } catch {
-                    throw APIError(
-                        status: .unprocessableContent, kind: .invalidRequest, code: "patch_invalid", message: error.description, param: error.path)
+                    throw OrderTrackError(.invalidPatch, error.description, field: error.path)
                 }
                 return (patched, patched != existing)
             }
@@ -166,7 +167,7 @@ struct OrderService: Sendable {
                 continue
             }
         }
-        throw APIError.conflict("update_contention", "the order is being changed by many requests at once; retry")
+        throw OrderTrackError(.updateContention, "the order is being changed by many requests at once; retry")
     }
 
     /// `updatedAt` of a new version: after the previous one even if the clock stepped back, and in a later whole
@@ -184,9 +185,28 @@ struct OrderService: Sendable {
     /// An order of this merchant; 404 for unknown orders and for other merchants' orders alike.
     func order(merchant: MerchantRecord, type: String, id: String) async throws -> OrderRecord {
         guard let record = try await store.order(type: type, id: id), record.merchantID == merchant.id else {
-            throw APIError.notFound("no order \(id) of type \(type)")
+            throw OrderTrackError(.notFound, "no order \(id) of type \(type)")
         }
         return record
+    }
+
+    /// A page of the merchant's orders, optionally filtered; `cursor` is the previous page's `nextCursor`.
+    func listOrders(
+        merchant: MerchantRecord, orderTypeIdentifier: String?, status: String?, updatedSince: Date?, cursor: String?, limit: Int
+    ) async throws -> OrderPage {
+        do {
+            return try await store.listOrders(
+                merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, status: status, updatedSince: updatedSince, after: cursor,
+                limit: limit)
+        } catch OrderStoreError.invalidCursor {
+            throw OrderTrackError(.invalidCursor, "cursor must be a nextCursor value returned by this endpoint", field: "cursor")
+        }
+    }
+
+    /// The latest push attempts for an order of this merchant, newest first.
+    func pushLog(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [PushLogEntry] {
+        let record = try await order(merchant: merchant, type: type, id: id)
+        return try await store.pushLog(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
     }
 
     /// Pushes the current version to every registered device again, without changing the order.
@@ -204,12 +224,11 @@ struct OrderService: Sendable {
     private func resolveOrderType(merchant: MerchantRecord, requested: JSONValue?) async throws -> OrderTypeRecord {
         if let requested {
             guard let identifier = requested.stringValue else {
-                throw APIError.badRequest("invalid_order_type", "orderTypeIdentifier must be a string", param: "orderTypeIdentifier")
+                throw OrderTrackError(.invalidOrderType, "orderTypeIdentifier must be a string", field: "orderTypeIdentifier")
             }
             guard let record = try await store.orderType(identifier), record.merchantID == merchant.id else {
-                throw APIError(
-                    status: .forbidden, kind: .permission, code: "order_type_not_owned",
-                    message: "order type \(identifier) is not configured for this merchant", param: "orderTypeIdentifier")
+                throw OrderTrackError(
+                    .orderTypeNotOwned, "order type \(identifier) is not configured for this merchant", field: "orderTypeIdentifier")
             }
             return record
         }
@@ -219,7 +238,7 @@ struct OrderService: Sendable {
                 owned.isEmpty
                 ? "this merchant has no order type yet; configure one with PUT /api/v1/order-types/{orderTypeIdentifier}"
                 : "orderTypeIdentifier is required: this merchant has several order types (\(owned.map(\.orderTypeIdentifier).sorted().joined(separator: ", ")))"
-            throw APIError.badRequest("order_type_required", message, param: "orderTypeIdentifier")
+            throw OrderTrackError(.orderTypeRequired, message, field: "orderTypeIdentifier")
         }
         return owned[0]
     }
@@ -233,12 +252,12 @@ struct OrderService: Sendable {
         let options = validationOptions
         return try await cpu.run {
             let report = OrderValidator.validate(document: document, package: PackageContents(files: files), options: options)
-            guard report.isValid else { throw APIError.invalidOrder(report.problems) }
+            guard report.isValid else { throw OrderTrackError.invalidOrder(report.problems) }
             let normalized: JSONValue
             do throws(OrderDecodingError) {
                 normalized = try OrderDocument(json: document, options: options).json
             } catch {
-                throw APIError.invalidOrder(error.report.problems)
+                throw OrderTrackError.invalidOrder(error.report.problems)
             }
             return (normalized, normalized.serialized(), report.warnings)
         }

@@ -184,8 +184,7 @@ final class PackageService: Service, Sendable {
             case load(SharedOutcome<SigningIdentity>)
         }
         guard let record = try await store.orderType(orderTypeIdentifier) else {
-            throw APIError(
-                status: .internalServerError, kind: .api, code: "order_type_missing", message: "order type \(orderTypeIdentifier) is not configured")
+            throw OrderTrackError(.orderTypeMissing, "order type \(orderTypeIdentifier) is not configured")
         }
         let configuration = record.identity
         let step = state.withLock { state -> Step in
@@ -228,9 +227,7 @@ final class PackageService: Service, Sendable {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw APIError(
-                status: .internalServerError, kind: .api, code: "signing_identity_unusable",
-                message: "the signing identity of \(orderTypeIdentifier) cannot be loaded: \(error)")
+            throw OrderTrackError(.signingIdentityUnusable, "the signing identity of \(orderTypeIdentifier) cannot be loaded: \(error)")
         }
         if identity.expiresWithin(30 * 86_400) {
             logger.warning(

@@ -1,0 +1,32 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Writes one log line per device call: method, path, route, status, order id and latency, never a token. Status is
+/// the one the error envelope will answer when the call fails.
+struct DeviceCallLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard context.logger.logLevel <= .info else { return try await next(request, context) }
+        let start = ContinuousClock.now
+        var status = 500
+        defer {
+            let elapsed = ContinuousClock.now - start
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            var metadata: Logger.Metadata = [
+                "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status),
+                "latency_ms": .string(String(format: "%.2f", milliseconds)),
+            ]
+            if let route = context.endpointPath { metadata["route"] = .string(route) }
+            if let order = context.parameters.get("orderIdentifier") { metadata["order"] = .string(order) }
+            context.logger.info("wallet call", metadata: metadata)
+        }
+        do {
+            let response = try await next(request, context)
+            status = Int(response.status.code)
+            return response
+        } catch {
+            status = Int(APIError(answering: error).status.code)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Hummingbird
+import OrderPersistence
+
+/// Who calls the merchant API: one slot for every way a merchant signs in (a secret API key today, a dashboard
+/// session later), so routes and services never see the credential.
+struct MerchantIdentity: Sendable {
+    /// How the merchant proved who it is.
+    enum Credential: Sendable {
+        /// A secret API key (`sk_…`).
+        case apiKey
+    }
+
+    var merchant: MerchantRecord
+    var credential: Credential
+}
+
+/// The context of every OrderTrack request: the router's, plus the caller the authentication middlewares established.
+public struct OrderTrackRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The merchant calling the merchant API, set by ``MerchantAuthenticationMiddleware``.
+    var merchantIdentity: MerchantIdentity?
+    /// The order whose `AppleOrder` token a device presented, set by ``AppleOrderAuthenticationMiddleware``.
+    var authenticatedOrder: OrderRecord?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+    }
+
+    /// The authenticated merchant; routes behind ``MerchantAuthenticationMiddleware`` always have one.
+    var merchant: MerchantRecord {
+        get throws {
+            guard let merchantIdentity else { throw MerchantAuthenticationMiddleware.missingCredentials }
+            return merchantIdentity.merchant
+        }
+    }
+
+    /// The order the device authenticated for; routes behind ``AppleOrderAuthenticationMiddleware`` always have one.
+    var order: OrderRecord {
+        get throws {
+            guard let authenticatedOrder else { throw AppleOrderAuthenticationMiddleware.unauthorized }
+            return authenticatedOrder
+        }
+    }
+}

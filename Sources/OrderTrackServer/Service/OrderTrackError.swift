@@ -1,0 +1,92 @@
+import OrderModel
+
+/// Why an operation on orders, order types, assets or devices failed, in the terms of the domain rather than HTTP.
+///
+/// The ``code`` says what went wrong and is what callers match on (`==` compares codes only); ``reason`` says it in
+/// words, with the values involved and how to fix it. The HTTP edge maps each code to a status once
+/// (`APIError(answering:)`); the same errors reach the `ordertrack` commands.
+public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong. Extensible: new codes are new static members, never a source-breaking enum case.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable snake_case name, for logs and messages.
+        public let name: String
+
+        private init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        /// Order content that is not a JSON object.
+        public static let contentNotObject = Code("body_not_object")
+        /// An `orderIdentifier` that breaks ``Identifiers/rule``.
+        public static let invalidOrderIdentifier = Code("invalid_order_identifier")
+        /// A `webServiceURL` other than this server's.
+        public static let webServiceURLFixed = Code("web_service_url_fixed")
+        /// An `orderTypeIdentifier` that is not a string.
+        public static let invalidOrderType = Code("invalid_order_type")
+        /// No order type named, and the merchant has none or several.
+        public static let orderTypeRequired = Code("order_type_required")
+        /// Order content without the identifiers and dates every order has.
+        public static let incompleteOrder = Code("order_incomplete")
+        /// Order content that breaks the schema or the package rules; ``OrderTrackError/problems`` lists every problem.
+        public static let invalidOrder = Code("order_invalid")
+        /// A patch that cannot be applied (an immutable field, a malformed element).
+        public static let invalidPatch = Code("patch_invalid")
+        /// A list cursor this server did not issue.
+        public static let invalidCursor = Code("cursor_invalid")
+        /// An asset that is neither an image, a PDF nor a localization.
+        public static let invalidAssetType = Code("asset_type_invalid")
+        /// A `.strings` asset that does not parse.
+        public static let invalidStrings = Code("strings_invalid")
+        /// A merchant name that is empty or too long.
+        public static let invalidMerchantName = Code("merchant_name_invalid")
+        /// An order type configuration that was refused (identifier, signing identity, APNs key or owner).
+        public static let orderTypeRejected = Code("order_type_rejected")
+        /// An order type another merchant owns, or none configures.
+        public static let orderTypeNotOwned = Code("order_type_not_owned")
+        /// No such order, asset or merchant for this caller.
+        public static let notFound = Code("not_found")
+        /// An order with this identifier exists already.
+        public static let orderExists = Code("order_exists")
+        /// An update lost the race for the order's version too many times.
+        public static let updateContention = Code("update_contention")
+        /// An idempotency key sent again with a different request.
+        public static let idempotencyKeyReused = Code("idempotency_key_reused")
+        /// An order type whose configuration is missing: the server cannot sign its packages.
+        public static let orderTypeMissing = Code("order_type_missing")
+        /// An order type whose signing identity cannot be loaded.
+        public static let signingIdentityUnusable = Code("signing_identity_unusable")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What went wrong in words, with the values involved.
+    public let reason: String
+    /// The field of the input at fault (`orderIdentifier`, `fulfillments[0].status`), if one is.
+    public let field: String?
+    /// Every validation problem of order content (``Code/invalidOrder``), warnings included.
+    public let problems: [ValidationProblem]
+
+    /// An error with a code, its reason in words, and optionally the field at fault and the validation problems.
+    public init(_ code: Code, _ reason: String, field: String? = nil, problems: [ValidationProblem] = []) {
+        self.code = code
+        self.reason = reason
+        self.field = field
+        self.problems = problems
+    }
+
+    /// Order content with problems: the reason counts the errors and names the first three, the field is the first's.
+    public static func invalidOrder(_ problems: [ValidationProblem]) -> OrderTrackError {
+        let errors = problems.filter { $0.severity == .error }
+        let summary = errors.prefix(3).map(\.description).joined(separator: "; ")
+        return OrderTrackError(
+            .invalidOrder,
+            "the order is invalid (\(errors.count) problem\(errors.count == 1 ? "" : "s")): \(summary)\(errors.count > 3 ? "; …" : "")",
+            field: errors.first?.path, problems: problems)
+    }
+
+    public var description: String { reason }
+
+    public static func == (lhs: OrderTrackError, rhs: OrderTrackError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
