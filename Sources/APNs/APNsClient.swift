@@ -19,6 +19,7 @@ public final class APNsClient: Sendable {
     private let authority: String
     /// `:path` up to the device token.
     private let pathPrefix: String
+    private let now: @Sendable () -> Date
 
     /// Creates the client; nothing connects until the first send.
     public convenience init(configuration: APNsConfiguration) throws(APNsClientError) {
@@ -33,17 +34,10 @@ public final class APNsClient: Sendable {
         guard configuration.timeout > .zero else { throw .invalidSetting("timeout must be positive") }
         var tls = TLSConfiguration.makeClientConfiguration()
         switch configuration.credential {
-        case .certificate(let chainPEM, let keyPEM):
-            do {
-                let chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8))
-                guard !chain.isEmpty else { throw APNsClientError.invalidCertificate("the certificate PEM holds no CERTIFICATE block") }
-                tls.certificateChain = chain.map { .certificate($0) }
-                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
-            } catch let error as APNsClientError {
-                throw error
-            } catch {
-                throw .invalidCertificate("cannot load the certificate chain or key (\(error))")
-            }
+        case .certificate(let chain, let key):
+            guard !chain.isEmpty else { throw .invalidCertificate("the certificate chain is empty") }
+            tls.certificateChain = chain.map { .certificate($0) }
+            tls.privateKey = .privateKey(key)
             tokens = nil
         case .token(let p8PEM, let keyID, let teamID):
             guard (20 * 60...50 * 60).contains(configuration.tokenRefreshInterval) else {
@@ -72,6 +66,7 @@ public final class APNsClient: Sendable {
             throw .invalidCertificate("cannot set up TLS with this certificate and key (\(error))")
         }
         self.configuration = configuration
+        self.now = now
         let port = configuration.endpoint.port ?? 443
         self.authority = (host.contains(":") ? "[\(host)]" : host) + (configuration.endpoint.port.map { ":\($0)" } ?? "")
         var prefix = configuration.endpoint.path
@@ -98,7 +93,7 @@ public final class APNsClient: Sendable {
         headers.add(name: "apns-topic", value: push.topic)
         headers.add(name: "apns-push-type", value: push.pushType)
         headers.add(name: "apns-priority", value: String(push.priority))
-        let expiration = push.expiration ?? Date().addingTimeInterval(configuration.defaultExpiration)
+        let expiration = push.expiration ?? now().addingTimeInterval(configuration.defaultExpiration)
         headers.add(name: "apns-expiration", value: String(max(0, Int(expiration.timeIntervalSince1970))), indexing: .nonIndexable)
         headers.add(name: "apns-id", value: push.apnsID.uuidString, indexing: .nonIndexable)
         let body = push.payload.isEmpty ? nil : ByteBuffer(string: push.payload)
@@ -107,13 +102,13 @@ public final class APNsClient: Sendable {
             let token = try await tokens.token()
             headers.add(name: "authorization", value: "bearer \(token)")
             let result = await execute(headers, body: body, push: push)
-            guard result == .configurationError(status: 403, reason: "ExpiredProviderToken") else { return result }
+            guard result == .configurationError(status: 403, reason: .apns(.expiredProviderToken)) else { return result }
             // APNs calls the shared token stale: replace it once and try this push again.
             await tokens.invalidate(token)
             headers.replaceOrAdd(name: "authorization", value: "bearer \(try await tokens.token())")
             return await execute(headers, body: body, push: push)
         } catch {
-            return .configurationError(status: nil, reason: "cannot sign the provider token: \(error)")
+            return .configurationError(status: nil, reason: .transport(APNsTransportFailure(.providerTokenUnsigned, detail: "\(error)")))
         }
     }
 
@@ -122,7 +117,7 @@ public final class APNsClient: Sendable {
         let result = await attempt(headers, body: body, push: push, deadline: deadline)
         // A send racing a connection that just died fails before APNs saw it; one more try within the same deadline
         // goes over a new connection. Should APNs have seen it after all, a second background push is harmless.
-        if case .retryable(nil, let reason) = result, reason.hasPrefix(Self.connectionLost), NIODeadline.now() < deadline {
+        if case .retryable(nil, .transport(let failure)) = result, failure.code == .connectionLost, NIODeadline.now() < deadline {
             return await attempt(headers, body: body, push: push, deadline: deadline)
         }
         return result
@@ -134,13 +129,11 @@ public final class APNsClient: Sendable {
             let answer = response.status == 200 ? APNsErrorBody() : APNsErrorBody(response.body)
             let apnsID = response.apnsID.flatMap(UUID.init(uuidString:)) ?? push.apnsID
             return APNsResult.classify(
-                status: response.status, reason: answer.reason, timestamp: answer.timestamp, apnsID: apnsID, receivedAt: Date())
+                status: response.status, reason: answer.reason, timestamp: answer.timestamp, apnsID: apnsID, receivedAt: now())
         case .failure(let error):
             return Self.classify(error)
         }
     }
-
-    static let connectionLost = "ConnectionLost"
 
     /// ASCII hex only: the token goes into the request path.
     static func isHex(_ token: String) -> Bool {
@@ -149,34 +142,35 @@ public final class APNsClient: Sendable {
 
     /// Transport failures: TLS trust and certificate problems are configuration errors, the rest retryable.
     static func classify(_ error: any Error) -> APNsResult {
+        func retryable(_ code: APNsTransportFailure.Code, _ detail: String) -> APNsResult {
+            .retryable(status: nil, reason: .transport(APNsTransportFailure(code, detail: detail)))
+        }
+        func configurationError(_ code: APNsTransportFailure.Code, _ detail: String) -> APNsResult {
+            .configurationError(status: nil, reason: .transport(APNsTransportFailure(code, detail: detail)))
+        }
         if let error = error as? APNsTransportError {
             switch error {
-            case .timedOut:
-                return .retryable(status: nil, reason: "Timeout (\(error))")
-            case .shutDown:
-                return .retryable(status: nil, reason: "ClientShutDown (\(error))")
-            case .noHTTP2:
-                return .configurationError(status: nil, reason: "\(error)")
-            case .connectionLost:
-                return .retryable(status: nil, reason: "\(connectionLost) (\(error))")
+            case .timedOut: return retryable(.timedOut, "\(error)")
+            case .shutDown: return retryable(.clientShutDown, "\(error)")
+            case .noHTTP2: return configurationError(.noHTTP2, "\(error)")
+            case .connectionLost: return retryable(.connectionLost, "\(error)")
             }
         }
         if let channelError = error as? ChannelError, case .connectTimeout = channelError {
-            return .retryable(status: nil, reason: "Timeout (connecting: \(error))")
+            return retryable(.timedOut, "connecting: \(error)")
         }
         if let error = error as? NIOSSLError, case .handshakeFailed = error {
-            return .configurationError(status: nil, reason: "TLS handshake failed (\(error)): check the trust roots and the client certificate")
+            return configurationError(.tlsHandshakeFailed, "\(error): check the trust roots and the client certificate")
         }
         if let error = error as? BoringSSLError, case .sslError = error, let alert = refusedCertificateAlerts.first(where: "\(error)".contains) {
             // Under TLS 1.3 the server judges the client certificate after the handshake, so its verdict arrives as an
-            // alert on the open connection rather than as a handshake failure.
-            return .configurationError(
-                status: nil, reason: "APNs refused the client certificate (TLS alert \(alert)): check the order type's certificate, key and topic")
+            // alert on the open connection rather than as a handshake failure. BoringSSL names the alert only in text.
+            return configurationError(.certificateRefused, alert)
         }
         if error is NIOSSLExtraError {
-            return .configurationError(status: nil, reason: "TLS failed (\(error)): check the trust roots and the client certificate")
+            return configurationError(.tlsFailed, "\(error): check the trust roots and the client certificate")
         }
-        return .retryable(status: nil, reason: "\(connectionLost) (\(error))")
+        return retryable(.connectionLost, "\(error)")
     }
 
     /// TLS alerts by which a server refuses the client's certificate.

@@ -1,22 +1,37 @@
 import Foundation
+import NIOSSL
 import X509
 
 /// How the provider authenticates to APNs.
 public enum APNsCredential: Sendable, Hashable {
-    /// TLS client-certificate auth, e.g. with the Order Type ID certificate (what Wallet order pushes use).
-    /// `certificateChainPEM` holds the leaf first, then any intermediates; `privateKeyPEM` is the leaf's unencrypted key.
-    case certificate(certificateChainPEM: String, privateKeyPEM: String)
+    /// TLS client-certificate auth, e.g. with the Order Type ID certificate (what Wallet order pushes use):
+    /// the chain holds the leaf first, then any intermediates; `key` is the leaf's private key.
+    case certificate(chain: [NIOSSLCertificate], key: NIOSSLPrivateKey)
     /// Token auth: an ES256 JWT signed with the `.p8` key (`-----BEGIN PRIVATE KEY-----` PEM) from the developer account.
     case token(p8PEM: String, keyID: String, teamID: String)
 
-    /// Certificate auth from swift-certificates values.
+    /// Certificate auth from swift-certificates values, handed over as DER.
     public static func certificate(chain: [Certificate], privateKey: Certificate.PrivateKey) throws(APNsClientError) -> APNsCredential {
         do {
-            let chainPEM = try chain.map { try $0.serializeAsPEM().pemString }.joined(separator: "\n")
-            return .certificate(certificateChainPEM: chainPEM, privateKeyPEM: try privateKey.serializeAsPEM().pemString)
+            let certificates = try chain.map { try NIOSSLCertificate(bytes: try $0.serializeAsPEM().derBytes, format: .der) }
+            return .certificate(chain: certificates, key: try NIOSSLPrivateKey(bytes: try privateKey.serializeAsPEM().derBytes, format: .der))
         } catch {
-            throw .invalidCertificate("cannot serialize the certificate or key: \(error)")
+            throw .invalidCertificate("cannot convert the certificate or key: \(error)")
         }
+    }
+
+    /// Certificate auth from PEM text: the chain (leaf first) and the leaf's unencrypted private key.
+    public static func certificate(chainPEM: String, privateKeyPEM: String) throws(APNsClientError) -> APNsCredential {
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8))
+            key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
+        } catch {
+            throw .invalidCertificate("cannot load the certificate chain or key (\(error))")
+        }
+        guard !chain.isEmpty else { throw .invalidCertificate("the certificate PEM holds no CERTIFICATE block") }
+        return .certificate(chain: chain, key: key)
     }
 }
 

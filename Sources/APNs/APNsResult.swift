@@ -10,38 +10,27 @@ public enum APNsResult: Sendable, Hashable, CustomStringConvertible {
     /// 400 `BadDeviceToken` (or a token that is not hex): delete the token's registrations.
     case badDeviceToken
     /// Worth sending again later: 429, 5xx, `IdleTimeout`, timeouts and lost connections (`status` nil).
-    case retryable(status: Int?, reason: String)
+    case retryable(status: Int?, reason: APNsFailureReason)
     /// Our setup is wrong (certificate, key, topic, endpoint); every push for this credential or topic will fail
     /// until an operator fixes it. `status` is nil for TLS failures.
-    case configurationError(status: Int?, reason: String)
+    case configurationError(status: Int?, reason: APNsFailureReason)
     /// APNs refused this particular request as malformed (payload, headers).
-    case rejected(status: Int, reason: String)
-
-    /// Reasons that mean the provider's credentials, topic or endpoint are wrong.
-    static let configurationReasons: Set<String> = [
-        "DeviceTokenNotForTopic", "TopicDisallowed", "BadTopic", "MissingTopic", "BadCertificate",
-        "BadCertificateEnvironment", "InvalidProviderToken", "MissingProviderToken", "ExpiredProviderToken",
-        "Forbidden", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed",
-    ]
-    /// Reasons that go away by waiting.
-    static let retryableReasons: Set<String> = [
-        "TooManyRequests", "TooManyProviderTokenUpdates", "InternalServerError", "ServiceUnavailable", "Shutdown", "IdleTimeout",
-    ]
+    case rejected(status: Int, reason: APNsFailureReason)
 
     /// Classifies an APNs answer. `timestamp` is the 410 body's milliseconds since 1970.
-    static func classify(status: Int, reason: String?, timestamp: Int64?, apnsID: UUID, receivedAt: Date) -> APNsResult {
+    static func classify(status: Int, reason text: String?, timestamp: Int64?, apnsID: UUID, receivedAt: Date) -> APNsResult {
         if status == 200 { return .delivered(apnsID: apnsID) }
-        let reason = reason ?? "HTTP \(status)"
+        let reason = APNsErrorReason(text ?? "HTTP \(status)")
         if status == 410 {
             let since = timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? receivedAt
             return .unregistered(since: since)
         }
-        if reason == "BadDeviceToken" { return .badDeviceToken }
-        if retryableReasons.contains(reason) || status == 429 || status >= 500 { return .retryable(status: status, reason: reason) }
-        if configurationReasons.contains(reason) || status == 403 || status == 404 || status == 405 {
-            return .configurationError(status: status, reason: reason)
+        if reason == .badDeviceToken { return .badDeviceToken }
+        if reason.isRetryable || status == 429 || status >= 500 { return .retryable(status: status, reason: .apns(reason)) }
+        if reason.isConfigurationError || status == 403 || status == 404 || status == 405 {
+            return .configurationError(status: status, reason: .apns(reason))
         }
-        return .rejected(status: status, reason: reason)
+        return .rejected(status: status, reason: .apns(reason))
     }
 
     /// Whether sending the same push later may succeed.
@@ -60,4 +49,134 @@ public enum APNsResult: Sendable, Hashable, CustomStringConvertible {
         case .rejected(let status, let reason): return "rejected: \(status) \(reason)"
         }
     }
+}
+
+/// Why a push failed: APNs' answer, or a failure before any answer came.
+public enum APNsFailureReason: Sendable, Hashable, CustomStringConvertible {
+    /// APNs answered with this `reason`.
+    case apns(APNsErrorReason)
+    /// No answer: the connection, TLS or the provider token failed first.
+    case transport(APNsTransportFailure)
+
+    /// A short fixed word for metric labels: APNs' reason, or the transport failure's code.
+    public var label: String {
+        switch self {
+        case .apns(let reason): return reason.label
+        case .transport(let failure): return failure.code.rawValue
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .apns(let reason): return reason.rawValue
+        case .transport(let failure): return failure.description
+        }
+    }
+}
+
+/// The `reason` of an APNs error answer, modelled on APNSwift's `APNSError.ErrorReason`: Apple's documented reasons
+/// as cases, anything newer (or "HTTP <status>" when APNs gives none) as ``unknown(_:)``.
+public enum APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
+    case badCollapseId, badDeviceToken, badExpirationDate, badMessageId, badPriority, badTopic, deviceTokenNotForTopic
+    case duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken, missingTopic, payloadEmpty, topicDisallowed
+    case badCertificate, badCertificateEnvironment, expiredProviderToken, forbidden, invalidProviderToken, missingProviderToken
+    case unrelatedKeyIdInToken, badEnvironmentKeyIdInToken, badPath, methodNotAllowed, expiredToken, unregistered
+    case payloadTooLarge, tooManyProviderTokenUpdates, tooManyRequests, internalServerError, serviceUnavailable, shutdown
+    /// A reason this list does not know.
+    case unknown(String)
+
+    private static let known: [(APNsErrorReason, String)] = [
+        (.badCollapseId, "BadCollapseId"), (.badDeviceToken, "BadDeviceToken"), (.badExpirationDate, "BadExpirationDate"),
+        (.badMessageId, "BadMessageId"), (.badPriority, "BadPriority"), (.badTopic, "BadTopic"),
+        (.deviceTokenNotForTopic, "DeviceTokenNotForTopic"), (.duplicateHeaders, "DuplicateHeaders"), (.idleTimeout, "IdleTimeout"),
+        (.invalidPushType, "InvalidPushType"), (.missingDeviceToken, "MissingDeviceToken"), (.missingTopic, "MissingTopic"),
+        (.payloadEmpty, "PayloadEmpty"), (.topicDisallowed, "TopicDisallowed"), (.badCertificate, "BadCertificate"),
+        (.badCertificateEnvironment, "BadCertificateEnvironment"), (.expiredProviderToken, "ExpiredProviderToken"), (.forbidden, "Forbidden"),
+        (.invalidProviderToken, "InvalidProviderToken"), (.missingProviderToken, "MissingProviderToken"),
+        (.unrelatedKeyIdInToken, "UnrelatedKeyIdInToken"), (.badEnvironmentKeyIdInToken, "BadEnvironmentKeyIdInToken"), (.badPath, "BadPath"),
+        (.methodNotAllowed, "MethodNotAllowed"), (.expiredToken, "ExpiredToken"), (.unregistered, "Unregistered"),
+        (.payloadTooLarge, "PayloadTooLarge"), (.tooManyProviderTokenUpdates, "TooManyProviderTokenUpdates"),
+        (.tooManyRequests, "TooManyRequests"), (.internalServerError, "InternalServerError"), (.serviceUnavailable, "ServiceUnavailable"),
+        (.shutdown, "Shutdown"),
+    ]
+    private static let byText = Dictionary(uniqueKeysWithValues: known.map { ($0.1, $0.0) })
+    private static let byReason = Dictionary(uniqueKeysWithValues: known.map { ($0.0, $0.1) })
+
+    /// The reason APNs' text names.
+    public init(_ text: String) {
+        self = Self.byText[text] ?? .unknown(text)
+    }
+
+    /// APNs' text for the reason.
+    public var rawValue: String {
+        if case .unknown(let text) = self { return text }
+        return Self.byReason[self]!
+    }
+
+    /// APNs' text for a known reason; for an unknown one its letters and digits (at most 40), so a metric's label
+    /// values stay few and safe.
+    public var label: String {
+        guard case .unknown(let text) = self else { return rawValue }
+        let label = String(text.prefix(40)).filter { $0.isLetter || $0.isNumber }
+        return label.isEmpty ? "Unknown" : label
+    }
+
+    /// Reasons that go away by waiting.
+    var isRetryable: Bool {
+        switch self {
+        case .tooManyRequests, .tooManyProviderTokenUpdates, .internalServerError, .serviceUnavailable, .shutdown, .idleTimeout: return true
+        default: return false
+        }
+    }
+
+    /// Reasons that mean the provider's credentials, topic or endpoint are wrong.
+    var isConfigurationError: Bool {
+        switch self {
+        case .deviceTokenNotForTopic, .topicDisallowed, .badTopic, .missingTopic, .badCertificate, .badCertificateEnvironment,
+            .invalidProviderToken, .missingProviderToken, .expiredProviderToken, .forbidden, .unrelatedKeyIdInToken,
+            .badEnvironmentKeyIdInToken, .badPath, .methodNotAllowed:
+            return true
+        default: return false
+        }
+    }
+
+    public var description: String { rawValue }
+}
+
+/// A push that got no answer from APNs. Equal when the codes are equal: the detail is for people, not for matching.
+public struct APNsTransportFailure: Sendable, Hashable, CustomStringConvertible {
+    /// What failed; the raw value is a short word for logs and metric labels.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// No answer before the deadline (or no connection in time).
+        case timedOut = "Timeout"
+        /// The connection or stream closed before APNs answered.
+        case connectionLost = "ConnectionLost"
+        /// The client was shut down.
+        case clientShutDown = "ClientShutDown"
+        /// The server did not speak HTTP/2.
+        case noHTTP2 = "NoHTTP2"
+        /// The TLS handshake failed: trust roots or client certificate.
+        case tlsHandshakeFailed = "TLSHandshakeFailed"
+        /// The server refused the client certificate with a TLS alert; the detail is the alert's name.
+        case certificateRefused = "CertificateRefused"
+        /// Another TLS failure.
+        case tlsFailed = "TLSFailed"
+        /// The provider token could not be signed.
+        case providerTokenUnsigned = "ProviderTokenUnsigned"
+    }
+
+    public var code: Code
+    /// What happened, in words.
+    public var detail: String
+
+    public init(_ code: Code, detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public static func == (left: APNsTransportFailure, right: APNsTransportFailure) -> Bool { left.code == right.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String { "\(code.rawValue) (\(detail))" }
 }

@@ -44,6 +44,18 @@ public enum PushJobResolution: Sendable, Hashable {
     case dropToken(registeredBefore: Date?)
 }
 
+/// What a send attempt led to, as the push log records it (the raw value is the stored and published text).
+public enum PushOutcome: String, Sendable, Hashable, CaseIterable {
+    /// APNs accepted the push.
+    case delivered
+    /// A retryable failure: the job is due again after a backoff.
+    case retrying
+    /// No more attempts until the next change (configuration errors, rejected pushes, retries exhausted).
+    case parked
+    /// APNs called the token dead: its registrations were deleted.
+    case tokenRemoved = "token-removed"
+}
+
 /// One line of an order's push transcript.
 public struct PushLogEntry: Sendable, Hashable {
     public var orderTypeIdentifier: String
@@ -55,13 +67,12 @@ public struct PushLogEntry: Sendable, Hashable {
     public var status: Int?
     public var reason: String?
     public var apnsID: String?
-    /// `delivered`, `retrying`, `parked`, `token-removed`.
-    public var outcome: String
+    public var outcome: PushOutcome
     public var at: Date
 
     public init(
         orderTypeIdentifier: String, orderIdentifier: String, tokenSuffix: String, attempt: Int, status: Int?, reason: String?,
-        apnsID: String?, outcome: String, at: Date
+        apnsID: String?, outcome: PushOutcome, at: Date
     ) {
         self.orderTypeIdentifier = orderTypeIdentifier
         self.orderIdentifier = orderIdentifier

@@ -7,7 +7,7 @@ extension SQLOrderStore {
     @discardableResult
     public func putAsset(merchantID: String, name: String, contentType: String, bytes: [UInt8], sha256: String) async throws -> AssetInfo {
         let info = AssetInfo(
-            merchantID: merchantID, name: name, contentType: contentType, sha256: sha256, size: bytes.count, updatedAt: Self.now()
+            merchantID: merchantID, name: name, contentType: contentType, sha256: sha256, size: bytes.count, updatedAt: self.now()
         )
         try await write("store asset \(name)") { db in
             try await Self.requireMerchant(db, merchantID)

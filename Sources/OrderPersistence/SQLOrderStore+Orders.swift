@@ -87,7 +87,7 @@ extension SQLOrderStore {
                 .first()
             if let updated {
                 try await Self.enqueuePushes(
-                    db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
+                    db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
                 return try Self.order(from: updated)
             }
             let actual = try await db.select().column("version").from("orders")

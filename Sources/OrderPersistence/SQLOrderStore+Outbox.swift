@@ -30,12 +30,12 @@ extension SQLOrderStore {
     public func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
         try await write("queue pushes for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await Self.enqueuePushes(
-                db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: Self.now().millisecondsSince1970)
+                db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
         }
     }
 
     public func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob] {
-        let now = Self.now()
+        let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
         let nowMilliseconds = now.millisecondsSince1970
         return try await write("claim push jobs") { db in
@@ -61,7 +61,7 @@ extension SQLOrderStore {
 
     public func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
-        let now = Self.now()
+        let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
         let nowMilliseconds = now.millisecondsSince1970
         return try await write("renew \(jobIDs.count) push leases") { db in
@@ -85,7 +85,7 @@ extension SQLOrderStore {
 
     public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
         guard !outcomes.isEmpty else { return }
-        let now = Self.now().millisecondsSince1970
+        let now = self.now().millisecondsSince1970
         // One transaction for a whole batch of answers, and a few statements for all its deliveries: a fan-out to many
         // devices costs one commit per batch, not several statements per push.
         try await write("resolve \(outcomes.count) push jobs") { db in
@@ -94,7 +94,7 @@ extension SQLOrderStore {
             // Rows are locked in id order here and in token order by enqueuePushes, which for one fan-out is the same
             // order: concurrent writers on PostgreSQL then rarely deadlock (and are retried when they do).
             for (job, resolution, entry) in outcomes.sorted(by: { $0.job.id < $1.job.id }) {
-                let error = entry.reason ?? entry.outcome
+                let error = entry.reason ?? entry.outcome.rawValue
                 switch resolution {
                 case .delivered: delivered.append(job)
                 case .retry(let date): try await Self.retry(db, job, at: date, error: error)
@@ -116,7 +116,7 @@ extension SQLOrderStore {
             for entry in chunk {
                 insert = insert.values(
                     entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
-                    entry.outcome, entry.at.millisecondsSince1970)
+                    entry.outcome.rawValue, entry.at.millisecondsSince1970)
             }
             try await insert.run()
         }
@@ -239,11 +239,15 @@ extension SQLOrderStore {
                 """
             ).all()
             return try rows.map { row in
-                PushLogEntry(
+                let outcome = try row.string("outcome")
+                guard let known = PushOutcome(rawValue: outcome) else {
+                    throw OrderStoreError.corruptRecord(table: "push_log", reason: "unknown outcome '\(outcome)'")
+                }
+                return PushLogEntry(
                     orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"),
                     tokenSuffix: try row.string("token_suffix"), attempt: try row.int("attempt"),
                     status: try row.decodeNil(column: "status") ? nil : try row.int("status"), reason: try row.optionalString("reason"),
-                    apnsID: try row.optionalString("apns_id"), outcome: try row.string("outcome"), at: try row.date("at"))
+                    apnsID: try row.optionalString("apns_id"), outcome: known, at: try row.date("at"))
             }
         }
     }

@@ -16,7 +16,7 @@ extension SQLOrderStore {
             guard order != nil else {
                 throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
             }
-            let now = Self.now().millisecondsSince1970
+            let now = self.now().millisecondsSince1970
             // Insert-or-nothing first: race-free on engines that run writers concurrently.
             let inserted = try await db.insert(into: "registrations")
                 .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at")

@@ -6,10 +6,13 @@ import SQLKit
 public final class SQLOrderStore: OrderStore {
     let backend: any SQLStoreBackend
     let logger: Logger
+    /// The time every row's timestamps, claims and leases are measured by: the wall clock, or a test's clock.
+    let clock: @Sendable () -> Date
 
-    init(backend: any SQLStoreBackend, logger: Logger) {
+    init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.backend = backend
         self.logger = logger
+        self.clock = now
     }
 
     /// Opens (creating if needed) an SQLite database file in WAL mode and migrates it to the current schema.
@@ -17,35 +20,42 @@ public final class SQLOrderStore: OrderStore {
     /// - Parameters:
     ///   - path: Database file path; its directory must exist.
     ///   - readerCount: Connections for concurrent reads, besides the one writer connection.
+    ///   - now: The clock for timestamps, claims and leases (the wall clock unless a test controls time).
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)``, ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``,
     ///   ``OrderStoreError/migrationFailed(version:name:reason:)``.
-    public static func sqlite(path: String, readerCount: Int = 4, logger: Logger = Logger(label: "ordertrack.store")) async throws -> SQLOrderStore {
+    public static func sqlite(
+        path: String, readerCount: Int = 4, logger: Logger = Logger(label: "ordertrack.store"), now: @escaping @Sendable () -> Date = Date.init
+    ) async throws -> SQLOrderStore {
         guard readerCount >= 1 else {
             throw OrderStoreError.invalidArgument(name: "readerCount", reason: "\(readerCount) is not at least 1")
         }
         let backend = try await SQLiteBackend.open(path: path, readerCount: readerCount, logger: logger)
-        return try await migrated(backend: backend, logger: logger)
+        return try await migrated(backend: backend, logger: logger, now: now)
     }
 
-    /// Opens a private in-memory SQLite database (lost on shutdown), migrated to the current schema.
-    public static func inMemory(logger: Logger = Logger(label: "ordertrack.store")) async throws -> SQLOrderStore {
+    /// Opens a private in-memory SQLite database (lost on shutdown), migrated to the current schema; `now` as in
+    /// ``sqlite(path:readerCount:logger:now:)``.
+    public static func inMemory(logger: Logger = Logger(label: "ordertrack.store"), now: @escaping @Sendable () -> Date = Date.init) async throws
+        -> SQLOrderStore
+    {
         let backend = try await SQLiteBackend.openInMemory(logger: logger)
-        return try await migrated(backend: backend, logger: logger)
+        return try await migrated(backend: backend, logger: logger, now: now)
     }
 
     /// Connects to PostgreSQL (creating the configured schema if missing) and migrates it to the current schema.
-    /// Several instances may start at once: they take turns at migrating.
+    /// Several instances may start at once: they take turns at migrating. `now` as in ``sqlite(path:readerCount:logger:now:)``.
     ///
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)`` when the database cannot be reached or refuses the login,
     ///   ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``, ``OrderStoreError/migrationFailed(version:name:reason:)``.
-    public static func postgres(_ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store")) async throws
-        -> SQLOrderStore
-    {
+    public static func postgres(
+        _ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store"),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) async throws -> SQLOrderStore {
         let backend = try await PostgresBackend.open(configuration, logger: logger)
-        return try await migrated(backend: backend, logger: logger)
+        return try await migrated(backend: backend, logger: logger, now: now)
     }
 
-    private static func migrated(backend: any SQLStoreBackend, logger: Logger) async throws -> SQLOrderStore {
+    private static func migrated(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date) async throws -> SQLOrderStore {
         do {
             try await Migrations.migrate(backend)
         } catch {
@@ -53,7 +63,7 @@ public final class SQLOrderStore: OrderStore {
             if let error = error as? OrderStoreError { throw error }
             throw OrderStoreError.database(operation: "migrate the schema", reason: backend.describe(error).message)
         }
-        return SQLOrderStore(backend: backend, logger: logger)
+        return SQLOrderStore(backend: backend, logger: logger, now: now)
     }
 
     /// The schema version this build creates and understands.
@@ -131,7 +141,7 @@ public final class SQLOrderStore: OrderStore {
     // MARK: Merchants and API keys
 
     public func createMerchant(name: String) async throws -> MerchantRecord {
-        let merchant = MerchantRecord(id: UUID().uuidString.lowercased(), name: name, createdAt: Self.now())
+        let merchant = MerchantRecord(id: UUID().uuidString.lowercased(), name: name, createdAt: self.now())
         try await write("create merchant \(name)") { db in
             try await db.insert(into: "merchants")
                 .columns("id", "name", "created_at")
@@ -164,7 +174,7 @@ public final class SQLOrderStore: OrderStore {
             try await Self.requireMerchant(db, merchantID)
             let inserted = try await db.insert(into: "api_keys")
                 .columns("key_hash", "merchant_id", "prefix", "created_at")
-                .values(keyHash, merchantID, prefix, Self.now().millisecondsSince1970)
+                .values(keyHash, merchantID, prefix, self.now().millisecondsSince1970)
                 .ignoringConflicts(with: "key_hash")
                 .returning("key_hash")
                 .first()
@@ -216,7 +226,7 @@ public final class SQLOrderStore: OrderStore {
             }
             try await db.insert(into: "order_types")
                 .columns("order_type_identifier", "merchant_id", "identity", "apns_token", "updated_at")
-                .values(record.orderTypeIdentifier, record.merchantID, identity, apnsToken, Self.now().millisecondsSince1970)
+                .values(record.orderTypeIdentifier, record.merchantID, identity, apnsToken, self.now().millisecondsSince1970)
                 .onConflict(with: "order_type_identifier") {
                     $0.set(excludedValueOf: "identity").set(excludedValueOf: "apns_token").set(excludedValueOf: "updated_at")
                 }
@@ -245,6 +255,12 @@ public final class SQLOrderStore: OrderStore {
 
     // MARK: Helpers
 
+    /// The store's clock, at the millisecond resolution rows keep.
+    func now() -> Date {
+        Date(millisecondsSince1970: clock().millisecondsSince1970)
+    }
+
+    /// The wall clock at row resolution, for benchmark seeding (which has no store clock to follow).
     static func now() -> Date {
         Date(millisecondsSince1970: Date().millisecondsSince1970)
     }

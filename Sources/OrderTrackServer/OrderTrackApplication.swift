@@ -22,16 +22,18 @@ public struct OrderTrackApplication: Sendable {
     }
 
     /// Opens the database (creating it and a development identity on first start) and assembles the routes.
-    /// `onServerRunning` receives the bound port (useful with port 0).
+    /// `onServerRunning` receives the bound port (useful with port 0). `now` is the clock of the store, push delivery
+    /// and retention: the wall clock unless a test controls time.
     public static func build(
-        configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> OrderTrackApplication {
-        let store = try await openStore(configuration: configuration, logger: logger)
+        let store = try await openStore(configuration: configuration, logger: logger, now: now)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
-            let application = makeApplication(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+            let application = makeApplication(configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
         } catch {
             try? await store.shutdown()
@@ -39,31 +41,37 @@ public struct OrderTrackApplication: Sendable {
         }
     }
 
-    /// Opens (creating if needed) the configured database and applies pending migrations.
-    public static func openStore(configuration: ServerConfiguration, logger: Logger) async throws -> any OrderStore {
+    /// Opens (creating if needed) the configured database and applies pending migrations; `now` as in ``build(configuration:logger:onServerRunning:now:)``.
+    public static func openStore(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) async throws
+        -> any OrderStore
+    {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         switch configuration.database {
         case .sqlite(let path):
-            return try await SQLOrderStore.sqlite(path: path, logger: logger)
+            return try await SQLOrderStore.sqlite(path: path, logger: logger, now: now)
         case .postgres(let postgres):
-            return try await SQLOrderStore.postgres(postgres, logger: logger)
+            return try await SQLOrderStore.postgres(postgres, logger: logger, now: now)
         }
     }
 
     static func makeApplication(
-        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
+        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, now: @escaping @Sendable () -> Date,
+        onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
         if configuration.isInsecure {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
         }
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
         let cpu = CPUWorkPool()
+        let credentials = CredentialProvider(store: store, cpu: cpu, logger: logger)
         let packages = PackageService(
-            store: store, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes, logger: logger)
+            store: store, credentials: credentials, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes,
+            logger: logger)
         let metrics = PushMetrics()
         var push = configuration.push
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
-        let dispatcher = PushDispatcher(store: store, packages: packages, configuration: push, metrics: metrics, logger: logger)
+        let dispatcher = PushDispatcher(
+            store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, now: now)
         // SQLite has one writing process, this one: device reads can come from memory.
         let lookup = OrderLookup(store: store, cachesRecords: configuration.database.isExclusive)
         let orders = OrderService(
@@ -95,7 +103,7 @@ public struct OrderTrackApplication: Sendable {
             server: .http1(configuration: HTTPServerLimits.http1Configuration(requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             // Shut down in reverse order after the HTTP server: pushes, then background builds, then the CPU pool they use.
-            services: [cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger)],
+            services: [cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

@@ -72,7 +72,7 @@ struct BenchPushCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(250))
         }
         let log = try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: id, limit: devices * 2)
-        let delivered = log.filter { $0.outcome == "delivered" }
+        let delivered = log.filter { $0.outcome == .delivered }
         let latencies = delivered.map { $0.at.timeIntervalSince(changedAt) * 1000 }.sorted()
         let elapsed = (latencies.last ?? 0) / 1000
         let p99 = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]

@@ -21,14 +21,14 @@ struct ClassificationTests {
             (403, "BadEnvironmentKeyIdInToken"), (404, "BadPath"), (405, "MethodNotAllowed"),
         ]
         for (status, reason) in configuration {
-            #expect(Self.classify(status, reason) == .configurationError(status: status, reason: reason))
+            #expect(Self.classify(status, reason) == .configurationError(status: status, reason: .apns(APNsErrorReason(reason))))
         }
         let retryable = [
             (400, "IdleTimeout"), (429, "TooManyProviderTokenUpdates"), (429, "TooManyRequests"), (500, "InternalServerError"),
             (503, "ServiceUnavailable"), (503, "Shutdown"),
         ]
         for (status, reason) in retryable {
-            #expect(Self.classify(status, reason) == .retryable(status: status, reason: reason))
+            #expect(Self.classify(status, reason) == .retryable(status: status, reason: .apns(APNsErrorReason(reason))))
         }
         let rejected = [
             (400, "BadCollapseId"), (400, "BadExpirationDate"), (400, "BadMessageId"), (400, "BadPriority"),
@@ -36,10 +36,14 @@ struct ClassificationTests {
             (413, "PayloadTooLarge"),
         ]
         for (status, reason) in rejected {
-            #expect(Self.classify(status, reason) == .rejected(status: status, reason: reason))
+            #expect(Self.classify(status, reason) == .rejected(status: status, reason: .apns(APNsErrorReason(reason))))
         }
         #expect(Self.classify(400, "BadDeviceToken") == .badDeviceToken)
         #expect(Self.classify(200, nil) == .delivered(apnsID: Self.id))
+        for (_, reason) in configuration + retryable + rejected {
+            #expect(APNsErrorReason(reason).rawValue == reason)
+            #expect(APNsErrorReason(reason) != .unknown(reason), "\(reason) is a known reason")
+        }
     }
 
     @Test("410 uses APNs' timestamp, or the answer time without one")
@@ -51,21 +55,21 @@ struct ClassificationTests {
 
     @Test("Unknown reasons fall back on the status")
     func unknownReasons() {
-        #expect(Self.classify(502, nil) == .retryable(status: 502, reason: "HTTP 502"))
-        #expect(Self.classify(403, "SomethingNew") == .configurationError(status: 403, reason: "SomethingNew"))
-        #expect(Self.classify(400, "SomethingNew") == .rejected(status: 400, reason: "SomethingNew"))
+        #expect(Self.classify(502, nil) == .retryable(status: 502, reason: .apns(.unknown("HTTP 502"))))
+        #expect(Self.classify(403, "SomethingNew") == .configurationError(status: 403, reason: .apns(.unknown("SomethingNew"))))
+        #expect(Self.classify(400, "SomethingNew") == .rejected(status: 400, reason: .apns(.unknown("SomethingNew"))))
     }
 
     @Test("Bad configurations are refused with a precise error")
-    func badConfigurations() {
-        let certificate = APNsCredential.certificate(
-            certificateChainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
+    func badConfigurations() throws {
+        let certificate = try APNsCredential.certificate(
+            chainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
         #expect(throws: APNsClientError.invalidEndpoint("http://api.push.apple.com")) {
             try APNsClient(configuration: APNsConfiguration(endpoint: URL(string: "http://api.push.apple.com")!, credential: certificate))
         }
-        #expect(throws: APNsClientError.self) {
-            try APNsClient(configuration: APNsConfiguration(credential: .certificate(certificateChainPEM: "junk", privateKeyPEM: "junk")))
-        }
+        #expect(throws: APNsClientError.self) { try APNsCredential.certificate(chainPEM: "junk", privateKeyPEM: "junk") }
+        guard case .certificate(_, let key) = certificate else { throw APNsClientError.invalidCertificate("expected a certificate credential") }
+        #expect(throws: APNsClientError.self) { try APNsClient(configuration: APNsConfiguration(credential: .certificate(chain: [], key: key))) }
         #expect(throws: APNsClientError.self) {
             try APNsClient(configuration: APNsConfiguration(credential: .token(p8PEM: "junk", keyID: "K", teamID: "T")))
         }

@@ -73,8 +73,8 @@ struct DeliveryTests {
         let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, tokenCredential, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            guard case .configurationError(nil, let reason) = result, reason.contains("refused the client certificate"),
-                reason.contains("ALERT_CERTIFICATE_REQUIRED")
+            guard case .configurationError(nil, .transport(let failure)) = result, failure.code == .certificateRefused,
+                failure.detail == "ALERT_CERTIFICATE_REQUIRED"
             else {
                 Issue.record("expected a refused certificate to be a configuration error, got \(result)")
                 return
@@ -86,13 +86,13 @@ struct DeliveryTests {
     @Test("A client certificate from another CA is refused")
     func foreignClientCertificateRefused() async throws {
         // The server's own certificate is a valid certificate, but not one the client CA issued.
-        let foreign = APNsCredential.certificate(
-            certificateChainPEM: TestPKI.shared.serverCertificatePEM, privateKeyPEM: TestPKI.shared.serverKeyPEM)
+        let foreign = try APNsCredential.certificate(
+            chainPEM: TestPKI.shared.serverCertificatePEM, privateKeyPEM: TestPKI.shared.serverKeyPEM)
         let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, foreign, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            guard case .configurationError(nil, let reason) = result, reason.contains("refused the client certificate"),
-                reason.contains("ALERT_UNKNOWN_CA")
+            guard case .configurationError(nil, .transport(let failure)) = result, failure.code == .certificateRefused,
+                failure.detail == "ALERT_UNKNOWN_CA"
             else {
                 Issue.record("expected a refused certificate to be a configuration error, got \(result)")
                 return
@@ -109,7 +109,9 @@ struct DeliveryTests {
             return configuration
         }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            guard case .configurationError(nil, _) = result else {
+            guard case .configurationError(nil, .transport(let failure)) = result,
+                [.tlsHandshakeFailed, .tlsFailed, .certificateRefused].contains(failure.code)
+            else {
                 Issue.record("expected a TLS configuration error, got \(result)")
                 return
             }

@@ -18,8 +18,8 @@ func mockConfiguration(_ authentication: MockAPNsAuthentication = .none) -> Mock
     return configuration
 }
 
-let certificateCredential = APNsCredential.certificate(
-    certificateChainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
+let certificateCredential = try! APNsCredential.certificate(
+    chainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
 
 let tokenCredential = APNsCredential.token(p8PEM: TestPKI.shared.p8PEM, keyID: "ABC123DEFG", teamID: "TEAM123456")
 

@@ -34,16 +34,16 @@ struct TokenAuthTests {
         let wrong = APNsCredential.token(p8PEM: otherKey, keyID: "ABC123DEFG", teamID: "TEAM123456")
         try await withMock(Self.tokenMock, client: { clientConfiguration($0, wrong) }) { _, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            #expect(result == .configurationError(status: 403, reason: "InvalidProviderToken"))
+            #expect(result == .configurationError(status: 403, reason: .apns(.invalidProviderToken)))
         }
         try await withMock(Self.tokenMock) { _, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            #expect(result == .configurationError(status: 403, reason: "MissingProviderToken"))
+            #expect(result == .configurationError(status: 403, reason: .apns(.missingProviderToken)))
         }
         let otherKeyID = APNsCredential.token(p8PEM: TestPKI.shared.p8PEM, keyID: "ZZZ999ZZZZ", teamID: "TEAM123456")
         try await withMock(Self.tokenMock, client: { clientConfiguration($0, otherKeyID) }) { _, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
-            #expect(result == .configurationError(status: 403, reason: "InvalidProviderToken"))
+            #expect(result == .configurationError(status: 403, reason: .apns(.invalidProviderToken)))
         }
     }
 

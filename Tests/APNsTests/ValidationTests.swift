@@ -8,15 +8,18 @@ struct ValidationTests {
     @Test(
         "Malformed pushes get APNs' reasons, classified for the sender",
         arguments: [
-            (APNsPush(deviceToken: deviceToken(), topic: ""), APNsResult.configurationError(status: 400, reason: "MissingTopic")),
-            (APNsPush(deviceToken: deviceToken(), topic: "order.com.other"), .configurationError(status: 400, reason: "DeviceTokenNotForTopic")),
-            (APNsPush(deviceToken: deviceToken(), topic: testTopic, priority: 10), .rejected(status: 400, reason: "BadPriority")),
-            (APNsPush(deviceToken: deviceToken(), topic: testTopic, priority: 7), .rejected(status: 400, reason: "BadPriority")),
-            (APNsPush(deviceToken: deviceToken(), topic: testTopic, pushType: "shout"), .rejected(status: 400, reason: "InvalidPushType")),
-            (APNsPush(deviceToken: deviceToken(), topic: testTopic, payload: ""), .rejected(status: 400, reason: "PayloadEmpty")),
+            (APNsPush(deviceToken: deviceToken(), topic: ""), APNsResult.configurationError(status: 400, reason: .apns(.missingTopic))),
+            (
+                APNsPush(deviceToken: deviceToken(), topic: "order.com.other"),
+                .configurationError(status: 400, reason: .apns(.deviceTokenNotForTopic))
+            ),
+            (APNsPush(deviceToken: deviceToken(), topic: testTopic, priority: 10), .rejected(status: 400, reason: .apns(.badPriority))),
+            (APNsPush(deviceToken: deviceToken(), topic: testTopic, priority: 7), .rejected(status: 400, reason: .apns(.badPriority))),
+            (APNsPush(deviceToken: deviceToken(), topic: testTopic, pushType: "shout"), .rejected(status: 400, reason: .apns(.invalidPushType))),
+            (APNsPush(deviceToken: deviceToken(), topic: testTopic, payload: ""), .rejected(status: 400, reason: .apns(.payloadEmpty))),
             (
                 APNsPush(deviceToken: deviceToken(), topic: testTopic, payload: "{\"a\":\"" + String(repeating: "x", count: 5000) + "\"}"),
-                .rejected(status: 413, reason: "PayloadTooLarge")
+                .rejected(status: 413, reason: .apns(.payloadTooLarge))
             ),
             (APNsPush(deviceToken: "abcdef", topic: testTopic), .badDeviceToken),
         ])

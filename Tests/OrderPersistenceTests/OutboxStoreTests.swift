@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import Testing
 
@@ -5,10 +6,10 @@ import Testing
 
 /// The durable push outbox: queued with the change, coalesced, claimed with leases, resolved.
 @Suite struct OutboxStoreTests {
-    func entry(_ job: PushJob, outcome: String) -> PushLogEntry {
+    func entry(_ job: PushJob, outcome: PushOutcome) -> PushLogEntry {
         PushLogEntry(
             orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
-            attempt: job.attempts, status: outcome == "delivered" ? 200 : nil, reason: nil, apnsID: nil, outcome: outcome, at: Date())
+            attempt: job.attempts, status: outcome == .delivered ? 200 : nil, reason: nil, apnsID: nil, outcome: outcome, at: Date())
     }
 
     /// An order with `devices` registrations, updated once: one job per token.
@@ -46,13 +47,13 @@ import Testing
             // A change lands while the pushes are in flight.
             _ = try await store.updateOrder(
                 type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", updatedAt: Date())
-            for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: "delivered")) }
+            for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: .delivered)) }
             let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
             #expect(again.count == 2, "the in-flight change is pushed again")
-            for job in again { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: "delivered")) }
+            for job in again { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: .delivered)) }
             #expect(try await store.pushQueueDepth().pending == 0)
             let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
-            #expect(log.count == 4 && log.allSatisfy { $0.outcome == "delivered" && $0.status == 200 })
+            #expect(log.count == 4 && log.allSatisfy { $0.outcome == .delivered && $0.status == 200 })
         }
     }
 
@@ -60,7 +61,7 @@ import Testing
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 1)
             let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
-            try await store.resolvePushJob(job, resolution: .retry(at: Date().addingTimeInterval(3600)), log: entry(job, outcome: "retrying"))
+            try await store.resolvePushJob(job, resolution: .retry(at: Date().addingTimeInterval(3600)), log: entry(job, outcome: .retrying))
             #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "not due yet")
             #expect(try await store.pushQueueDepth().pending == 1)
 
@@ -75,7 +76,7 @@ import Testing
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 1)
             let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
-            try await store.resolvePushJob(job, resolution: .park, log: entry(job, outcome: "parked"))
+            try await store.resolvePushJob(job, resolution: .park, log: entry(job, outcome: .parked))
             #expect(try await store.pushQueueDepth() == (0, 1))
             _ = try await store.updateOrder(
                 type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", updatedAt: Date())
@@ -88,10 +89,10 @@ import Testing
         try await withStore { store, _ in
             let (fixture, _) = try await prepare(store, devices: 2)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
-            try await store.resolvePushJob(jobs[0], resolution: .dropToken(registeredBefore: nil), log: entry(jobs[0], outcome: "token-removed"))
+            try await store.resolvePushJob(jobs[0], resolution: .dropToken(registeredBefore: nil), log: entry(jobs[0], outcome: .tokenRemoved))
             // 410 with a timestamp older than the registration: the registration survives.
             try await store.resolvePushJob(
-                jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: entry(jobs[1], outcome: "token-removed"))
+                jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: entry(jobs[1], outcome: .tokenRemoved))
             let remaining = try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").map(\.pushToken)
             #expect(remaining == ["token1"])
             #expect(try await store.pushQueueDepth().pending == 0)
@@ -99,34 +100,36 @@ import Testing
     }
 
     @Test func anExpiredLeaseIsClaimedAgainAndTheOldClaimerCannotFinish() async throws {
-        try await withStore { store, _ in
+        let clock = TestClock()
+        try await withStore(now: { clock.now() }) { store, _ in
             _ = try await prepare(store, devices: 1)
             let first = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "dead-worker", leaseDuration: 0.05).first)
-            try await Task.sleep(for: .milliseconds(120))
+            clock.advance(by: 0.12)
             let second = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "live-worker", leaseDuration: 60).first)
             #expect(second.id == first.id && second.attempts == 2)
-            try await store.resolvePushJob(first, resolution: .delivered, log: entry(first, outcome: "delivered"))
+            try await store.resolvePushJob(first, resolution: .delivered, log: entry(first, outcome: .delivered))
             #expect(try await store.pushQueueDepth().pending == 1, "the stale claimer's result is ignored")
-            try await store.resolvePushJob(second, resolution: .delivered, log: entry(second, outcome: "delivered"))
+            try await store.resolvePushJob(second, resolution: .delivered, log: entry(second, outcome: .delivered))
             #expect(try await store.pushQueueDepth().pending == 0)
         }
     }
 
     @Test func aRenewedLeaseOutlivesItsFirstTermButAnExpiredOneIsNotRevived() async throws {
-        try await withStore { store, _ in
+        let clock = TestClock()
+        try await withStore(now: { clock.now() }) { store, _ in
             _ = try await prepare(store, devices: 2)
             let jobs = try await store.claimPushJobs(limit: 2, leaseOwner: "slow-worker", leaseDuration: 0.3).sorted { $0.pushToken < $1.pushToken }
             try #require(jobs.count == 2)
             #expect(try await store.renewPushLeases(jobIDs: [jobs[0].id], leaseOwner: "slow-worker", leaseDuration: 60) == 1)
             #expect(
                 try await store.renewPushLeases(jobIDs: [jobs[1].id], leaseOwner: "someone-else", leaseDuration: 60) == 0, "only the owner renews")
-            try await Task.sleep(for: .milliseconds(450))
+            clock.advance(by: 0.45)
             let takenOver = try await store.claimPushJobs(limit: 2, leaseOwner: "other-worker", leaseDuration: 60)
             #expect(takenOver.map(\.id) == [jobs[1].id], "only the lease that was not renewed runs out")
             #expect(
                 try await store.renewPushLeases(jobIDs: jobs.map(\.id), leaseOwner: "slow-worker", leaseDuration: 60) == 1,
                 "the claim another worker took over stays with it")
-            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: "delivered")) })
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
             #expect(try await store.pushQueueDepth().pending == 1, "the renewed claim finished; the taken-over one waits for its new owner")
         }
     }
@@ -140,7 +143,7 @@ import Testing
                 let job = PushJob(
                     id: -1, orderTypeIdentifier: fixture.orderType, pushToken: "token\(index)", orderIdentifier: index.isMultiple(of: 2) ? "A" : "B",
                     generation: 0, attempts: 1, enqueuedAt: date, leaseOwner: "gone")
-                var log = entry(job, outcome: "delivered")
+                var log = entry(job, outcome: .delivered)
                 log.at = date
                 return (job, .park, log)
             }
@@ -170,12 +173,12 @@ import Testing
             var stale = jobs[5]
             stale.attempts -= 1 // an earlier claim whose lease ran out before the same worker claimed the job again
             try await store.resolvePushJobs([
-                (clean, .delivered, entry(clean, outcome: "delivered")),
-                (jobs[1], .delivered, entry(jobs[1], outcome: "delivered")),
-                (jobs[2], .retry(at: Date().addingTimeInterval(3600)), entry(jobs[2], outcome: "retrying")),
-                (jobs[3], .park, entry(jobs[3], outcome: "parked")),
-                (jobs[4], .dropToken(registeredBefore: nil), entry(jobs[4], outcome: "token-removed")),
-                (stale, .delivered, entry(stale, outcome: "delivered")),
+                (clean, .delivered, entry(clean, outcome: .delivered)),
+                (jobs[1], .delivered, entry(jobs[1], outcome: .delivered)),
+                (jobs[2], .retry(at: Date().addingTimeInterval(3600)), entry(jobs[2], outcome: .retrying)),
+                (jobs[3], .park, entry(jobs[3], outcome: .parked)),
+                (jobs[4], .dropToken(registeredBefore: nil), entry(jobs[4], outcome: .tokenRemoved)),
+                (stale, .delivered, entry(stale, outcome: .delivered)),
             ])
             let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
             #expect(log.count == 6, "every attempt is logged, even a stale one")
@@ -187,7 +190,7 @@ import Testing
             #expect(again.map(\.pushToken) == ["token1"], "only the job changed in flight is due now, with fresh attempts")
             #expect(again.first?.attempts == 1)
             // The live claim of job 5 still resolves.
-            try await store.resolvePushJobs([(jobs[5], .park, entry(jobs[5], outcome: "parked"))])
+            try await store.resolvePushJobs([(jobs[5], .park, entry(jobs[5], outcome: .parked))])
             #expect(try await store.pushQueueDepth() == (pending: 2, parked: 2))
         }
     }
@@ -205,7 +208,7 @@ import Testing
             #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 1_203)
             let jobs = try await store.claimPushJobs(limit: 2_000, leaseOwner: "w", leaseDuration: 60)
             #expect(jobs.count == 1_203)
-            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: "delivered")) })
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
             #expect(try await store.pushQueueDepth() == (pending: 0, parked: 0))
             #expect(try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 5_000).count == 1_203)
         }

@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import Testing
 
@@ -99,19 +100,20 @@ import Testing
     }
 
     @Test func reregistrationRefreshesTheRegistrationTime() async throws {
-        try await withStore { store, _ in
+        let clock = TestClock()
+        try await withStore(now: { clock.now() }) { store, _ in
             let fixture = try await Fixture.make(store)
             try await store.createOrder(fixture.order("A"))
-            let before = milliseconds(Date())
+            let before = milliseconds(clock.now())
             _ = try await store.register(
                 deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
             let first = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)
             #expect(first.registeredAt >= before)
 
             // APNs reports the token invalid at `rejectedAt`; the device then registers the same token again.
-            try await Task.sleep(for: .milliseconds(5))
-            let rejectedAt = Date()
-            try await Task.sleep(for: .milliseconds(5))
+            clock.advance(by: 0.005)
+            let rejectedAt = clock.now()
+            clock.advance(by: 0.005)
             _ = try await store.register(
                 deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
             let second = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)

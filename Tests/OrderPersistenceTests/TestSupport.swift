@@ -31,11 +31,11 @@ struct TestStoreLocation {
         postgresURL = try TestDatabase.storeURL()
     }
 
-    func open(readerCount: Int = 4) async throws -> SQLOrderStore {
+    func open(readerCount: Int = 4, now: @escaping @Sendable () -> Date = Date.init) async throws -> SQLOrderStore {
         if let postgresURL {
-            return try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: postgresURL))
+            return try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: postgresURL), now: now)
         }
-        return try await SQLOrderStore.sqlite(path: directory.databasePath, readerCount: readerCount)
+        return try await SQLOrderStore.sqlite(path: directory.databasePath, readerCount: readerCount, now: now)
     }
 
     func cleanup() {
@@ -43,11 +43,13 @@ struct TestStoreLocation {
     }
 }
 
-/// Opens a store on the test database, runs `body`, shuts the store down and removes its files.
-func withStore<T>(readerCount: Int = 4, _ body: (SQLOrderStore, TemporaryDirectory) async throws -> T) async throws -> T {
+/// Opens a store on the test database with the clock `now`, runs `body`, shuts the store down and removes its files.
+func withStore<T>(
+    readerCount: Int = 4, now: @escaping @Sendable () -> Date = Date.init, _ body: (SQLOrderStore, TemporaryDirectory) async throws -> T
+) async throws -> T {
     let location = try TestStoreLocation()
     defer { location.cleanup() }
-    let store = try await location.open(readerCount: readerCount)
+    let store = try await location.open(readerCount: readerCount, now: now)
     do {
         let result = try await body(store, location.directory)
         try await store.shutdown()

@@ -1,4 +1,5 @@
 import Crypto
+import ExternalTools
 import Foundation
 import HTTPTypes
 import MockAPNs
@@ -55,7 +56,8 @@ struct LocalAPNs {
     }
 }
 
-@Suite struct PushDeliveryTests {
+// Serialized: the slow-push and retry tests measure real APNs answer times against deadlines.
+@Suite(.serialized) struct PushDeliveryTests {
     static let good = String(repeating: "ab", count: 32)
     static let rotated = String(repeating: "cd", count: 32)
     // Distinct endings: the push log identifies devices by the last 8 characters.
@@ -86,6 +88,16 @@ struct LocalAPNs {
             if done(log) || ContinuousClock.now > deadline { return log }
             try await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    /// Waits (at most 20 s) until no push job is pending; returns whether that happened.
+    func waitForEmptyOutbox(_ client: Client) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await client.store.pushQueueDepth().pending > 0 {
+            if ContinuousClock.now > deadline { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
     }
 
     @Test func anUpdateReachesEveryDeviceAndEachAPNsErrorIsHandled() async throws {
@@ -167,8 +179,10 @@ struct LocalAPNs {
         let key = P256.Signing.PrivateKey()
         let apns = try await LocalAPNs.start()
         var push = apns.push()
-        push.credentialRecheckInterval = .milliseconds(300)
-        let server = try TestServer(push: push)
+        push.credentialRecheckInterval = .seconds(60)
+        let clock = TestClock()
+        var server = try TestServer(push: push)
+        server.now = { clock.now() }
         defer { server.remove() }
         try await server.run { client in
             let (type, id, _) = try await orderWithDevices(client, tokens: [Self.good])
@@ -181,7 +195,7 @@ struct LocalAPNs {
                 merchantID: client.credentials.merchantID, orderTypeIdentifier: type,
                 identity: .directory(path: client.credentials.identityDirectory),
                 apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))
-            try await Task.sleep(for: .milliseconds(400))
+            clock.advance(by: 61)
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "open"]).status == .ok)
             let both = try await apns.server.waitForPushes(count: 2, timeout: .seconds(20))
             #expect(both.last?.headers["authorization"]?.hasPrefix("bearer ") == true)
@@ -200,7 +214,8 @@ struct LocalAPNs {
             #expect(rotated.status == .ok)
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["statusDescription": "Packed"]).status == .ok)
             let pushes = try await apns.server.waitForPushes(count: 1, timeout: .seconds(20))
-            try await Task.sleep(for: .milliseconds(300))
+            // Once the outbox is empty no other push can follow: every queued job was sent and recorded.
+            #expect(try await waitForEmptyOutbox(client))
             #expect(pushes.map(\.deviceToken) == [Self.rotated])
             #expect(apns.server.pushes().map(\.deviceToken) == [Self.rotated])
         }

@@ -22,14 +22,16 @@ import Testing
                 enqueuedAt: Date(), leaseOwner: "gone")
             let entry = PushLogEntry(
                 orderTypeIdentifier: type, orderIdentifier: id, tokenSuffix: "abababab", attempt: 1, status: 200, reason: nil, apnsID: nil,
-                outcome: "delivered", at: Date())
+                outcome: .delivered, at: Date())
             try await client.store.resolvePushJobs([(job, .park, entry)])
             let pushes = "/api/v1/orders/\(type)/\(id)/pushes"
             let logger = Logger(label: "retention-test")
 
-            let now = try await RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger).prune(now: Date())
+            let now = try await RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, now: Date.init).prune(
+                now: Date())
             #expect(now.pushLog == 0 && now.idempotencyKeys == 0, "nothing is young enough to go")
-            let keptForever = RetentionService(store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger)
+            let keptForever = RetentionService(
+                store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger, now: Date.init)
             #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1))
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.count == 1, "a push log kept forever stays")
 
@@ -37,7 +39,7 @@ import Testing
             let reused = try await client.merchant(.post, "/api/v1/orders", json: changed, headers: key)
             #expect(reused.status == .created, "a forgotten key is free for a new request")
 
-            let monthLater = try await RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger)
+            let monthLater = try await RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, now: Date.init)
                 .prune(now: Date().addingTimeInterval(31 * 86_400))
             #expect(monthLater == (1, 1))
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.isEmpty == true)

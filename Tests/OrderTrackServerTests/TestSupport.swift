@@ -20,6 +20,8 @@ struct TestServer {
     let push: PushConfiguration
     /// How long a request body may take (the server's default unless a test shortens it).
     var requestBodyTimeout: Duration = .seconds(30)
+    /// The server's clock: the wall clock unless a test moves time itself.
+    var now: @Sendable () -> Date = Date.init
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     /// `database` overrides the test database for this server.
@@ -43,7 +45,7 @@ struct TestServer {
     {
         var logger = logger
         logger.logLevel = .warning
-        let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger)
+        let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger, now: now)
         let credentials = try loadCredentials()
         do {
             let value = try await server.application.test(.live) { client in

@@ -246,7 +246,7 @@ struct MerchantRoutes: Sendable {
     func pushLogJSON(_ entry: PushLogEntry) -> JSONValue {
         var body: [String: JSONValue] = [
             "at": .string(DateTimeFormat.formatRFC3339(entry.at)), "tokenSuffix": .string(entry.tokenSuffix),
-            "attempt": .integer(entry.attempt), "outcome": .string(entry.outcome),
+            "attempt": .integer(entry.attempt), "outcome": .string(entry.outcome.rawValue),
         ]
         body["apnsStatus"] = entry.status.map(JSONValue.integer) ?? .null
         body["reason"] = entry.reason.map(JSONValue.string) ?? .null

@@ -25,17 +25,19 @@ final class RetentionService: Service, Sendable {
     private let store: any OrderStore
     private let configuration: RetentionConfiguration
     private let logger: Logger
+    private let now: @Sendable () -> Date
 
-    init(store: any OrderStore, configuration: RetentionConfiguration, logger: Logger) {
+    init(store: any OrderStore, configuration: RetentionConfiguration, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        self.now = now
     }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             repeat {
-                await self.pruneLoggingFailures(now: Date())
+                await self.pruneLoggingFailures(now: self.now())
             } while (try? await Task.sleep(for: self.configuration.interval)) != nil
         }
     }

@@ -1,94 +1,92 @@
 import APNs
-import OrderPersistence
-import OrderSigning
+import Foundation
 
-/// One APNs client per order type, created on first use and kept for the connection's lifetime: with the order type's
-/// provider token (.p8) when it has one, else with its Order Type ID certificate, which is also the APNs client
-/// certificate for order pushes.
+/// One APNs client per order type, created on first use and kept for the connection's lifetime, with the credential
+/// the ``CredentialProvider`` gives for the order type.
 ///
 /// Another instance may change an order type's credential (a rotated certificate), so the stored configuration is
-/// re-read every `recheckInterval`; a changed one replaces the client.
+/// re-read every `recheckInterval`; a changed one replaces the client. Replaced clients are closed by
+/// ``closeRetired()``, which the dispatcher runs as one of its child tasks.
 actor APNsClientPool {
     private struct Entry {
-        var source: Source
+        var source: OrderTypeCredentials.Source
         var client: APNsClient
-        var checkedAt: ContinuousClock.Instant
-    }
-
-    /// What a client was made from.
-    private struct Source: Equatable {
-        var identity: IdentityConfig
-        var token: APNsTokenConfig?
+        var checkedAt: Date
     }
 
     private let configuration: PushConfiguration
-    private let recheckInterval: Duration
+    private let credentials: CredentialProvider
+    private let recheckInterval: TimeInterval
+    private let now: @Sendable () -> Date
     private var entries: [String: Entry] = [:]
+    private let retired: AsyncStream<APNsClient>
+    private let retiring: AsyncStream<APNsClient>.Continuation
 
-    init(configuration: PushConfiguration, recheckInterval: Duration) {
+    init(configuration: PushConfiguration, credentials: CredentialProvider, now: @escaping @Sendable () -> Date) {
         self.configuration = configuration
-        self.recheckInterval = recheckInterval
+        self.credentials = credentials
+        let interval = configuration.credentialRecheckInterval.components
+        self.recheckInterval = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
+        self.now = now
+        (retired, retiring) = AsyncStream.makeStream(of: APNsClient.self)
     }
 
-    func client(
-        for orderTypeIdentifier: String, store: any OrderStore, identity: (String) async throws -> SigningIdentity
-    ) async throws -> APNsClient {
-        let now = ContinuousClock.now
+    func client(for orderTypeIdentifier: String) async throws -> APNsClient {
+        let now = self.now()
         let current = entries[orderTypeIdentifier]
         if let current {
-            if now - current.checkedAt < recheckInterval { return current.client }
+            if now.timeIntervalSince(current.checkedAt) < recheckInterval { return current.client }
             // Marked before the read: the other sends of a fan-out keep the current client instead of each
             // re-reading the order type while this check is in flight.
             entries[orderTypeIdentifier]?.checkedAt = now
         }
-        let stored: OrderTypeRecord?
+        let found: OrderTypeCredentials
         do {
-            stored = try await store.orderType(orderTypeIdentifier)
-        } catch {
+            found = try await credentials.credentials(for: orderTypeIdentifier)
+        } catch where !(error is OrderTrackError) {
             // A failed re-check (database briefly unreachable) is no reason to fail a push the current client can send.
             guard let current else { throw error }
             return current.client
         }
-        guard let record = stored else {
-            throw OrderStoreError.orderTypeNotFound(orderTypeIdentifier: orderTypeIdentifier)
-        }
-        let source = Source(identity: record.identity, token: record.apnsToken)
-        if let entry = entries[orderTypeIdentifier], entry.source == source { return entry.client }
-        let credential: APNsCredential
-        if let token = record.apnsToken {
-            credential = .token(p8PEM: token.p8PEM, keyID: token.keyID, teamID: token.teamID)
-        } else {
-            let signing = try await identity(orderTypeIdentifier)
-            credential = try APNsCredential.certificate(chain: [signing.certificate] + signing.intermediates, privateKey: signing.privateKey)
-        }
         // Another task may have made the same client while this one waited.
-        if let entry = entries[orderTypeIdentifier], entry.source == source { return entry.client }
+        if let entry = entries[orderTypeIdentifier], entry.source == found.source { return entry.client }
         let client = try APNsClient(
             configuration: APNsConfiguration(
-                endpoint: configuration.endpoint, credential: credential, extraTrustRootsPEM: configuration.extraTrustRootsPEM,
+                endpoint: configuration.endpoint, credential: try found.apnsCredential(), extraTrustRootsPEM: configuration.extraTrustRootsPEM,
                 defaultExpiration: configuration.expiration, timeout: configuration.timeout))
-        let replaced = entries.updateValue(Entry(source: source, client: client, checkedAt: now), forKey: orderTypeIdentifier)
-        if let replaced { retire(replaced.client) }
+        let replaced = entries.updateValue(Entry(source: found.source, client: client, checkedAt: now), forKey: orderTypeIdentifier)
+        if let replaced { await retire(replaced.client) }
         return client
     }
 
     /// Drops a client whose credential changed (a rotated certificate); the next push connects anew.
-    func invalidate(_ orderTypeIdentifier: String) {
+    func invalidate(_ orderTypeIdentifier: String) async {
         guard let entry = entries.removeValue(forKey: orderTypeIdentifier) else { return }
-        retire(entry.client)
+        await retire(entry.client)
     }
 
-    /// Closes a replaced client once the sends still running on it have had their full timeout to finish.
-    private func retire(_ client: APNsClient) {
+    /// Hands a replaced client to ``closeRetired()``; once that has ended (shutdown), closes it at once.
+    private func retire(_ client: APNsClient) async {
+        if case .terminated = retiring.yield(client) { try? await client.shutdown() }
+    }
+
+    /// Closes each replaced client once the sends still running on it have had their full timeout to finish; when
+    /// cancelled (at shutdown, after the last send) closes those still waiting at once.
+    nonisolated func closeRetired() async {
         let grace = configuration.timeout
-        Task {
-            try? await Task.sleep(for: grace)
-            try? await client.shutdown()
+        await withDiscardingTaskGroup { group in
+            for await client in retired {
+                group.addTask {
+                    try? await Task.sleep(for: grace)
+                    try? await client.shutdown()
+                }
+            }
         }
     }
 
     /// Closes every connection; one client failing to close does not keep the others open.
     func shutdown() async {
+        retiring.finish()
         let closing = entries.values
         entries = [:]
         for entry in closing { try? await entry.client.shutdown() }

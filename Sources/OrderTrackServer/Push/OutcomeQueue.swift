@@ -2,13 +2,13 @@ import OrderPersistence
 import Synchronization
 
 /// A send's outcome on its way to the outbox.
-typealias PushOutcome = (job: PushJob, resolution: PushJobResolution, log: PushLogEntry)
+typealias PushOutcomeRecord = (job: PushJob, resolution: PushJobResolution, log: PushLogEntry)
 
 /// Carries outcomes from the sends to the task that records them, so that recording never holds up sending and
 /// everything that arrived during one commit goes into the next.
 final class OutcomeQueue: Sendable {
     private struct State {
-        var outcomes: [PushOutcome] = []
+        var outcomes: [PushOutcomeRecord] = []
         var finished = false
         var waiter: CheckedContinuation<Void, Never>?
     }
@@ -16,7 +16,7 @@ final class OutcomeQueue: Sendable {
     private let state = Mutex(State())
 
     /// Adds a send's outcome.
-    func append(_ outcome: PushOutcome) {
+    func append(_ outcome: PushOutcomeRecord) {
         state.withLock { state in
             state.outcomes.append(outcome)
             return state.waiter.take()
@@ -32,7 +32,7 @@ final class OutcomeQueue: Sendable {
     }
 
     /// Waits for at least one outcome and takes every waiting one; nil when finished and empty. One caller at a time.
-    func next() async -> [PushOutcome]? {
+    func next() async -> [PushOutcomeRecord]? {
         while true {
             let (outcomes, finished) = state.withLock { state in (Self.takeAll(&state), state.finished) }
             if !outcomes.isEmpty { return outcomes }
@@ -49,12 +49,12 @@ final class OutcomeQueue: Sendable {
     }
 
     /// Takes every waiting outcome without waiting.
-    func takeWaiting() -> [PushOutcome] {
+    func takeWaiting() -> [PushOutcomeRecord] {
         state.withLock { Self.takeAll(&$0) }
     }
 
-    private static func takeAll(_ state: inout State) -> [PushOutcome] {
-        var taken: [PushOutcome] = []
+    private static func takeAll(_ state: inout State) -> [PushOutcomeRecord] {
+        var taken: [PushOutcomeRecord] = []
         swap(&taken, &state.outcomes)
         return taken
     }

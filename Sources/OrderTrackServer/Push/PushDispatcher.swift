@@ -53,24 +53,31 @@ public struct PushConfiguration: Sendable {
 /// slow push holds up only its own slot.
 final class PushDispatcher: Service, Sendable {
     private let store: any OrderStore
-    private let packages: PackageService
     private let configuration: PushConfiguration
     private let metrics: PushMetrics
     private let logger: Logger
     private let clients: APNsClientPool
     private let leaseOwner = UUID().uuidString
-    private let signal = WakeupSignal()
+    private let now: @Sendable () -> Date
+    /// Wake-ups of the claim loop: new jobs, recorded outcomes, poll ticks, shutdown. At most one waits, so a burst
+    /// of them costs one claim, and one that arrives while the loop is busy is kept for its next wait.
+    private let wakeups: AsyncStream<Void>
+    private let wakeup: AsyncStream<Void>.Continuation
     private let depthRefresh = Mutex(ContinuousClock.Instant?.none)
     /// Jobs claimed and not yet recorded: their leases are kept alive.
     private let held = Mutex(Set<Int64>())
 
-    init(store: any OrderStore, packages: PackageService, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger) {
+    init(
+        store: any OrderStore, credentials: CredentialProvider, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.store = store
-        self.packages = packages
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        self.clients = APNsClientPool(configuration: configuration, recheckInterval: configuration.credentialRecheckInterval)
+        self.now = now
+        self.clients = APNsClientPool(configuration: configuration, credentials: credentials, now: now)
+        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Drops the APNs connection of an order type whose credential changed; the next push uses the new one.
@@ -80,7 +87,7 @@ final class PushDispatcher: Service, Sendable {
 
     /// Tells the dispatcher new jobs are waiting, so it need not wait for its next poll.
     func wake() {
-        Task { await signal.signal() }
+        wakeup.yield()
     }
 
     func run() async throws {
@@ -92,12 +99,14 @@ final class PushDispatcher: Service, Sendable {
         await clients.shutdown()
     }
 
-    /// Runs the claim loop, the recorder and the lease keeper until shutdown; pushes in flight then finish and are
-    /// recorded.
+    /// Runs the claim loop, the recorder, the lease keeper, the poll ticker and the closing of replaced APNs clients
+    /// until shutdown; pushes in flight then finish and are recorded.
     private func dispatchUntilCancelled() async {
         let outcomes = OutcomeQueue()
         await withDiscardingTaskGroup { keeper in
             keeper.addTask { await self.keepLeases() }
+            keeper.addTask { await self.tickPolls() }
+            keeper.addTask { await self.clients.closeRetired() }
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.recordOutcomes(from: outcomes) }
                 await withDiscardingTaskGroup { sends in
@@ -124,8 +133,14 @@ final class PushDispatcher: Service, Sendable {
         }
     }
 
+    /// Wakes the claim loop every poll interval: other instances may have queued jobs, and retries come due.
+    private func tickPolls() async {
+        while (try? await Task.sleep(for: configuration.pollInterval)) != nil { wakeup.yield() }
+    }
+
     /// Claims jobs whenever a chunk of the window is free and starts their sends.
     private func claimAndSend(into outcomes: OutcomeQueue, sends: inout DiscardingTaskGroup) async {
+        var wakeups = self.wakeups.makeAsyncIterator()
         let window = SendWindow(capacity: configuration.concurrency)
         let chunk = max(1, configuration.concurrency / 4)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
@@ -140,7 +155,7 @@ final class PushDispatcher: Service, Sendable {
             }
             guard !jobs.isEmpty else {
                 await refreshQueueDepth(force: true)
-                await signal.wait(timeout: configuration.pollInterval)
+                guard await wakeups.next() != nil else { return }
                 continue
             }
             window.started(jobs.count)
@@ -174,7 +189,7 @@ final class PushDispatcher: Service, Sendable {
             }
             held.withLock { $0.subtract(outcomes.map(\.job.id)) }
             // A job that changed while in flight is due again now.
-            await signal.signal()
+            wakeup.yield()
             await refreshQueueDepth(force: false)
         }
     }
@@ -184,57 +199,63 @@ final class PushDispatcher: Service, Sendable {
 
     private func client(for orderTypeIdentifier: String) async -> Result<APNsClient, any Error> {
         do {
-            return .success(
-                try await clients.client(
-                    for: orderTypeIdentifier, store: store, identity: { try await self.packages.identity(for: $0) }))
+            return .success(try await clients.client(for: orderTypeIdentifier))
         } catch {
             return .failure(error)
         }
     }
 
-    private func send(_ job: PushJob, through client: Result<APNsClient, any Error>) async -> PushOutcome {
-        let result: APNsResult
+    private func send(_ job: PushJob, through client: Result<APNsClient, any Error>) async -> PushOutcomeRecord {
+        let verdict: PushVerdict
+        var apnsID: String?
         switch client {
         case .success(let client):
-            result = await client.send(
-                APNsPush(
-                    deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: Date().addingTimeInterval(configuration.expiration)))
+            let result = await client.send(
+                APNsPush(deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: now().addingTimeInterval(configuration.expiration)))
+            verdict = resolve(result, attempts: job.attempts)
+            metrics.record(result, outcome: verdict.outcome, enqueuedAt: job.enqueuedAt, at: now())
+            if case .configurationError = result {
+                logger.error(
+                    "APNs configuration error: pushes for this order type will fail until it is fixed",
+                    metadata: ["type": .string(job.orderTypeIdentifier), "reason": .string(verdict.reason ?? "unknown")])
+            }
+            if case .delivered(let id) = result { apnsID = id.uuidString }
         case .failure(let error):
-            result = .configurationError(status: nil, reason: "no APNs credential for \(job.orderTypeIdentifier): \(error)")
-        }
-        let (resolution, outcome, status, reason) = resolve(result, attempts: job.attempts)
-        metrics.record(result, outcome: outcome, enqueuedAt: job.enqueuedAt)
-        if case .configurationError = result {
+            verdict = PushVerdict(
+                resolution: .park, outcome: .parked, status: nil, reason: "no APNs credential for \(job.orderTypeIdentifier): \(error)")
+            metrics.recordMissingCredential()
             logger.error(
-                "APNs configuration error: pushes for this order type will fail until it is fixed",
-                metadata: [
-                    "type": .string(job.orderTypeIdentifier), "reason": .string(reason ?? "unknown"),
-                ])
+                "no usable APNs credential: pushes for this order type will fail until it is fixed",
+                metadata: ["type": .string(job.orderTypeIdentifier), "error": .string("\(error)")])
         }
-        var apnsID: String?
-        if case .delivered(let id) = result { apnsID = id.uuidString }
         let entry = PushLogEntry(
             orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
-            attempt: job.attempts, status: status, reason: reason, apnsID: apnsID, outcome: outcome, at: Date())
-        return (job, resolution, entry)
+            attempt: job.attempts, status: verdict.status, reason: verdict.reason, apnsID: apnsID, outcome: verdict.outcome, at: now())
+        return (job, verdict.resolution, entry)
     }
 
-    /// What the outbox should do after an APNs answer, and how the push log names it.
-    func resolve(_ result: APNsResult, attempts: Int) -> (PushJobResolution, outcome: String, status: Int?, reason: String?) {
+    /// What the outbox should do after an APNs answer, and how the push log records it.
+    func resolve(_ result: APNsResult, attempts: Int) -> PushVerdict {
         switch result {
         case .delivered:
-            return (.delivered, "delivered", 200, nil)
+            return PushVerdict(resolution: .delivered, outcome: .delivered, status: 200, reason: nil)
         case .unregistered(let since):
-            return (.dropToken(registeredBefore: since), "token-removed", 410, "Unregistered")
+            return PushVerdict(
+                resolution: .dropToken(registeredBefore: since), outcome: .tokenRemoved, status: 410, reason: APNsErrorReason.unregistered.rawValue)
         case .badDeviceToken:
-            return (.dropToken(registeredBefore: nil), "token-removed", 400, "BadDeviceToken")
+            return PushVerdict(
+                resolution: .dropToken(registeredBefore: nil), outcome: .tokenRemoved, status: 400, reason: APNsErrorReason.badDeviceToken.rawValue)
         case .retryable(let status, let reason):
-            guard attempts < configuration.maximumAttempts else { return (.park, "parked", status, "\(reason) (gave up after \(attempts) attempts)") }
-            return (.retry(at: Date().addingTimeInterval(backoff(attempts: attempts))), "retrying", status, reason)
+            guard attempts < configuration.maximumAttempts else {
+                return PushVerdict(resolution: .park, outcome: .parked, status: status, reason: "\(reason) (gave up after \(attempts) attempts)")
+            }
+            return PushVerdict(
+                resolution: .retry(at: now().addingTimeInterval(backoff(attempts: attempts))), outcome: .retrying, status: status, reason: "\(reason)"
+            )
         case .configurationError(let status, let reason):
-            return (.park, "parked", status, reason)
+            return PushVerdict(resolution: .park, outcome: .parked, status: status, reason: "\(reason)")
         case .rejected(let status, let reason):
-            return (.park, "parked", status, reason)
+            return PushVerdict(resolution: .park, outcome: .parked, status: status, reason: "\(reason)")
         }
     }
 
@@ -256,32 +277,12 @@ final class PushDispatcher: Service, Sendable {
     }
 }
 
-/// Wakes a sleeping loop early; a signal sent while nobody waits is kept for the next wait.
-actor WakeupSignal {
-    private var pending = false
-    private var waiter: CheckedContinuation<Void, Never>?
-
-    func signal() {
-        if let waiter {
-            self.waiter = nil
-            waiter.resume()
-        } else {
-            pending = true
-        }
-    }
-
-    func wait(timeout: Duration) async {
-        if pending {
-            pending = false
-            return
-        }
-        await withCheckedContinuation { continuation in
-            waiter = continuation
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.signal()
-            }
-        }
-        pending = false
-    }
+/// What becomes of a job after one attempt: the outbox's next step and the push log's line.
+struct PushVerdict: Sendable, Hashable {
+    var resolution: PushJobResolution
+    var outcome: PushOutcome
+    /// APNs' HTTP status, if it answered.
+    var status: Int?
+    /// APNs' reason or the failure, in words.
+    var reason: String?
 }

@@ -1,7 +1,9 @@
 import APNs
 import CoreMetrics
 import Foundation
+import OrderPersistence
 import Prometheus
+import Synchronization
 
 /// Push delivery metrics (swift-metrics, rendered in Prometheus text format at `/metrics`).
 final class PushMetrics: Sendable {
@@ -12,6 +14,8 @@ final class PushMetrics: Sendable {
     private let pending: CoreMetrics.Gauge
     private let parked: CoreMetrics.Gauge
     private let latency: CoreMetrics.Timer
+    /// One failure counter per reason label, made on first use.
+    private let failures = Mutex([String: CoreMetrics.Counter]())
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -27,19 +31,24 @@ final class PushMetrics: Sendable {
         latency = CoreMetrics.Timer(label: "ordertrack_push_enqueue_to_delivery_seconds", factory: factory)
     }
 
-    /// Counts one APNs answer; failures are labelled with APNs' reason.
-    func record(_ result: APNsResult, outcome: String, enqueuedAt: Date) {
+    /// Counts one APNs answer received `at`; failures are labelled with APNs' reason or the transport failure.
+    func record(_ result: APNsResult, outcome: PushOutcome, enqueuedAt: Date, at: Date) {
         switch result {
         case .delivered:
             sent.increment()
-            latency.recordNanoseconds(Int64(max(0, Date().timeIntervalSince(enqueuedAt)) * 1e9))
+            latency.recordNanoseconds(Int64(max(0, at.timeIntervalSince(enqueuedAt)) * 1e9))
         case .retryable(_, let reason):
-            failed(reason)
-            if outcome == "retrying" { retried.increment() }
-        case .unregistered: failed("Unregistered")
-        case .badDeviceToken: failed("BadDeviceToken")
-        case .configurationError(_, let reason), .rejected(_, let reason): failed(reason)
+            failed(reason.label)
+            if outcome == .retrying { retried.increment() }
+        case .unregistered: failed(APNsErrorReason.unregistered.label)
+        case .badDeviceToken: failed(APNsErrorReason.badDeviceToken.label)
+        case .configurationError(_, let reason), .rejected(_, let reason): failed(reason.label)
         }
+    }
+
+    /// Counts a push that could not be sent because its order type has no usable APNs credential.
+    func recordMissingCredential() {
+        failed("NoCredential")
     }
 
     func queueDepth(pending: Int, parked: Int) {
@@ -52,10 +61,14 @@ final class PushMetrics: Sendable {
         registry.emitToBuffer()
     }
 
-    private func failed(_ reason: String) {
-        // Reasons are APNs' fixed vocabulary or our own short words, so label cardinality stays small.
-        let label = String(reason.prefix(40)).filter { $0.isLetter || $0.isNumber }
-        CoreMetrics.Counter(label: "ordertrack_pushes_failed_total", dimensions: [("reason", label.isEmpty ? "unknown" : label)], factory: factory)
-            .increment()
+    private func failed(_ label: String) {
+        // Labels are APNs' fixed vocabulary or our own short words, so there are few counters.
+        failures.withLock { counters in
+            if let counter = counters[label] { return counter }
+            let counter = CoreMetrics.Counter(label: "ordertrack_pushes_failed_total", dimensions: [("reason", label)], factory: factory)
+            counters[label] = counter
+            return counter
+        }
+        .increment()
     }
 }

@@ -14,7 +14,7 @@ public struct Administration: Sendable {
     private let parseIdentity: @Sendable (IdentityConfig) async throws -> SigningIdentity
 
     public init(store: any OrderStore) {
-        self.init(store: store, parseIdentity: { try PackageService.load($0) })
+        self.init(store: store, parseIdentity: { try CredentialProvider.load($0) })
     }
 
     init(store: any OrderStore, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity) {

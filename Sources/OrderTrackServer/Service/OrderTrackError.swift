@@ -55,6 +55,8 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let orderTypeMissing = Code("order_type_missing")
         /// An order type whose signing identity cannot be loaded.
         public static let signingIdentityUnusable = Code("signing_identity_unusable")
+        /// An order type whose credential cannot authenticate to APNs.
+        public static let apnsCredentialUnusable = Code("apns_credential_unusable")
     }
 
     /// What went wrong.

@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// Only bookkeeping happens under the lock, so a remembered package is answered at once, never behind a build or an
 /// identity load (audit M3). Builds run on the CPU pool, one per order version however many requests ask for it
-/// (single flight), independently of other orders'. Signing identities are parsed once per configuration, also on the
-/// CPU pool and in single flight, and kept parsed until ``invalidateIdentity(_:)``.
+/// (single flight), independently of other orders'. Signing identities come from the ``CredentialProvider`` that push
+/// delivery also uses.
 ///
 /// As a service it runs the builds ``prepare(_:)`` asks for, a bounded number at a time, and at shutdown waits for
 /// the running ones, at most ``shutdownGrace``, before the store closes (audit L14).
@@ -38,16 +38,10 @@ final class PackageService: Service, Sendable {
         var outcome: SharedOutcome<[UInt8]>
     }
 
-    private enum IdentitySlot {
-        case loading(IdentityConfig, SharedOutcome<SigningIdentity>)
-        case loaded(IdentityConfig, SigningIdentity)
-    }
-
     private struct State {
         /// Signed packages by order, at most the service's capacity in bytes, least recently used first out.
         var memory: LRUCache<CacheKey, CachedPackage>
         var builds: [CacheKey: Build] = [:]
-        var identities: [String: IdentitySlot] = [:]
         var isShuttingDown = false
 
         mutating func cachedBytes(_ key: CacheKey, version: Int) -> [UInt8]? {
@@ -69,6 +63,7 @@ final class PackageService: Service, Sendable {
     static let shutdownGrace = Duration.seconds(10)
 
     private let store: any OrderStore
+    private let credentials: CredentialProvider
     private let cpu: CPUWorkPool
     private let validationOptions: ValidationOptions
     private let logger: Logger
@@ -77,8 +72,12 @@ final class PackageService: Service, Sendable {
     private let queued: AsyncStream<OrderRecord>
     private let queue: AsyncStream<OrderRecord>.Continuation
 
-    init(store: any OrderStore, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int, logger: Logger) {
+    init(
+        store: any OrderStore, credentials: CredentialProvider, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int,
+        logger: Logger
+    ) {
         self.store = store
+        self.credentials = credentials
         self.cpu = cpu
         self.validationOptions = validationOptions
         self.state = Mutex(State(memory: LRUCache(capacity: capacityBytes)))
@@ -175,73 +174,14 @@ final class PackageService: Service, Sendable {
         }
     }
 
-    /// The signing identity of an order type, parsed once per configuration. The configuration is read each time
-    /// (once per package build): another instance may have rotated the certificate.
+    /// The signing identity of an order type (``CredentialProvider/identity(for:)``).
     func identity(for orderTypeIdentifier: String) async throws -> SigningIdentity {
-        enum Step {
-            case loaded(SigningIdentity)
-            case join(SharedOutcome<SigningIdentity>)
-            case load(SharedOutcome<SigningIdentity>)
-        }
-        guard let record = try await store.orderType(orderTypeIdentifier) else {
-            throw OrderTrackError(.orderTypeMissing, "order type \(orderTypeIdentifier) is not configured")
-        }
-        let configuration = record.identity
-        let step = state.withLock { state -> Step in
-            switch state.identities[orderTypeIdentifier] {
-            case .loaded(configuration, let identity):
-                return .loaded(identity)
-            case .loading(configuration, let outcome):
-                return .join(outcome)
-            default:
-                let outcome = SharedOutcome<SigningIdentity>()
-                state.identities[orderTypeIdentifier] = .loading(configuration, outcome)
-                return .load(outcome)
-            }
-        }
-        switch step {
-        case .loaded(let identity):
-            return identity
-        case .join(let outcome):
-            do {
-                return try await outcome.value()
-            } catch is CancellationError where !Task.isCancelled {
-                return try await identity(for: orderTypeIdentifier)
-            }
-        case .load(let outcome):
-            let result = await Result(awaiting: { try await parseIdentity(configuration, of: orderTypeIdentifier) })
-            state.withLock { state in
-                // Invalidated or replaced while loading: the result is still this caller's, but not remembered.
-                guard case .loading(_, let current) = state.identities[orderTypeIdentifier], current === outcome else { return }
-                state.identities[orderTypeIdentifier] = (try? result.get()).map { IdentitySlot.loaded(configuration, $0) }
-            }
-            outcome.finish(result)
-            return try result.get()
-        }
+        try await credentials.identity(for: orderTypeIdentifier)
     }
 
-    private func parseIdentity(_ configuration: IdentityConfig, of orderTypeIdentifier: String) async throws -> SigningIdentity {
-        let identity: SigningIdentity
-        do {
-            identity = try await parse(configuration)
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            throw OrderTrackError(.signingIdentityUnusable, "the signing identity of \(orderTypeIdentifier) cannot be loaded: \(error)")
-        }
-        if identity.expiresWithin(30 * 86_400) {
-            logger.warning(
-                "signing certificate expires within 30 days",
-                metadata: [
-                    "type": .string(orderTypeIdentifier), "not_valid_after": .string(DateTimeFormat.formatRFC3339(identity.notValidAfter)),
-                ])
-        }
-        return identity
-    }
-
-    /// Parses a signing identity on the CPU pool: decrypting a PKCS#12 or key file derives keys for up to a second.
+    /// Parses a signing identity (``CredentialProvider/parse(_:)``).
     func parse(_ configuration: IdentityConfig) async throws -> SigningIdentity {
-        try await cpu.run { try Self.load(configuration) }
+        try await credentials.parse(configuration)
     }
 
     /// Drops the compressed form of an asset content that was replaced or deleted, so it does not wait in memory for
@@ -250,13 +190,11 @@ final class PackageService: Service, Sendable {
         assetCache.remove(sha256Hex: sha256Hex)
     }
 
-    /// Forgets an order type's identity and packages; `replacement` (just parsed from its new configuration) is kept
-    /// instead, so the next build need not parse it again.
+    /// Forgets an order type's credentials and packages; `replacement` (just parsed from its new configuration) is
+    /// kept instead, so the next build need not parse it again.
     func invalidateIdentity(_ orderTypeIdentifier: String, replacement: (configuration: IdentityConfig, identity: SigningIdentity)? = nil) {
-        state.withLock { state in
-            state.identities[orderTypeIdentifier] = replacement.map { .loaded($0.configuration, $0.identity) }
-            state.memory.removeAll { $0.orderTypeIdentifier == orderTypeIdentifier }
-        }
+        credentials.invalidate(orderTypeIdentifier, replacement: replacement)
+        state.withLock { $0.memory.removeAll { $0.orderTypeIdentifier == orderTypeIdentifier } }
     }
 
     /// The merchant assets a document needs in its package: the referenced files (``OrderValidator/referencedFiles(in:)``)
@@ -287,20 +225,5 @@ final class PackageService: Service, Sendable {
         }
         try await store.storePackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version, bytes: bytes)
         return bytes
-    }
-
-    static func load(_ configuration: IdentityConfig) throws -> SigningIdentity {
-        switch configuration {
-        case .directory(let path):
-            return try SigningIdentity(directory: URL(fileURLWithPath: path), password: nil)
-        case .files(let certificatePath, let keyPath, let keyPassword, let wwdrPath):
-            return try SigningIdentity(
-                certificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8),
-                privateKeyPEM: String(contentsOfFile: keyPath, encoding: .utf8),
-                keyPassword: keyPassword,
-                intermediatesPEM: try wwdrPath.map { try String(contentsOfFile: $0, encoding: .utf8) })
-        case .pkcs12(let bytes, let password, let wwdrPEM):
-            return try SigningIdentity(pkcs12: bytes, password: password, intermediatesPEM: wwdrPEM)
-        }
     }
 }
