@@ -71,7 +71,7 @@ public struct BenchmarkSeed: Sendable {
         }
     }
 
-    func validate() throws(OrderStoreError) {
+    private func validate() throws(OrderStoreError) {
         guard orderCount >= 0 else { throw invalid("orderCount", "\(orderCount) is negative") }
         guard registrationCount >= 0 else { throw invalid("registrationCount", "\(registrationCount) is negative") }
         guard batchSize >= 1 else { throw invalid("batchSize", "\(batchSize) is not at least 1") }
