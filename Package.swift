@@ -5,6 +5,7 @@ let package = Package(
     name: "OrderTrack",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "WireFormats", targets: ["WireFormats"]),
         .library(name: "OrderModel", targets: ["OrderModel"]),
         .library(name: "BoundedCache", targets: ["BoundedCache"]),
         .library(name: "RequestSyntax", targets: ["RequestSyntax"]),
@@ -40,10 +41,15 @@ let package = Package(
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        // The connection pool in OrderPersistence works with PostgresNIO's connections directly.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
-        // order.json: typed model, JSON value tree, schema and validator. No dependencies.
-        .target(name: "OrderModel"),
+        // Encodings several modules write by hand (base64url, civil calendar days). No dependencies.
+        .target(name: "WireFormats"),
+        .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
+        // order.json: typed model, JSON value tree, schema and validator.
+        .target(name: "OrderModel", dependencies: ["WireFormats"]),
         // Parsers of request syntax the server reads itself (Authorization headers, form bodies). No dependencies.
         .target(name: "RequestSyntax"),
         .testTarget(name: "RequestSyntaxTests", dependencies: ["RequestSyntax"]),
@@ -52,7 +58,7 @@ let package = Package(
         .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Minimal zip writer/reader for .order packages, with safety checks on read.
-        .target(name: "OrderZip", dependencies: ["CZlib"]),
+        .target(name: "OrderZip", dependencies: ["CZlib", "WireFormats"]),
         // Signing identities (PEM, encrypted PKCS#8, PKCS#12), CMS detached signatures, development identities.
         .target(
             name: "OrderSigning",
@@ -77,10 +83,13 @@ let package = Package(
         .target(
             name: "OrderPersistence",
             dependencies: [
-                "OrderModel",
+                "WireFormats",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -89,13 +98,15 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax", "WireFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -108,6 +119,7 @@ let package = Package(
         .target(
             name: "APNs",
             dependencies: [
+                "WireFormats",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -122,6 +134,7 @@ let package = Package(
         .target(
             name: "MockAPNs",
             dependencies: [
+                "WireFormats",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -131,26 +144,46 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Package-building throughput and synthetic store rows for the `ordertrack bench` commands, kept out of the
+        // libraries they measure.
+        .target(
+            name: "OrderTrackBenchmarks",
+            dependencies: [
+                "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "MockAPNs",
+                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "OrderModelTests", dependencies: ["OrderModel"]),
         // Running independent tools (python3, openssl, unzip) from tests.
         .target(name: "ExternalTools", path: "Tests/Support"),
+        .testTarget(name: "OrderModelTests", dependencies: ["OrderModel", "ExternalTools"]),
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "ExternalTools"]),
-        .testTarget(name: "OrderSigningTests", dependencies: ["OrderSigning"]),
-        .testTarget(name: "OrderPersistenceTests", dependencies: ["OrderPersistence", "ExternalTools"]),
+        .testTarget(
+            name: "OrderSigningTests",
+            dependencies: [
+                "OrderSigning", "ExternalTools", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "OrderPersistenceTests",
+            dependencies: ["OrderPersistence", "ExternalTools", .product(name: "SQLKit", package: "sql-kit")]
+        ),
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs", "MockAPNs",
+                "APNs", "MockAPNs", "ExternalTools", "WireFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -158,19 +191,28 @@ let package = Package(
         .testTarget(
             name: "OrderPackageTests",
             dependencies: [
-                "OrderPackage", "OrderModel", "OrderSigning", "OrderZip", "ExternalTools",
+                "OrderPackage", "OrderModel", "OrderZip", "ExternalTools",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "OrderTrackBenchmarksTests",
+            dependencies: ["OrderTrackBenchmarks", "OrderPackage", "OrderSigning", "OrderPersistence", "ExternalTools"]
         ),
         // Runs the built `ordertrack` binary as a user would.
         .testTarget(name: "OrderTrackCLITests", dependencies: ["OrderModel"]),
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderSigning", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
+                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WireFormats
 
 /// Signs APNs provider tokens: ES256 JWTs `{"alg":"ES256","kid":KEYID}.{"iss":TEAMID,"iat":SECONDS}`.
 struct ProviderTokenSigner: Sendable {
@@ -21,18 +22,13 @@ struct ProviderTokenSigner: Sendable {
     func token(issuedAt: Date) throws -> String {
         let header = try Self.json(["alg": "ES256", "kid": keyID])
         let claims = try Self.json(["iss": teamID, "iat": Int(issuedAt.timeIntervalSince1970)])
-        let signingInput = Self.base64URL(header) + "." + Self.base64URL(claims)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
         let signature = try key.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Self.base64URL(signature.rawRepresentation)
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
     private static func json(_ object: [String: Any]) throws -> Data {
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WireFormats
 
 /// Verifies `authorization: bearer <JWT>` like APNs token-based auth: ES256, matching `kid` and `iss`,
 /// an `iat` no older than an hour, and a valid signature.
@@ -27,11 +28,11 @@ struct ProviderTokenVerifier: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .error(403, "InvalidProviderToken") }
         let segments = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3,
-            let headerData = Self.base64URLDecode(segments[0]),
-            let claimsData = Self.base64URLDecode(segments[1]),
-            let signatureData = Self.base64URLDecode(segments[2]),
-            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-            let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
+            let headerData = Base64URL.decode(segments[0]),
+            let claimsData = Base64URL.decode(segments[1]),
+            let signatureData = Base64URL.decode(segments[2]),
+            let header = try? JSONSerialization.jsonObject(with: Data(headerData)) as? [String: Any],
+            let claims = try? JSONSerialization.jsonObject(with: Data(claimsData)) as? [String: Any]
         else { return .error(403, "InvalidProviderToken") }
         guard header["alg"] as? String == "ES256", header["kid"] as? String == keyID,
             claims["iss"] as? String == teamID, let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue
@@ -43,11 +44,5 @@ struct ProviderTokenVerifier: Sendable {
         guard issuedAt <= now.timeIntervalSince1970 + 60 else { return .error(403, "InvalidProviderToken") }
         guard now.timeIntervalSince1970 - issuedAt <= Self.maximumAge else { return .error(403, "ExpiredProviderToken") }
         return nil
-    }
-
-    static func base64URLDecode(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

@@ -1,23 +1,19 @@
 import Foundation
+import WireFormats
 
 /// The opaque list cursor: a versioned, base64url-encoded creation sequence.
 enum OrderCursor {
     private static let prefix = "c1."
 
     static func encode(_ createdSequence: Int64) -> String {
-        Data((prefix + String(createdSequence)).utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode((prefix + String(createdSequence)).utf8)
     }
 
     static func decode(_ cursor: String) throws -> Int64 {
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard
-            cursor.count <= 64,
-            let data = Data(base64Encoded: base64),
-            let text = String(data: data, encoding: .utf8),
+            cursor.utf8.count <= 64,
+            let bytes = Base64URL.decode(cursor),
+            let text = String(validating: bytes, as: UTF8.self),
             text.hasPrefix(prefix),
             let sequence = Int64(text.dropFirst(prefix.count)),
             sequence >= 0

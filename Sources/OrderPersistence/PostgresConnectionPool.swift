@@ -6,8 +6,10 @@ import Synchronization
 /// Up to `size` PostgreSQL connections, opened on demand and replaced when they die.
 ///
 /// Why not PostgresNIO's `PostgresClient`: its pool keeps callers waiting up to a minute while the database is
-/// unreachable. Here a lease that finds no live connection opens one itself and fails within the connect timeout,
-/// so the server can answer 503 at once and recover as soon as the database is back.
+/// unreachable (https://github.com/vapor/postgres-nio/issues/489, and `query()` does not fail on the connect timeout,
+/// https://github.com/vapor/postgres-nio/issues/574). Here a lease that finds no live connection opens one itself and
+/// fails within the connect timeout, so the server can answer 503 at once and recover as soon as the database is back.
+/// Replace this pool with `PostgresClient` once both issues are fixed (`DatabaseOutageTests` checks the behaviour).
 /// A lock rather than an actor: leasing an idle connection then costs no hop to another executor, which matters when
 /// every device request makes one short query.
 final class PostgresConnectionPool: Sendable {

@@ -180,6 +180,16 @@ extension SQLOrderStore {
         }
     }
 
+    static func requireOrder(_ db: any SQLDatabase, type orderTypeIdentifier: String, id orderIdentifier: String) async throws {
+        let found = try await db.select().column("order_identifier").from("orders")
+            .where("order_type_identifier", .equal, orderTypeIdentifier)
+            .where("order_identifier", .equal, orderIdentifier)
+            .first()
+        guard found != nil else {
+            throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+        }
+    }
+
     static func orderValues(_ order: OrderRecord, createdSequence: Int64) -> [any Encodable & Sendable] {
         [
             order.orderTypeIdentifier, order.orderIdentifier, order.merchantID, order.authenticationToken,

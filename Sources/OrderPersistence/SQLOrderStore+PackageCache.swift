@@ -15,13 +15,7 @@ extension SQLOrderStore {
 
     public func storePackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int, bytes: [UInt8]) async throws {
         try await write("cache package of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            let order = try await db.select().column("version").from("orders")
-                .where("order_type_identifier", .equal, orderTypeIdentifier)
-                .where("order_identifier", .equal, orderIdentifier)
-                .first()
-            guard order != nil else {
-                throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
-            }
+            try await Self.requireOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
             try await db.insert(into: "package_cache")
                 .columns("order_type_identifier", "order_identifier", "version", "bytes")
                 .values(orderTypeIdentifier, orderIdentifier, version, Data(bytes))

@@ -9,13 +9,7 @@ extension SQLOrderStore {
         orderIdentifier: String
     ) async throws -> RegistrationOutcome {
         try await write("register device \(deviceLibraryIdentifier) for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            let order = try await db.select().column("version").from("orders")
-                .where("order_type_identifier", .equal, orderTypeIdentifier)
-                .where("order_identifier", .equal, orderIdentifier)
-                .first()
-            guard order != nil else {
-                throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
-            }
+            try await Self.requireOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
             let now = self.now().millisecondsSince1970
             // Insert-or-nothing first: race-free on engines that run writers concurrently.
             let inserted = try await db.insert(into: "registrations")

@@ -260,11 +260,6 @@ public final class SQLOrderStore: OrderStore {
         Date(millisecondsSince1970: clock().millisecondsSince1970)
     }
 
-    /// The wall clock at row resolution, for benchmark seeding (which has no store clock to follow).
-    static func now() -> Date {
-        Date(millisecondsSince1970: Date().millisecondsSince1970)
-    }
-
     static func requireMerchant(_ db: any SQLDatabase, _ id: String) async throws {
         let found = try await db.select().column("id").from("merchants").where("id", .equal, id).first()
         guard found != nil else { throw OrderStoreError.merchantNotFound(id: id) }

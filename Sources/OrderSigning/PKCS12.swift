@@ -14,9 +14,7 @@ enum PKCS12 {
     private static let source = "the PKCS#12 file"
 
     static func read(_ bytes: [UInt8], password: String) throws(SigningError) -> Contents {
-        let authSafe: [UInt8]
-        let macData: ASN1Node?
-        do {
+        let (authSafe, macData) = try malformedOnFailure { () throws -> ([UInt8], ASN1Node?) in
             let pfx = try ASN1Node.parse(bytes, what: "the PFX structure (is the file truncated or not PKCS#12?)")
                 .children(what: "PFX")
             guard pfx.count == 2 || pfx.count == 3 else { throw ASN1Failure(reason: "PFX has \(pfx.count) elements") }
@@ -30,14 +28,8 @@ enum PKCS12 {
                     fix: "Only password integrity is supported; export with 'openssl pkcs12 -export'.")
             }
             guard info.count == 2 else { throw ASN1Failure(reason: "PFX.authSafe has no content") }
-            authSafe = try info[1].explicitContent(tag: 0, what: "PFX.authSafe.content").octets(what: "PFX.authSafe.content")
-            macData = pfx.count == 3 ? pfx[2] : nil
-        } catch let error as ASN1Failure {
-            throw .malformedPKCS12(reason: error.reason)
-        } catch let error as SigningError {
-            throw error
-        } catch {
-            throw .malformedPKCS12(reason: "\(error)")
+            let authSafe = try info[1].explicitContent(tag: 0, what: "PFX.authSafe.content").octets(what: "PFX.authSafe.content")
+            return (authSafe, pfx.count == 3 ? pfx[2] : nil)
         }
 
         var passwordBytes = [PKCS12KeyDerivation.bmpPassword(password)]
@@ -47,8 +39,8 @@ enum PKCS12 {
         if let macData {
             try verifyMAC(macData, content: authSafe, candidates: passwordBytes)
         }
-        var contents = Contents()
-        do {
+        return try malformedOnFailure {
+            var contents = Contents()
             let safes = try ASN1Node.parse(authSafe, what: "AuthenticatedSafe").children(what: "AuthenticatedSafe")
             for info in safes {
                 let parts = try info.children(what: "AuthenticatedSafe ContentInfo")
@@ -66,6 +58,15 @@ enum PKCS12 {
                         fix: "Export the identity with 'openssl pkcs12 -export' (password-encrypted contents).")
                 }
             }
+            return contents
+        }
+    }
+
+    /// Runs `body`, reporting an ASN.1 or other untyped failure as a malformed PKCS#12 file; a ``SigningError``
+    /// passes through as thrown.
+    private static func malformedOnFailure<T>(_ body: () throws -> T) throws(SigningError) -> T {
+        do {
+            return try body()
         } catch let error as ASN1Failure {
             throw .malformedPKCS12(reason: error.reason)
         } catch let error as SigningError {
@@ -73,7 +74,6 @@ enum PKCS12 {
         } catch {
             throw .malformedPKCS12(reason: "\(error)")
         }
-        return contents
     }
 
     /// `MacData ::= SEQUENCE { mac DigestInfo, macSalt OCTET STRING, iterations INTEGER DEFAULT 1 }`

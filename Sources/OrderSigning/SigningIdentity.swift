@@ -60,19 +60,6 @@ public struct SigningIdentity: Sendable {
         }
     }
 
-    /// A bare SHA-256 signature of `bytes` with the identity's key (PKCS#1 v1.5 for RSA), without any
-    /// CMS structure or certificates.
-    ///
-    /// Exists so benchmarks can compare the cost of a full package signature with the cost of the
-    /// single private-key operation inside it. Not for producing Wallet signatures.
-    public func rawSignatureForBenchmark(_ bytes: [UInt8]) throws(SigningError) -> [UInt8] {
-        do {
-            return try key.rawSignature(bytes)
-        } catch {
-            throw .signingFailed(reason: "\(error)")
-        }
-    }
-
     /// Whether the certificate expires within `interval` seconds of `now` (or has already expired).
     public func expiresWithin(_ interval: TimeInterval, of now: Date = Date()) -> Bool {
         notValidAfter <= now.addingTimeInterval(interval)

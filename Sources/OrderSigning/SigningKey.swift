@@ -110,14 +110,4 @@ enum SigningKey: Sendable {
             throw .malformedPrivateKey(source: source, reason: "not a valid EC private key (\(error))")
         }
     }
-
-    /// A bare signature over `bytes` with SHA-256, no CMS structure: PKCS#1 v1.5 for RSA, DER ECDSA otherwise.
-    func rawSignature(_ bytes: [UInt8]) throws -> [UInt8] {
-        switch self {
-        case .rsa(let key): Array(try key.signature(for: bytes, padding: .insecurePKCS1v1_5).rawRepresentation)
-        case .p256(let key): Array(try key.signature(for: SHA256.hash(data: bytes)).derRepresentation)
-        case .p384(let key): Array(try key.signature(for: SHA256.hash(data: bytes)).derRepresentation)
-        case .p521(let key): Array(try key.signature(for: SHA256.hash(data: bytes)).derRepresentation)
-        }
-    }
 }

@@ -4,6 +4,7 @@ import Logging
 import OrderPackage
 import OrderPersistence
 import OrderSigning
+import OrderTrackBenchmarks
 import OrderTrackServer
 
 struct BenchCommand: AsyncParsableCommand {
@@ -36,7 +37,7 @@ struct BenchPackageCommand: AsyncParsableCommand {
         let result = try await PackageBenchmark.run(
             orders: orders, assets: assets, signer: identity,
             concurrency: concurrency ?? ProcessInfo.processInfo.activeProcessorCount,
-            rawSign: { _ = try identity.rawSignatureForBenchmark(digest) })
+            rawSign: { _ = try PackageBenchmark.rawSignature(digest, with: identity) })
         print(
             """
             packages:          \(result.orders) (\(assets.rawValue) assets, \(result.concurrency) tasks)

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import OrderModel
 import OrderPersistence
+import OrderTrackBenchmarks
 import OrderTrackServer
 
 /// Measures the server over loopback: cached-package GETs against `/healthz` in the same run, and
@@ -157,12 +158,12 @@ struct BenchServeCommand: AsyncParsableCommand {
         var results: [RegistrationsResult] = []
         for rows in [smallRows, largeRows] {
             let started = ContinuousClock.now
-            try await store.seedForBenchmark(
-                BenchmarkSeed(
-                    merchantID: credentials.merchantID, orderTypeIdentifier: credentials.orderTypeIdentifier,
-                    orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
-                    authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
-                    deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"))
+            try await BenchmarkSeed(
+                merchantID: credentials.merchantID, orderTypeIdentifier: credentials.orderTypeIdentifier,
+                orderCount: rows - seeded, registrationCount: rows - seeded, document: document,
+                authenticationTokenPrefix: "bench-token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(rows)-",
+                deviceIdentifierPrefix: "d\(rows)-", pushTokenPrefix: "p\(rows)-"
+            ).insert(into: store)
             let seedSeconds = (ContinuousClock.now - started).inSeconds
             print("seeded \(rows - seeded) more orders and registrations in \(String(format: "%.1f", seedSeconds)) s")
             seeded = rows

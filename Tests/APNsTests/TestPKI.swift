@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 
 /// Real certificates and keys made by the openssl CLI for one test run: a CA, the mock's server certificate
@@ -23,19 +24,7 @@ struct TestPKI: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let dir = directory.path
         func openssl(_ arguments: String...) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let output = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw TestPKIError(message: "openssl \(arguments.joined(separator: " ")): \(String(decoding: output, as: UTF8.self))")
-            }
+            _ = try ExternalTools.run("/usr/bin/openssl", arguments, in: directory)
         }
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: "\(dir)/server.ext", atomically: true, encoding: .utf8)
@@ -69,9 +58,4 @@ struct TestPKI: Sendable {
         p8PEM = try read("key.p8")
         publicKeyPEM = try read("key.pub")
     }
-}
-
-struct TestPKIError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }

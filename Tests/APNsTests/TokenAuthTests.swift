@@ -1,7 +1,9 @@
 import Crypto
+import ExternalTools
 import Foundation
 import MockAPNs
 import Testing
+import WireFormats
 
 @testable import APNs
 
@@ -76,7 +78,7 @@ struct TokenAuthTests {
         clock.advance(60)
         let second = try await cache.token()
         #expect(second != first)
-        let claims = try #require(second.split(separator: ".").dropFirst().first.flatMap { Self.base64URLDecode(String($0)) })
+        let claims = try #require(second.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode($0).map { Data($0) } })
         let json = try #require(try JSONSerialization.jsonObject(with: claims) as? [String: Any])
         #expect(json["iss"] as? String == "TEAM123456")
         #expect((json["iat"] as? NSNumber)?.intValue == 1_800_000_000 + 40 * 60)
@@ -97,26 +99,20 @@ struct TokenAuthTests {
     static func verifyWithOpenSSL(jwt: String) throws {
         let parts = jwt.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
-        let header = try #require(base64URLDecode(parts[0]))
+        let header = try #require(Base64URL.decode(parts[0]).map { Data($0) })
         let headerJSON = try #require(try JSONSerialization.jsonObject(with: header) as? [String: String])
         #expect(headerJSON == ["alg": "ES256", "kid": "ABC123DEFG"])
-        let raw = try #require(base64URLDecode(parts[2]))
+        let raw = try #require(Base64URL.decode(parts[2]))
         try #require(raw.count == 64)
         let directory = TestPKI.shared.directory
         let input = directory.appendingPathComponent("jwt-input-\(UUID().uuidString)")
         let signature = directory.appendingPathComponent("jwt-sig-\(UUID().uuidString)")
         try Data("\(parts[0]).\(parts[1])".utf8).write(to: input)
-        try derECDSASignature(raw).write(to: signature)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = [
+        try derECDSASignature(Data(raw)).write(to: signature)
+        let verification = try ExternalTools.openssl([
             "dgst", "-sha256", "-verify", directory.appendingPathComponent("key.pub").path, "-signature", signature.path, input.path,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "openssl did not verify the provider token's signature")
+        ])
+        #expect(verification.status == 0, "openssl did not verify the provider token's signature: \(verification.output)")
     }
 
     /// ECDSA-Sig-Value DER from JWS r||s.
@@ -129,12 +125,6 @@ struct TokenAuthTests {
         }
         let body = integer(raw.prefix(32)) + integer(raw.suffix(32))
         return Data([0x30, UInt8(body.count)] + body)
-    }
-
-    static func base64URLDecode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }
 

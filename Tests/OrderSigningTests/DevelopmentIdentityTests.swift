@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import OrderSigning
 import Testing
@@ -32,11 +33,11 @@ struct DevelopmentIdentityTests {
         _ = try DevelopmentIdentity.create(
             orderTypeIdentifier: "order.com.example.subjects", teamIdentifier: "ABCDE12345", in: dir.url)
         for file in ["root-ca.pem", "wwdr.pem", "certificate.pem"] {
-            let subject = try OpenSSL.require(["x509", "-in", file, "-noout", "-subject", "-nameopt", "RFC2253"], in: dir.url)
+            let subject = try ExternalTools.requireOpenSSL(["x509", "-in", file, "-noout", "-subject", "-nameopt", "RFC2253"], in: dir.url)
             #expect(subject.contains("NOT TRUSTED BY WALLET"), "\(file): \(subject)")
             #expect(subject.contains("Development"), "\(file): \(subject)")
         }
-        let leaf = try OpenSSL.require(["x509", "-in", "certificate.pem", "-noout", "-text"], in: dir.url)
+        let leaf = try ExternalTools.requireOpenSSL(["x509", "-in", "certificate.pem", "-noout", "-text"], in: dir.url)
         #expect(leaf.contains("UID = order.com.example.subjects"))
         #expect(leaf.contains("CN = Order Type ID: order.com.example.subjects"))
         #expect(leaf.contains("OU = ABCDE12345"))
@@ -44,7 +45,7 @@ struct DevelopmentIdentityTests {
         #expect(leaf.contains("Digital Signature"))
         #expect(leaf.contains("CA:FALSE"))
         #expect(leaf.contains("Public-Key: (2048 bit)"))
-        let chain = try OpenSSL.run(
+        let chain = try ExternalTools.openssl(
             ["verify", "-CAfile", "root-ca.pem", "-untrusted", "wwdr.pem", "certificate.pem"], in: dir.url)
         #expect(chain.status == 0, "openssl builds the chain: \(chain.output)")
     }

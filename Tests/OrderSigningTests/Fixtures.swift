@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 
 /// Keys, certificates and containers made by the `openssl` CLI, generated once per test run.
@@ -16,7 +17,7 @@ struct Fixtures: Sendable {
         let dir = try TemporaryDirectory()
         directory = dir
         let pass = "pass:\(Self.password)"
-        func run(_ arguments: String...) throws { try OpenSSL.require(arguments, in: dir.url) }
+        func run(_ arguments: String...) throws { try ExternalTools.requireOpenSSL(arguments, in: dir.url) }
 
         // CA and intermediate, with the extensions a CA needs to verify.
         try dir.write("ca.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n")
@@ -72,17 +73,17 @@ struct Fixtures: Sendable {
 
         // PKCS#12 containers with the leaf, its key and the intermediate.
         let export = ["pkcs12", "-export", "-inkey", "rsa.pem", "-in", "cert.pem", "-certfile", "wwdr.pem", "-passout", pass]
-        try OpenSSL.require(export + ["-out", "modern.p12"], in: dir.url)
-        try OpenSSL.require(export + ["-legacy", "-out", "legacy.p12"], in: dir.url)
-        try OpenSSL.require(
+        try ExternalTools.requireOpenSSL(export + ["-out", "modern.p12"], in: dir.url)
+        try ExternalTools.requireOpenSSL(export + ["-legacy", "-out", "legacy.p12"], in: dir.url)
+        try ExternalTools.requireOpenSSL(
             export + ["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1", "-out", "3des.p12"],
             in: dir.url)
-        try OpenSSL.require(
+        try ExternalTools.requireOpenSSL(
             export + ["-keypbe", "AES-128-CBC", "-certpbe", "NONE", "-macalg", "sha512", "-out", "aes128-plaincerts.p12"],
             in: dir.url)
-        try OpenSSL.require(export + ["-nomac", "-out", "nomac.p12"], in: dir.url)
-        try OpenSSL.require(export + ["-legacy", "-certpbe", "PBE-SHA1-RC4-128", "-out", "rc4.p12"], in: dir.url)
-        try OpenSSL.require(
+        try ExternalTools.requireOpenSSL(export + ["-nomac", "-out", "nomac.p12"], in: dir.url)
+        try ExternalTools.requireOpenSSL(export + ["-legacy", "-certpbe", "PBE-SHA1-RC4-128", "-out", "rc4.p12"], in: dir.url)
+        try ExternalTools.requireOpenSSL(
             ["pkcs12", "-export", "-inkey", "rsa.pem", "-in", "cert.pem", "-passout", "pass:", "-out", "empty-password.p12"],
             in: dir.url)
     }

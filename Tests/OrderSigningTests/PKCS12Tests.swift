@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import OrderSigning
 import Testing
@@ -46,7 +47,7 @@ struct PKCS12Tests {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         try dir.write("ber.p12", ber)
-        try OpenSSL.require(
+        try ExternalTools.requireOpenSSL(
             ["pkcs12", "-in", "ber.p12", "-passin", "pass:\(Fixtures.password)", "-nokeys", "-out", "/dev/null"]
                 + (file == "legacy.p12" ? ["-legacy"] : []),
             in: dir.url)
@@ -103,10 +104,10 @@ struct PKCS12Tests {
         let pass = "pass:\(Fixtures.password)"
         let export = ["pkcs12", "-export", "-inkey", "rsa.pem", "-in", "cert.pem", "-passout", pass, "-iter", "600001"]
         // -iter sets the MAC's count and the bags' count; without a MAC the key bag is refused instead.
-        try OpenSSL.require(export + ["-out", dir.file("mac.p12").path], in: fixtures.directory.url)
-        try OpenSSL.require(export + ["-nomac", "-out", dir.file("bags.p12").path], in: fixtures.directory.url)
+        try ExternalTools.requireOpenSSL(export + ["-out", dir.file("mac.p12").path], in: fixtures.directory.url)
+        try ExternalTools.requireOpenSSL(export + ["-nomac", "-out", dir.file("bags.p12").path], in: fixtures.directory.url)
         for count in ["600001", "600000"] {
-            try OpenSSL.require(
+            try ExternalTools.requireOpenSSL(
                 [
                     "pkcs8", "-topk8", "-in", "rsa.pem", "-v2", "aes-256-cbc", "-iter", count, "-passout", pass,
                     "-out", dir.file("rsa-\(count).pem").path,

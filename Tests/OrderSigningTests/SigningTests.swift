@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import OrderSigning
 import Testing
@@ -17,16 +18,38 @@ struct SigningTests {
         return (dir, created)
     }
 
+    /// `openssl cms -verify` of `sig` over `data` in `dir`, whatever its verdict.
+    func cmsVerification(in dir: TemporaryDirectory, caFile: String) throws -> ExternalTools.Outcome {
+        try ExternalTools.openssl(cmsVerifyArguments(caFile: caFile), in: dir.url)
+    }
+
+    /// `openssl cms -verify` of `sig` over `data` in `dir`; throws unless the signature verifies.
+    @discardableResult
+    func requireCMSVerification(in dir: TemporaryDirectory, caFile: String) throws -> String {
+        try ExternalTools.requireOpenSSL(cmsVerifyArguments(caFile: caFile), in: dir.url)
+    }
+
+    private func cmsVerifyArguments(caFile: String) -> [String] {
+        [
+            "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data", "-CAfile", caFile, "-purpose", "any", "-out",
+            "/dev/null",
+        ]
+    }
+
+    /// Signs `content` with `identity` and requires openssl to verify the signature against `caFile`.
+    func expectOpenSSLVerifiesSignature(of identity: SigningIdentity, caFile: URL) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write("sig", identity.signDetached(content))
+        try dir.write("data", content)
+        try requireCMSVerification(in: dir, caFile: caFile.path)
+    }
+
     @Test("openssl verifies the signature against the development root")
     func verifies() throws {
         let (dir, created) = try signWithDevelopmentIdentity()
         defer { dir.remove() }
-        let output = try OpenSSL.require(
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-                "-CAfile", created.files.rootCA.path, "-purpose", "any", "-out", "/dev/null",
-            ],
-            in: dir.url)
+        let output = try requireCMSVerification(in: dir, caFile: created.files.rootCA.path)
         #expect(output.contains("Verification successful"))
     }
 
@@ -35,12 +58,7 @@ struct SigningTests {
         let (dir, created) = try signWithDevelopmentIdentity()
         defer { dir.remove() }
         try dir.write("data", content + [0x20])
-        let result = try OpenSSL.run(
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-                "-CAfile", created.files.rootCA.path, "-purpose", "any", "-out", "/dev/null",
-            ],
-            in: dir.url)
+        let result = try cmsVerification(in: dir, caFile: created.files.rootCA.path)
         #expect(result.status != 0)
         #expect(result.output.contains("digest failure") || result.output.contains("Verification failure"))
     }
@@ -51,12 +69,7 @@ struct SigningTests {
         defer { dir.remove() }
         let other = try DevelopmentIdentity.make(orderTypeIdentifier: "order.com.example.other")
         try dir.write("other-root.pem", other.rootCAPEM)
-        let result = try OpenSSL.run(
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-                "-CAfile", "other-root.pem", "-purpose", "any", "-out", "/dev/null",
-            ],
-            in: dir.url)
+        let result = try cmsVerification(in: dir, caFile: "other-root.pem")
         #expect(result.status != 0)
     }
 
@@ -65,7 +78,7 @@ struct SigningTests {
         let time = Date(timeIntervalSince1970: 1_767_225_600) // 2026-01-01 00:00:00 UTC
         let (dir, _) = try signWithDevelopmentIdentity(signingTime: time)
         defer { dir.remove() }
-        let printed = try OpenSSL.require(["cms", "-cmsout", "-print", "-inform", "DER", "-in", "sig"], in: dir.url)
+        let printed = try ExternalTools.requireOpenSSL(["cms", "-cmsout", "-print", "-inform", "DER", "-in", "sig"], in: dir.url)
         #expect(printed.contains("signingTime"))
         #expect(printed.contains("Jan  1 00:00:00 2026 GMT"))
         #expect(printed.contains("contentType"))
@@ -80,16 +93,7 @@ struct SigningTests {
     func pkcs12Identity() throws {
         let fixtures = try Fixtures.shared.get()
         let identity = try SigningIdentity(pkcs12: fixtures.bytes("legacy.p12"), password: Fixtures.password)
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        try dir.write("sig", identity.signDetached(content))
-        try dir.write("data", content)
-        try OpenSSL.require(
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-                "-CAfile", fixtures.directory.file("ca.pem").path, "-purpose", "any", "-out", "/dev/null",
-            ],
-            in: dir.url)
+        try expectOpenSSLVerifiesSignature(of: identity, caFile: fixtures.directory.file("ca.pem"))
     }
 
     @Test("An EC identity signs verifiably")
@@ -97,29 +101,6 @@ struct SigningTests {
         let fixtures = try Fixtures.shared.get()
         let identity = try SigningIdentity(
             certificatePEM: fixtures.text("ec-cert.pem"), privateKeyPEM: fixtures.text("ec.pem"))
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        try dir.write("sig", identity.signDetached(content))
-        try dir.write("data", content)
-        try OpenSSL.require(
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", "sig", "-content", "data",
-                "-CAfile", fixtures.directory.file("ec-cert.pem").path, "-purpose", "any", "-out", "/dev/null",
-            ],
-            in: dir.url)
-    }
-
-    @Test("The raw benchmark signature is a plain RSA PKCS#1 v1.5 SHA-256 signature")
-    func rawSignature() throws {
-        let material = try DevelopmentIdentity.make(orderTypeIdentifier: "order.com.example.raw")
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        try dir.write("cert.pem", material.certificatePEM)
-        try dir.write("data", content)
-        try dir.write("raw.sig", material.identity.rawSignatureForBenchmark(content))
-        try OpenSSL.require(["x509", "-in", "cert.pem", "-pubkey", "-noout", "-out", "pub.pem"], in: dir.url)
-        let output = try OpenSSL.require(
-            ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "raw.sig", "data"], in: dir.url)
-        #expect(output.contains("Verified OK"))
+        try expectOpenSSLVerifiesSignature(of: identity, caFile: fixtures.directory.file("ec-cert.pem"))
     }
 }

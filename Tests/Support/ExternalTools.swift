@@ -1,13 +1,28 @@
 import Foundation
 
 /// Runs python3, openssl and other tools as independent checks of what our libraries produce.
+///
+/// The one process runner of the test suites: stdin comes from a file and stderr goes to a file, and stdout is read to
+/// its end before waiting for the exit, so a tool that writes more than a pipe holds cannot deadlock the test.
 public enum ExternalTools {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
 
-    /// Runs `executable` with `arguments`, feeding `input` on stdin; returns stdout, throws on a non-zero exit.
-    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
+    /// What a finished tool printed and how it exited.
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: [UInt8]
+        public var stderr: String
+        /// stdout then stderr, as text: where a tool reports a verdict is not always documented.
+        public var output: String { String(decoding: stdout, as: UTF8.self) + stderr }
+    }
+
+    /// Runs `executable` with `arguments` in `directory`, feeding `input` on stdin, and returns how it ended,
+    /// whatever its exit status.
+    public static func execute(
+        _ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil
+    ) throws -> Outcome {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -19,6 +34,7 @@ public enum ExternalTools {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let stdout = Pipe()
         process.standardInput = try FileHandle(forReadingFrom: inputURL)
         process.standardOutput = stdout
@@ -26,17 +42,47 @@ public enum ExternalTools {
         try process.run()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-            throw Failure(
-                description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(errors)"
-            )
-        }
-        return [UInt8](output)
+        let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+        return Outcome(status: process.terminationStatus, stdout: [UInt8](output), stderr: errors)
+    }
+
+    /// Runs `executable` like ``execute(_:_:input:in:)``; returns stdout, throws on a non-zero exit.
+    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil) throws -> [UInt8] {
+        try execute(executable, arguments, input: input, in: directory).succeeded(executable, arguments).stdout
     }
 
     /// Runs a Python script; the archive under test (if any) arrives on stdin.
-    public static func python(_ script: String, input: [UInt8] = []) throws -> [UInt8] {
-        try run("/usr/bin/env", ["python3", "-c", script], input: input)
+    public static func python(_ script: String, input: [UInt8] = [], in directory: URL? = nil) throws -> [UInt8] {
+        try run("/usr/bin/env", ["python3", "-c", script], input: input, in: directory)
+    }
+
+    /// Runs `/usr/bin/openssl` in `directory` and returns how it ended, whatever its exit status.
+    public static func openssl(_ arguments: [String], in directory: URL? = nil) throws -> Outcome {
+        try execute(opensslPath, arguments, in: directory)
+    }
+
+    /// Runs `/usr/bin/openssl` in `directory` and returns its stdout and stderr; throws on a non-zero exit.
+    @discardableResult
+    public static func requireOpenSSL(_ arguments: [String], in directory: URL? = nil) throws -> String {
+        try openssl(arguments, in: directory).succeeded(opensslPath, arguments).output
+    }
+
+    private static let opensslPath = "/usr/bin/openssl"
+
+    /// Whether the openssl command-line tool is installed, for `.enabled(if:)`.
+    public static let hasOpenSSL = FileManager.default.isExecutableFile(atPath: opensslPath)
+
+    /// Whether `python3` on the PATH can import `module`, for `.enabled(if:)` on tests that need it.
+    public static func pythonHasModule(_ module: String) -> Bool {
+        (try? execute("/usr/bin/env", ["python3", "-c", "import \(module)"]).status) == 0
+    }
+}
+
+extension ExternalTools.Outcome {
+    fileprivate func succeeded(_ executable: String, _ arguments: [String]) throws -> Self {
+        guard status == 0 else {
+            throw ExternalTools.Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(output)")
+        }
+        return self
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WireFormats
 
 /// RFC 3339 date-times and ISO 8601 durations, parsed strictly and without `DateFormatter` (fast and allocation-light).
 public enum DateTimeFormat {
@@ -21,7 +22,7 @@ public enum DateTimeFormat {
             let hour = number(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16),
             bytes[16] == UInt8(ascii: ":"), let second = number(17..<19)
         else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 60 else {
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 60 else {
             return nil
         }
         var position = 19
@@ -53,7 +54,7 @@ public enum DateTimeFormat {
             return nil
         }
         guard position == bytes.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.daysSince1970(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offsetSeconds) + fraction
         return Date(timeIntervalSince1970: seconds)
     }
@@ -70,7 +71,7 @@ public enum DateTimeFormat {
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = CivilDate.date(daysSince1970: days)
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -84,7 +85,7 @@ public enum DateTimeFormat {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = CivilDate.date(daysSince1970: days)
         // 1970-01-01 was a Thursday.
         let weekday = ((days % 7) + 11) % 7
         return (year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, weekday)
@@ -139,35 +140,5 @@ public enum DateTimeFormat {
         }
         let last = digits.last!
         return separators <= 1 && last >= UInt8(ascii: "0") && last <= UInt8(ascii: "9")
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    // Howard Hinnant's civil calendar algorithms: exact for the proleptic Gregorian calendar.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let adjustedYear = month <= 2 ? year - 1 : year
-        let era = (adjustedYear >= 0 ? adjustedYear : adjustedYear - 399) / 400
-        let yearOfEra = adjustedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPrime = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
-        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

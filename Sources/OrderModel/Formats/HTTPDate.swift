@@ -1,4 +1,5 @@
 import Foundation
+import WireFormats
 
 /// HTTP-dates (RFC 9110 §5.6.7): IMF-fixdate out; IMF-fixdate, the obsolete RFC 850 form and asctime in.
 ///
@@ -55,10 +56,10 @@ public enum HTTPDate {
         guard let fields = scanner.scanDate(), scanner.isAtEnd else { return nil }
         let (day, month, year, hour, minute, second) = fields
         // Every field has a fixed number of digits, so no value exceeds 9999 and none of this can overflow.
-        guard (1...12).contains(month), day >= 1, day <= DateTimeFormat.daysIn(month: month, year: year), year >= 1,
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year), year >= 1,
             hour <= 23, minute <= 59, second <= 60
         else { return nil }
-        let days = DateTimeFormat.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.daysSince1970(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + min(second, 59)))
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WireFormats
 
 /// Random secrets and their comparison.
 enum Secrets {
@@ -7,10 +8,7 @@ enum Secrets {
     static func randomToken(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     /// An order's authenticationToken: 192 random bits (32 characters), above the 128 bits we require.

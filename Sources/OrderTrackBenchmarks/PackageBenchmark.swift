@@ -1,4 +1,8 @@
 import Foundation
+import OrderPackage
+import OrderSigning
+import WireFormats
+import X509
 
 /// Throughput of package building with one signer, for `ordertrack bench package`.
 public enum PackageBenchmark {
@@ -77,6 +81,16 @@ public enum PackageBenchmark {
         )
     }
 
+    /// A bare SHA-256 signature of `bytes` with `identity`'s key (PKCS#1 v1.5 for RSA, ECDSA otherwise), without any
+    /// CMS structure or certificates: the single private-key operation inside every package signature, for `rawSign`.
+    /// Not for producing Wallet signatures.
+    public static func rawSignature(_ bytes: [UInt8], with identity: SigningIdentity) throws -> [UInt8] {
+        let key = identity.privateKey
+        let algorithm: Certificate.SignatureAlgorithm =
+            key.supportedSignatureAlgorithms.contains(.sha256WithRSAEncryption) ? .sha256WithRSAEncryption : .ecdsaWithSHA256
+        return try key.sign(bytes: bytes, signatureAlgorithm: algorithm).rawRepresentation
+    }
+
     private static func seconds(_ duration: Duration) -> Double {
         let (whole, attoseconds) = duration.components
         return Double(whole) + Double(attoseconds) / 1e18
@@ -105,9 +119,7 @@ public enum PackageBenchmark {
 
     private static func orderJSON(index: Int, orderType: String, images: [String]) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let token = Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let token = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let items = images.enumerated().map { offset, image in
             #"{"title":"Item \#(offset + 1)","quantity":1,"image":"\#(image)","price":{"amount":19.99,"currency":"USD"}}"#
         }

@@ -1,5 +1,7 @@
+@_spi(Benchmarks) import OrderPersistence
+
 /// Synthetic orders and registrations for load tests, generated inside the database so that a million
-/// rows take seconds instead of minutes of per-row binds.
+/// rows take seconds instead of minutes of per-row binds; ``insert(into:)`` writes them.
 ///
 /// Order `i` (from 0) gets identifier `orderIdentifierPrefix + i` and authentication token
 /// `authenticationTokenPrefix + i`: pass a random prefix of at least 128 bits so tokens stay unguessable.
@@ -50,7 +52,26 @@ public struct BenchmarkSeed: Sendable {
         self.batchSize = batchSize
     }
 
-    func validate() throws {
+    /// Inserts the orders, then the registrations, in batches of ``batchSize`` rows, one transaction per batch.
+    /// Orders get version 1 and consecutive change sequences. Fails on identifiers that already exist, and before
+    /// writing anything on counts that do not fit together.
+    public func insert(into store: SQLOrderStore) async throws {
+        try validate()
+        for start in stride(from: 0, to: orderCount, by: batchSize) {
+            try await store.insertGeneratedOrders(
+                start..<min(start + batchSize, orderCount), merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier,
+                orderIdentifierPrefix: orderIdentifierPrefix, authenticationTokenPrefix: authenticationTokenPrefix, document: document,
+                status: status)
+        }
+        for start in stride(from: 0, to: registrationCount, by: batchSize) {
+            try await store.insertGeneratedRegistrations(
+                start..<min(start + batchSize, registrationCount), orderTypeIdentifier: orderTypeIdentifier,
+                orderIdentifierPrefix: orderIdentifierPrefix, orderCount: orderCount, deviceIdentifierPrefix: deviceIdentifierPrefix,
+                pushTokenPrefix: pushTokenPrefix, ordersPerDevice: ordersPerDevice)
+        }
+    }
+
+    private func validate() throws(OrderStoreError) {
         guard orderCount >= 0 else { throw invalid("orderCount", "\(orderCount) is negative") }
         guard registrationCount >= 0 else { throw invalid("registrationCount", "\(registrationCount) is negative") }
         guard batchSize >= 1 else { throw invalid("batchSize", "\(batchSize) is not at least 1") }

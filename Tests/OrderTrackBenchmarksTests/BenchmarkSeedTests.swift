@@ -1,12 +1,12 @@
+import ExternalTools
 import Foundation
+import OrderPersistence
+import OrderTrackBenchmarks
 import Testing
 
-@testable import OrderPersistence
-
-@Suite struct SeedingStoreTests {
+@Suite struct BenchmarkSeedTests {
     @Test func seedingGeneratesConsistentOrdersAndRegistrations() async throws {
-        try await withStore { store, _ in
-            let fixture = try await Fixture.make(store)
+        try await withStore { store, fixture in
             let existing = try await store.createOrder(fixture.order("existing"))
             let prefix = "Zm9vYmFyYmF6cXV4cXV1eA-"
             let seed = BenchmarkSeed(
@@ -14,7 +14,7 @@ import Testing
                 orderCount: 1000, registrationCount: 1500, ordersPerDevice: 10,
                 document: Array(#"{"status":"open"}"#.utf8), authenticationTokenPrefix: prefix, batchSize: 300
             )
-            try await store.seedForBenchmark(seed)
+            try await seed.insert(into: store)
 
             let first = try #require(try await store.order(type: fixture.orderType, id: "bench-order-0"))
             let last = try #require(try await store.order(type: fixture.orderType, id: "bench-order-999"))
@@ -47,13 +47,12 @@ import Testing
             } while cursor != nil
             #expect(count == 1001)
 
-            await #expect(throws: OrderStoreError.self) { try await store.seedForBenchmark(seed) }
+            await #expect(throws: OrderStoreError.self) { try await seed.insert(into: store) }
         }
     }
 
     @Test func invalidSeedsAreRefusedBeforeWriting() async throws {
-        try await withStore { store, _ in
-            let fixture = try await Fixture.make(store)
+        try await withStore { store, fixture in
             func seed(orders: Int = 10, registrations: Int = 10, perDevice: Int = 2, prefix: String = "0123456789abcdef0123") -> BenchmarkSeed {
                 BenchmarkSeed(
                     merchantID: fixture.merchant.id, orderTypeIdentifier: fixture.orderType, orderCount: orders,
@@ -63,17 +62,58 @@ import Testing
             for invalid in [
                 seed(orders: -1), seed(registrations: -1), seed(perDevice: 0), seed(perDevice: 11), seed(orders: 0), seed(prefix: "short"),
             ] {
-                await #expect(throws: OrderStoreError.self) { try await store.seedForBenchmark(invalid) }
+                await #expect(throws: OrderStoreError.self) { try await invalid.insert(into: store) }
             }
             var foreign = seed()
             foreign.orderTypeIdentifier = "order.com.unknown"
             await #expect(throws: OrderStoreError.orderTypeNotFound(orderTypeIdentifier: "order.com.unknown")) {
-                try await store.seedForBenchmark(foreign)
+                try await foreign.insert(into: store)
             }
-            #expect(
-                try await store.listOrders(
-                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: 10
-                ).orders.isEmpty)
+            let listed = try await store.listOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: 10)
+            #expect(listed.orders.isEmpty)
         }
+    }
+}
+
+/// Opens a store on the test database (a new SQLite file, or a new schema with `ORDERTRACK_TEST_STORE=postgres`),
+/// runs `body` with a merchant that owns one order type, then shuts the store down.
+private func withStore(_ body: (SQLOrderStore, Fixture) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("benchmark-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store: SQLOrderStore
+    if let url = try TestDatabase.storeURL() {
+        store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+    } else {
+        store = try await SQLOrderStore.sqlite(path: directory.appendingPathComponent("ordertrack.sqlite").path)
+    }
+    do {
+        try await body(store, try await Fixture.make(store))
+        try await store.shutdown()
+    } catch {
+        try? await store.shutdown()
+        throw error
+    }
+}
+
+private struct Fixture {
+    let merchant: MerchantRecord
+    let orderType = "order.com.example.shop"
+
+    static func make(_ store: SQLOrderStore) async throws -> Fixture {
+        let fixture = Fixture(merchant: try await store.createMerchant(name: "Example Shop"))
+        try await store.upsertOrderType(
+            OrderTypeRecord(
+                orderTypeIdentifier: fixture.orderType, merchantID: fixture.merchant.id, identity: .directory(path: "/etc/ordertrack/identity")
+            ))
+        return fixture
+    }
+
+    func order(_ id: String) -> OrderRecord {
+        OrderRecord(
+            orderTypeIdentifier: orderType, orderIdentifier: id, merchantID: merchant.id, authenticationToken: "token-\(id)-0123456789abcdef",
+            document: Array(#"{"status":"open"}"#.utf8), status: "open", createdAt: Date(), updatedAt: Date()
+        )
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import SQLKit
+
+/// Inserts of rows generated inside the database, so that load tests fill a store with a million rows in seconds
+/// instead of minutes of per-row binds. SPI for the benchmarks (`OrderTrackBenchmarks.BenchmarkSeed`), not API.
+@_spi(Benchmarks)
+extension SQLOrderStore {
+    /// Inserts orders `indices` in one transaction. Order `i` gets identifier `orderIdentifierPrefix + i`,
+    /// authentication token `authenticationTokenPrefix + i`, version 1 and the next change sequence in index order.
+    /// Fails if the order type is not `merchantID`'s or an identifier already exists.
+    public func insertGeneratedOrders(
+        _ indices: Range<Int>, merchantID: String, orderTypeIdentifier: String, orderIdentifierPrefix: String,
+        authenticationTokenPrefix: String, document: [UInt8], status: String?
+    ) async throws {
+        guard let first = indices.first, let last = indices.last else { return }
+        let now = self.now().millisecondsSince1970
+        try await write("insert generated orders \(indices)") { db in
+            try await Self.requireOrderType(db, orderTypeIdentifier, ownedBy: merchantID)
+            let count = Int64(indices.count)
+            // Row i gets sequence offset + i, consecutive after the counter's previous value.
+            let offset = try await nextChangeSequence(db, count: count) - count + 1 - Int64(first)
+            try await db.raw(
+                """
+                WITH RECURSIVE seq(i) AS (SELECT \(bind: first) UNION ALL SELECT i + 1 FROM seq WHERE i < \(bind: last)) \
+                INSERT INTO orders (\(idents: Self.orderColumns, joinedBy: ", ")) \
+                SELECT \(bind: orderTypeIdentifier), \(bind: orderIdentifierPrefix) || i, \(bind: merchantID), \
+                \(bind: authenticationTokenPrefix) || i, \(bind: Data(document)), \(bind: status), \(bind: now), \(bind: now), \
+                1, \(bind: offset) + i, \(bind: offset) + i FROM seq
+                """
+            ).run()
+        }
+    }
+
+    /// Inserts registrations `indices` in one transaction. Registration `j` registers device
+    /// `deviceIdentifierPrefix + j / ordersPerDevice` with push token `pushTokenPrefix + j / ordersPerDevice` for
+    /// order `orderIdentifierPrefix + j % orderCount`.
+    public func insertGeneratedRegistrations(
+        _ indices: Range<Int>, orderTypeIdentifier: String, orderIdentifierPrefix: String, orderCount: Int,
+        deviceIdentifierPrefix: String, pushTokenPrefix: String, ordersPerDevice: Int
+    ) async throws {
+        guard let first = indices.first, let last = indices.last else { return }
+        let now = self.now().millisecondsSince1970
+        try await write("insert generated registrations \(indices)") { db in
+            try await db.raw(
+                """
+                WITH RECURSIVE seq(i) AS (SELECT \(bind: first) UNION ALL SELECT i + 1 FROM seq WHERE i < \(bind: last)) \
+                INSERT INTO registrations \
+                (device_library_identifier, order_type_identifier, order_identifier, push_token, registered_at) \
+                SELECT \(bind: deviceIdentifierPrefix) || (i / \(bind: ordersPerDevice)), \(bind: orderTypeIdentifier), \
+                \(bind: orderIdentifierPrefix) || (i % \(bind: orderCount)), \
+                \(bind: pushTokenPrefix) || (i / \(bind: ordersPerDevice)), \(bind: now) FROM seq
+                """
+            ).run()
+        }
+    }
+}
