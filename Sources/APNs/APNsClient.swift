@@ -22,6 +22,9 @@ public final class APNsClient: Sendable {
     private let now: @Sendable () -> Date
 
     /// Creates the client; nothing connects until the first send.
+    ///
+    /// - Throws: ``APNsClientError`` when the endpoint is not https, the certificate, key, `.p8` key or trust roots
+    ///   cannot be loaded, or a setting is out of range.
     public convenience init(configuration: APNsConfiguration) throws(APNsClientError) {
         try self.init(configuration: configuration, now: Date.init)
     }

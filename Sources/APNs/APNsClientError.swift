@@ -11,6 +11,7 @@ public enum APNsClientError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A setting is outside its allowed range.
     case invalidSetting(String)
 
+    /// What is wrong and what to pass instead.
     public var description: String {
         switch self {
         case .invalidEndpoint(let detail):

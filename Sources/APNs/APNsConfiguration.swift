@@ -55,6 +55,16 @@ public struct APNsConfiguration: Sendable {
     /// Age at which the provider token is replaced; APNs wants 20 to 60 minutes, we allow 20 to 50.
     public var tokenRefreshInterval: TimeInterval
 
+    /// Creates the settings for one credential; every value but the credential has a production default.
+    ///
+    /// - Parameters:
+    ///   - endpoint: Base URL of the gateway, production by default; a local mock's URL in tests.
+    ///   - credential: How the client authenticates: certificate or provider token.
+    ///   - extraTrustRootsPEM: Roots to trust besides the system's, such as a local mock's CA.
+    ///   - defaultExpiration: Seconds from now to a push's `apns-expiration` when it sets none (24 h).
+    ///   - timeout: Longest wait for one push's answer (30 s).
+    ///   - tokenRefreshInterval: Seconds after which a provider token is replaced (40 min); ``APNsClient`` accepts 20 to
+    ///     50 minutes.
     public init(
         endpoint: URL = APNsConfiguration.productionEndpoint, credential: APNsCredential, extraTrustRootsPEM: String? = nil,
         defaultExpiration: TimeInterval = 86_400, timeout: Duration = .seconds(30), tokenRefreshInterval: TimeInterval = 40 * 60

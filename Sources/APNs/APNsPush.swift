@@ -18,6 +18,9 @@ public struct APNsPush: Sendable, Hashable {
     /// `apns-id`, for tracing the push in logs and APNs' answer.
     public var apnsID: UUID
 
+    /// Creates a push to `deviceToken` on `topic` with this project's Wallet defaults: a background push with
+    /// priority 5 and the body `{}`, expiring after the client's ``APNsConfiguration/defaultExpiration``, with a new
+    /// random `apns-id`.
     public init(
         deviceToken: String, topic: String, expiration: Date? = nil, priority: Int = 5, pushType: String = "background",
         payload: String = "{}", apnsID: UUID = UUID()

@@ -39,6 +39,7 @@ public enum APNsResult: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// The result in words, with the status and reason, for logs.
     public var description: String {
         switch self {
         case .delivered(let id): return "delivered (apns-id \(id.uuidString))"
@@ -66,6 +67,7 @@ public enum APNsFailureReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// APNs' reason text, or the transport failure's code and detail.
     public var description: String {
         switch self {
         case .apns(let reason): return reason.rawValue
@@ -77,10 +79,17 @@ public enum APNsFailureReason: Sendable, Hashable, CustomStringConvertible {
 /// The `reason` of an APNs error answer, modelled on APNSwift's `APNSError.ErrorReason`: Apple's documented reasons
 /// as cases, anything newer (or "HTTP <status>" when APNs gives none) as ``unknown(_:)``.
 public enum APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
+    /// Reasons APNs gives with status 400: the request's headers, token or topic are wrong.
     case badCollapseId, badDeviceToken, badExpirationDate, badMessageId, badPriority, badTopic, deviceTokenNotForTopic
+    /// More reasons APNs gives with status 400; of these only `IdleTimeout` is worth sending again.
     case duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken, missingTopic, payloadEmpty, topicDisallowed
+    /// Reasons APNs gives with status 403: the client certificate or provider token is not accepted.
     case badCertificate, badCertificateEnvironment, expiredProviderToken, forbidden, invalidProviderToken, missingProviderToken
+    /// More 403 reasons about the provider token, then 404 `BadPath`, 405 `MethodNotAllowed` and the 410 reasons
+    /// `ExpiredToken` and `Unregistered` (the token is no longer valid for the topic).
     case unrelatedKeyIdInToken, badEnvironmentKeyIdInToken, badPath, methodNotAllowed, expiredToken, unregistered
+    /// 413 `PayloadTooLarge` (over 4 KB), 429 for too many token updates or requests, and the 500 and 503 reasons
+    /// of a server in trouble.
     case payloadTooLarge, tooManyProviderTokenUpdates, tooManyRequests, internalServerError, serviceUnavailable, shutdown
     /// A reason this list does not know.
     case unknown(String)
@@ -140,6 +149,7 @@ public enum APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// APNs' text for the reason (``rawValue``).
     public var description: String { rawValue }
 }
 
@@ -165,18 +175,23 @@ public struct APNsTransportFailure: Sendable, Hashable, CustomStringConvertible 
         case providerTokenUnsigned = "ProviderTokenUnsigned"
     }
 
+    /// What failed, for matching and metric labels.
     public var code: Code
     /// What happened, in words.
     public var detail: String
 
+    /// Creates a failure with its code and a description for people.
     public init(_ code: Code, detail: String) {
         self.code = code
         self.detail = detail
     }
 
+    /// Whether the codes are equal; the details are not compared.
     public static func == (left: APNsTransportFailure, right: APNsTransportFailure) -> Bool { left.code == right.code }
 
+    /// Hashes the code only, consistent with ``==(left:right:)``.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// `Code (detail)`, for logs and the push log.
     public var description: String { "\(code.rawValue) (\(detail))" }
 }

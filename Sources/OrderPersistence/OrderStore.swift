@@ -9,7 +9,9 @@ public protocol OrderStore: Sendable {
 
     /// Creates a merchant with a new random UUID.
     func createMerchant(name: String) async throws -> MerchantRecord
+    /// The merchant with this id, or `nil`.
     func merchant(id: String) async throws -> MerchantRecord?
+    /// Every merchant, oldest first.
     func merchants() async throws -> [MerchantRecord]
 
     /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller) and display prefix.
@@ -17,6 +19,7 @@ public protocol OrderStore: Sendable {
     func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws
     /// The merchant owning the API key with this SHA-256, if any.
     func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord?
+    /// The display metadata of a merchant's API keys, oldest first.
     func apiKeys(merchantID: String) async throws -> [APIKeyInfo]
 
     // MARK: Order types
@@ -25,7 +28,9 @@ public protocol OrderStore: Sendable {
     /// signature, so that every instance rebuilds them. Throws ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)``
     /// if another merchant already owns the identifier.
     func upsertOrderType(_ record: OrderTypeRecord) async throws
+    /// The order type with this identifier, or `nil` when none is configured.
     func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord?
+    /// A merchant's order types, sorted by identifier.
     func orderTypes(merchantID: String) async throws -> [OrderTypeRecord]
 
     // MARK: Orders
@@ -38,6 +43,7 @@ public protocol OrderStore: Sendable {
     /// request's idempotency key. When the key already holds a response (a retry, or a concurrent request with the same
     /// key), nothing is written and that response is returned as `.replayed`.
     func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome
+    /// The order with this type and identifier, or `nil`.
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
     /// change sequence. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
@@ -103,6 +109,7 @@ public protocol OrderStore: Sendable {
     func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws
     /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.
     func releasePushLeases() async throws
+    /// How many push jobs wait to be sent (`pending`) and how many wait for the next change (`parked`).
     func pushQueueDepth() async throws -> (pending: Int, parked: Int)
     /// The most recent attempts for an order, newest first.
     func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry]
@@ -112,6 +119,7 @@ public protocol OrderStore: Sendable {
 
     // MARK: Idempotency
 
+    /// The response stored under a merchant's idempotency key, or `nil` when the key is unused.
     func idempotentResponse(merchantID: String, key: String) async throws -> IdempotencyRecord?
     /// Deletes idempotent responses created before `date`; returns the number deleted.
     func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int
@@ -121,8 +129,11 @@ public protocol OrderStore: Sendable {
     /// Creates or replaces an asset.
     @discardableResult
     func putAsset(merchantID: String, name: String, contentType: String, bytes: [UInt8], sha256: String) async throws -> AssetInfo
+    /// A merchant's asset with its bytes, or `nil`.
     func asset(merchantID: String, name: String) async throws -> Asset?
+    /// Deletes an asset; `false` if there was none.
     func deleteAsset(merchantID: String, name: String) async throws -> Bool
+    /// The metadata of a merchant's assets, sorted by name.
     func assets(merchantID: String) async throws -> [AssetInfo]
 
     // MARK: Package cache

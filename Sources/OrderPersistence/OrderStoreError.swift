@@ -1,14 +1,22 @@
 /// Every failure of an ``OrderStore``, with a message saying what went wrong and what to do.
 public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No merchant has this id.
     case merchantNotFound(id: String)
+    /// An API key with the same hash is already stored.
     case apiKeyAlreadyExists(prefix: String)
+    /// No order type has this identifier.
     case orderTypeNotFound(orderTypeIdentifier: String)
+    /// The order type belongs to another merchant; an identifier has one owner.
     case orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: String)
+    /// An order with this type and identifier already exists.
     case orderAlreadyExists(orderTypeIdentifier: String, orderIdentifier: String)
+    /// No order has this type and identifier.
     case orderNotFound(orderTypeIdentifier: String, orderIdentifier: String)
     /// The order's version moved since it was read: re-read and retry.
     case versionConflict(orderTypeIdentifier: String, orderIdentifier: String, expected: Int, actual: Int)
+    /// The list cursor was not issued by this store.
     case invalidCursor(String)
+    /// An argument is out of range or cannot be stored.
     case invalidArgument(name: String, reason: String)
     /// The database was written by a newer OrderTrack.
     case schemaTooNew(databaseVersion: Int, knownVersion: Int)
@@ -16,6 +24,7 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case migrationFailed(version: Int, name: String, reason: String)
     /// A stored value could not be decoded.
     case corruptRecord(table: String, reason: String)
+    /// The store was shut down.
     case storeClosed
     /// Opening the database failed.
     case openFailed(path: String, reason: String)
@@ -29,6 +38,7 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Any other database failure, with the operation that was attempted.
     case database(operation: String, reason: String)
 
+    /// What went wrong and what to do.
     public var description: String {
         switch self {
         case .merchantNotFound(let id):

@@ -8,24 +8,39 @@ import Foundation
 ///   deployments (or test runs) share one database.
 /// - `pool`: connections per instance (default 10); keep `pool × instances` under the server's `max_connections`.
 /// - `statement_timeout`: milliseconds a statement may run before PostgreSQL cancels it (default 10000).
+/// - `connect_timeout`: seconds opening one connection may take, 1 to 600 (default 5).
 public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// Whether connections use TLS, as libpq's `sslmode`: never, when the server offers it, or always.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// `disable`: plain TCP; `prefer`: TLS if the server supports it; `require`: TLS or no connection.
         case disable, prefer, require
     }
 
+    /// The server's host name or address.
     public var host: String
+    /// The server's TCP port; 5432 unless the URL names one.
     public var port: Int
+    /// The role to log in as.
     public var username: String
+    /// The role's password, if the URL has one.
     public var password: String?
+    /// The database to connect to: the URL's path.
     public var database: String
+    /// `sslmode`; ``TLSMode/prefer`` by default.
     public var tls: TLSMode
+    /// The schema OrderTrack's tables live in; `public` by default.
     public var schema: String
+    /// Connections per instance; 10 by default.
     public var poolSize: Int
+    /// Milliseconds a statement may run before PostgreSQL cancels it (0 disables the limit); 10,000 by default.
     public var statementTimeoutMilliseconds: Int
     /// How long opening one connection may take before the operation fails as "database unavailable".
     public var connectTimeout: Duration
 
     /// Parses a `postgres://` or `postgresql://` URL; every problem names the part of the URL at fault.
+    ///
+    /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` for a URL that is not `postgres://`, lacks the host,
+    ///   user or database, or has an unknown or out-of-range parameter.
     public init(url text: String) throws(OrderStoreError) {
         func invalid(_ reason: String) -> OrderStoreError {
             .invalidArgument(name: "database URL", reason: "\(reason); expected postgres://USER:PASSWORD@HOST:PORT/DATABASE")

@@ -2,8 +2,11 @@ import Foundation
 
 /// A pending push to one device token, claimed by a sender for a limited time.
 public struct PushJob: Sendable, Hashable {
+    /// The outbox row's id.
     public var id: Int64
+    /// The APNs topic to push on.
     public var orderTypeIdentifier: String
+    /// The device token to push to; one job per token and order type.
     public var pushToken: String
     /// The order whose change last queued this job (a push covers every order of the type on the device).
     public var orderIdentifier: String
@@ -16,6 +19,7 @@ public struct PushJob: Sendable, Hashable {
     /// Who holds the claim; completing requires it, so a sender whose lease expired cannot finish someone else's job.
     public var leaseOwner: String
 
+    /// Creates a job as ``OrderStore/claimPushJobs(limit:leaseOwner:leaseDuration:)`` returns it.
     public init(
         id: Int64, orderTypeIdentifier: String, pushToken: String, orderIdentifier: String, generation: Int64, attempts: Int,
         enqueuedAt: Date, leaseOwner: String
@@ -58,18 +62,26 @@ public enum PushOutcome: String, Sendable, Hashable, CaseIterable {
 
 /// One line of an order's push transcript.
 public struct PushLogEntry: Sendable, Hashable {
+    /// The type of the order the push was for.
     public var orderTypeIdentifier: String
+    /// The order the push was for.
     public var orderIdentifier: String
     /// The last 8 characters of the push token: enough to tell devices apart, useless to an attacker.
     public var tokenSuffix: String
+    /// Which attempt of the job this was, from 1.
     public var attempt: Int
     /// The APNs HTTP status, if APNs answered.
     public var status: Int?
+    /// APNs' reason, or the failure in words; `nil` when delivered.
     public var reason: String?
+    /// The `apns-id` APNs confirmed, when delivered.
     public var apnsID: String?
+    /// What the attempt led to.
     public var outcome: PushOutcome
+    /// When the attempt was answered.
     public var at: Date
 
+    /// Creates a log entry.
     public init(
         orderTypeIdentifier: String, orderIdentifier: String, tokenSuffix: String, attempt: Int, status: Int?, reason: String?,
         apnsID: String?, outcome: PushOutcome, at: Date

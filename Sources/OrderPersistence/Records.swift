@@ -4,9 +4,12 @@ import Foundation
 public struct MerchantRecord: Sendable, Hashable, Codable {
     /// Lowercase UUID string.
     public var id: String
+    /// The name shown to operators; not unique.
     public var name: String
+    /// When the merchant was created.
     public var createdAt: Date
 
+    /// Creates a record; ``OrderStore/createMerchant(name:)`` makes the id and date of a new merchant.
     public init(id: String, name: String, createdAt: Date) {
         self.id = id
         self.name = name
@@ -16,11 +19,14 @@ public struct MerchantRecord: Sendable, Hashable, Codable {
 
 /// Display metadata of a merchant API key. The key itself is never stored, only its SHA-256.
 public struct APIKeyInfo: Sendable, Hashable {
+    /// The merchant the key authenticates.
     public var merchantID: String
     /// The first characters of the key, so an operator can tell keys apart.
     public var prefix: String
+    /// When the key was added.
     public var createdAt: Date
 
+    /// Creates the metadata of a stored key.
     public init(merchantID: String, prefix: String, createdAt: Date) {
         self.merchantID = merchantID
         self.prefix = prefix
@@ -40,10 +46,14 @@ public enum IdentityConfig: Sendable, Hashable, Codable {
 
 /// APNs token authentication: a `.p8` key from the developer account with its key and team identifiers.
 public struct APNsTokenConfig: Sendable, Hashable, Codable {
+    /// The `.p8` file's PEM text (`-----BEGIN PRIVATE KEY-----`); a secret.
     public var p8PEM: String
+    /// The key's 10-character identifier from the developer account.
     public var keyID: String
+    /// The team identifier the key belongs to.
     public var teamID: String
 
+    /// Creates a token configuration from the key and its identifiers.
     public init(p8PEM: String, keyID: String, teamID: String) {
         self.p8PEM = p8PEM
         self.keyID = keyID
@@ -53,12 +63,16 @@ public struct APNsTokenConfig: Sendable, Hashable, Codable {
 
 /// An order type (the APNs topic and `orderTypeIdentifier`) and how its packages are signed and pushed.
 public struct OrderTypeRecord: Sendable, Hashable {
+    /// The Order Type ID, such as `order.com.example.shop`.
     public var orderTypeIdentifier: String
+    /// The merchant that owns the order type; no other merchant can use it.
     public var merchantID: String
+    /// Where the Order Type ID certificate and key that sign its packages come from.
     public var identity: IdentityConfig
     /// Push with a provider token instead of the Order Type ID certificate (the default).
     public var apnsToken: APNsTokenConfig?
 
+    /// Creates an order type record, pushing with the certificate unless `apnsToken` is given.
     public init(orderTypeIdentifier: String, merchantID: String, identity: IdentityConfig, apnsToken: APNsTokenConfig? = nil) {
         self.orderTypeIdentifier = orderTypeIdentifier
         self.merchantID = merchantID
@@ -69,14 +83,19 @@ public struct OrderTypeRecord: Sendable, Hashable {
 
 /// One stored order: its `order.json` bytes plus the bookkeeping the web service needs.
 public struct OrderRecord: Sendable, Hashable {
+    /// The order's type: its `orderTypeIdentifier` and APNs topic.
     public var orderTypeIdentifier: String
+    /// The order's identifier, unique within its type.
     public var orderIdentifier: String
+    /// The merchant that owns the order.
     public var merchantID: String
+    /// The secret Wallet devices present as `Authorization: AppleOrder <token>` to fetch the order.
     public var authenticationToken: String
     /// The `order.json` bytes.
     public var document: [UInt8]
     /// The order status extracted from the document by the caller, for filtering lists.
     public var status: String?
+    /// Millisecond precision; the store truncates finer values.
     public var createdAt: Date
     /// Millisecond precision; the store truncates finer values.
     public var updatedAt: Date
@@ -114,10 +133,12 @@ public struct OrderRecord: Sendable, Hashable {
 
 /// One page of ``OrderStore/listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)``.
 public struct OrderPage: Sendable {
+    /// The page's orders, in creation order.
     public var orders: [OrderRecord]
     /// Pass to the next call to continue; `nil` when this page is the last.
     public var nextCursor: String?
 
+    /// Creates a page.
     public init(orders: [OrderRecord], nextCursor: String?) {
         self.orders = orders
         self.nextCursor = nextCursor
@@ -126,13 +147,18 @@ public struct OrderPage: Sendable {
 
 /// A device registered for update pushes of one order.
 public struct Registration: Sendable, Hashable {
+    /// The device's identifier, as Wallet sends it in the registration path.
     public var deviceLibraryIdentifier: String
+    /// The device's APNs token, hex.
     public var pushToken: String
+    /// The registered order's type.
     public var orderTypeIdentifier: String
+    /// The registered order's identifier.
     public var orderIdentifier: String
     /// When the current push token was registered (creation or token replacement).
     public var registeredAt: Date
 
+    /// Creates a registration, for ``OrderStore/insertRegistrations(_:)``.
     public init(
         deviceLibraryIdentifier: String,
         pushToken: String,
@@ -158,10 +184,12 @@ public enum RegistrationOutcome: Sendable, Hashable {
 
 /// Orders of one device and type that changed after a tag, and the tag to use next time.
 public struct ChangedOrders: Sendable, Hashable {
+    /// The changed orders, in the order of their changes.
     public var orderIdentifiers: [String]
     /// The highest change sequence among the returned orders: the device's next `lastModified` tag.
     public var lastChange: Int64
 
+    /// Creates a result.
     public init(orderIdentifiers: [String], lastChange: Int64) {
         self.orderIdentifiers = orderIdentifiers
         self.lastChange = lastChange
@@ -174,9 +202,12 @@ public struct IdempotencyRecord: Sendable, Hashable {
     public var requestHash: String
     /// HTTP status of the stored response.
     public var status: Int
+    /// The stored response body, replayed byte for byte.
     public var body: [UInt8]
+    /// When the response was stored; ``OrderStore/deleteIdempotentResponses(createdBefore:)`` goes by it.
     public var createdAt: Date
 
+    /// Creates a record of a response.
     public init(requestHash: String, status: Int, body: [UInt8], createdAt: Date) {
         self.requestHash = requestHash
         self.status = status
@@ -187,10 +218,14 @@ public struct IdempotencyRecord: Sendable, Hashable {
 
 /// A response to store under a merchant's idempotency key, in the transaction of the write it answers.
 public struct IdempotencyClaim: Sendable, Hashable {
+    /// The merchant whose key it is: keys are scoped per merchant.
     public var merchantID: String
+    /// The `Idempotency-Key` header's value.
     public var key: String
+    /// The response to store under the key.
     public var record: IdempotencyRecord
 
+    /// Creates a claim of `key` for `record`.
     public init(merchantID: String, key: String, record: IdempotencyRecord) {
         self.merchantID = merchantID
         self.key = key
@@ -208,14 +243,20 @@ public enum IdempotentCreationOutcome: Sendable, Hashable {
 
 /// Metadata of a stored asset (an image referenced by order documents).
 public struct AssetInfo: Sendable, Hashable {
+    /// The merchant that owns the asset.
     public var merchantID: String
+    /// The asset's path in the package, such as `logo.png` or `fr.lproj/order.strings`; unique per merchant.
     public var name: String
+    /// The media type it is served with.
     public var contentType: String
     /// Lowercase hex SHA-256 of the bytes, computed by the caller.
     public var sha256: String
+    /// The size in bytes.
     public var size: Int
+    /// When the asset was last stored.
     public var updatedAt: Date
 
+    /// Creates asset metadata.
     public init(merchantID: String, name: String, contentType: String, sha256: String, size: Int, updatedAt: Date) {
         self.merchantID = merchantID
         self.name = name
@@ -228,9 +269,12 @@ public struct AssetInfo: Sendable, Hashable {
 
 /// A stored asset with its bytes.
 public struct Asset: Sendable, Hashable {
+    /// The asset's metadata.
     public var info: AssetInfo
+    /// The asset's content.
     public var bytes: [UInt8]
 
+    /// Creates an asset from its metadata and content.
     public init(info: AssetInfo, bytes: [UInt8]) {
         self.info = info
         self.bytes = bytes

@@ -4,6 +4,9 @@ import SQLKit
 extension SQLOrderStore {
     static let assetInfoColumns = ["merchant_id", "name", "content_type", "sha256", "size", "updated_at"]
 
+    /// Creates or replaces a merchant's asset, dated by the store's clock; returns its metadata.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``.
     @discardableResult
     public func putAsset(merchantID: String, name: String, contentType: String, bytes: [UInt8], sha256: String) async throws -> AssetInfo {
         let info = AssetInfo(
@@ -26,6 +29,7 @@ extension SQLOrderStore {
         return info
     }
 
+    /// A merchant's asset with its bytes, or `nil`.
     public func asset(merchantID: String, name: String) async throws -> Asset? {
         try await read("read asset \(name)") { db in
             try await db.select().columns(Self.assetInfoColumns + ["bytes"]).from("assets")
@@ -36,6 +40,7 @@ extension SQLOrderStore {
         }
     }
 
+    /// Deletes an asset; `false` if there was none.
     public func deleteAsset(merchantID: String, name: String) async throws -> Bool {
         try await write("delete asset \(name)") { db in
             try await db.delete(from: "assets")
@@ -46,6 +51,7 @@ extension SQLOrderStore {
         }
     }
 
+    /// The metadata of a merchant's assets, sorted by name.
     public func assets(merchantID: String) async throws -> [AssetInfo] {
         try await read("list assets of merchant \(merchantID)") { db in
             try await db.select().columns(Self.assetInfoColumns).from("assets")

@@ -2,12 +2,14 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
+    /// The response stored under a merchant's idempotency key, or `nil` when the key is unused.
     public func idempotentResponse(merchantID: String, key: String) async throws -> IdempotencyRecord? {
         try await read("read idempotent response") { db in
             try await Self.idempotentResponse(db, merchantID: merchantID, key: key)
         }
     }
 
+    /// Deletes idempotent responses created before `date`; returns the number deleted.
     public func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int {
         try await write("delete old idempotent responses") { db in
             try await db.delete(from: "idempotency_keys")

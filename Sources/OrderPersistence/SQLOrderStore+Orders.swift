@@ -10,6 +10,12 @@ extension SQLOrderStore {
     /// The largest page ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)`` returns.
     public static let maximumPageSize = 1000
 
+    /// Stores a new order with version 1 and the next change sequence, timestamps truncated to milliseconds; returns it
+    /// as stored.
+    ///
+    /// - Throws: ``OrderStoreError/orderAlreadyExists(orderTypeIdentifier:orderIdentifier:)``,
+    ///   ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)``, or
+    ///   ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)`` when the type is not the order's merchant's.
     @discardableResult
     public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
@@ -17,6 +23,11 @@ extension SQLOrderStore {
         }
     }
 
+    /// Stores a new order and the response under the claim's idempotency key in one transaction; when the key already
+    /// holds a response, writes nothing and returns that response as ``IdempotentCreationOutcome/replayed(_:)``.
+    ///
+    /// The key is claimed first, so a concurrent request with the same key finds this response instead of creating a
+    /// second order. Throws as ``createOrder(_:)``.
     public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier) under an idempotency key") { db in
             // The key first: a concurrent request with the same key waits on it (PostgreSQL's unique index) or runs
@@ -46,6 +57,7 @@ extension SQLOrderStore {
         return stored
     }
 
+    /// The order with this type and identifier, or `nil`.
     public func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
         try await read("read order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await db.select().columns(Self.orderColumns).from("orders")
@@ -56,8 +68,14 @@ extension SQLOrderStore {
         }
     }
 
+    /// Replaces the document of an order if its version is still `expectedVersion`, bumps version and change sequence,
+    /// and queues a push to each registered device in the same transaction (the outbox).
+    ///
     /// `updatedAt` is stored as given when it is later than the stored value, otherwise as the stored
     /// value plus 1 ms, so it strictly increases even if the clock steps back.
+    ///
+    /// - Throws: ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)`` when another
+    ///   update came first (re-read and retry), ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     public func updateOrder(
         type orderTypeIdentifier: String,
         id orderIdentifier: String,
@@ -104,8 +122,14 @@ extension SQLOrderStore {
         }
     }
 
+    /// A merchant's orders, optionally filtered by type, status and last update; `after` is the previous page's
+    /// ``OrderPage/nextCursor``.
+    ///
     /// Pages follow creation order (keyset on the immutable creation sequence), so an order updated while
     /// a client pages is neither skipped nor repeated. `updatedSince` is inclusive.
+    ///
+    /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` when `limit` is not 1 to ``maximumPageSize``,
+    ///   ``OrderStoreError/invalidCursor(_:)`` for a cursor this store did not issue.
     public func listOrders(
         merchantID: String,
         orderTypeIdentifier: String?,
@@ -141,6 +165,8 @@ extension SQLOrderStore {
         }
     }
 
+    /// Inserts many new orders in one transaction, with version 1 and consecutive change sequences, for seeding
+    /// benchmarks and imports; fails as a whole on any duplicate or order type that is not the order's merchant's.
     public func insertOrders(_ orders: [OrderRecord]) async throws {
         guard !orders.isEmpty else { return }
         try await write("insert \(orders.count) orders") { db in

@@ -27,6 +27,8 @@ extension SQLOrderStore {
         ).all().count
     }
 
+    /// Queues a push to every device registered for the order, without a change to it (a merchant's "notify again");
+    /// a token with a pending job coalesces into it, a parked one starts afresh. Returns how many tokens that reaches.
     public func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
         try await write("queue pushes for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await Self.enqueuePushes(
@@ -34,6 +36,10 @@ extension SQLOrderStore {
         }
     }
 
+    /// Claims up to `limit` due jobs for `leaseDuration` seconds, oldest due first, and counts the attempt.
+    ///
+    /// On PostgreSQL rows claimed by another instance are skipped, not waited for. A job whose claimer dies is claimable
+    /// again once its lease runs out.
     public func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob] {
         let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
@@ -59,6 +65,8 @@ extension SQLOrderStore {
         }
     }
 
+    /// Extends the claims `leaseOwner` still holds on the given jobs to now + `leaseDuration` seconds, so that a slow
+    /// send is not taken over while in flight; an expired claim is not revived. Returns how many were extended.
     public func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
         let now = self.now()
@@ -79,10 +87,15 @@ extension SQLOrderStore {
         }
     }
 
+    /// Records one attempt in the push log and applies its resolution to the job; see ``resolvePushJobs(_:)``.
     public func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws {
         try await resolvePushJobs([(job, resolution, entry)])
     }
 
+    /// Records a batch of attempts in the push log and applies each resolution to its job, in one transaction.
+    ///
+    /// A resolution applies only while the sender's claim still holds (same lease owner and attempt). A delivered job
+    /// that saw a change while in flight is not deleted but made due again, so the device hears of that change too.
     public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
         guard !outcomes.isEmpty else { return }
         let now = self.now().millisecondsSince1970
@@ -192,12 +205,14 @@ extension SQLOrderStore {
         ).run()
     }
 
+    /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.
     public func releasePushLeases() async throws {
         try await write("release push leases") { db in
             try await db.raw("UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL").run()
         }
     }
 
+    /// How many push jobs wait to be sent (`pending`) and how many wait for the next change (`parked`).
     public func pushQueueDepth() async throws -> (pending: Int, parked: Int) {
         try await read("count push jobs") { db in
             let rows = try await db.raw("SELECT state, COUNT(*) AS jobs FROM push_jobs GROUP BY state").all()
@@ -210,6 +225,8 @@ extension SQLOrderStore {
     /// Rows one retention transaction deletes at most.
     static let pruneBatch = 5_000
 
+    /// Deletes push log entries recorded before `date`, oldest first, at most 5,000 per transaction so that
+    /// concurrent writers never wait long; returns the number deleted.
     public func deletePushLog(before date: Date) async throws -> Int {
         let cutoff = date.millisecondsSince1970
         var deleted = 0
@@ -229,6 +246,9 @@ extension SQLOrderStore {
         }
     }
 
+    /// The most recent `limit` attempts for an order, newest first.
+    ///
+    /// - Throws: ``OrderStoreError/corruptRecord(table:reason:)`` for an outcome this build does not know.
     public func pushLog(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [PushLogEntry] {
         try await read("read push log of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             let rows = try await db.raw(

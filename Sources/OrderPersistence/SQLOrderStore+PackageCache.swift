@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
+    /// The signed package built for this version of the order, if cached.
     public func cachedPackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int) async throws -> [UInt8]? {
         try await read("read cached package of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await db.select().column("bytes").from("package_cache")
@@ -13,6 +14,10 @@ extension SQLOrderStore {
         }
     }
 
+    /// Caches a signed package, keeping one per order: a newer version replaces an older one, never the reverse, so a
+    /// slow build of an old version cannot overwrite a newer package.
+    ///
+    /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     public func storePackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int, bytes: [UInt8]) async throws {
         try await write("cache package of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await Self.requireOrder(db, type: orderTypeIdentifier, id: orderIdentifier)

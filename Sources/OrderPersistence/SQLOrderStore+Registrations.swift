@@ -2,6 +2,12 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
+    /// Registers a device for pushes of an order, replacing its push token if it changed.
+    ///
+    /// Registering again refreshes ``Registration/registeredAt`` even for the same token: it proves the token valid
+    /// after an APNs 410, so deletions for that 410 spare it.
+    ///
+    /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist.
     public func register(
         deviceLibraryIdentifier: String,
         pushToken: String,
@@ -39,6 +45,7 @@ extension SQLOrderStore {
         }
     }
 
+    /// Removes a registration; `false` if there was none.
     public func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool {
         try await write("unregister device \(deviceLibraryIdentifier) from \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await db.delete(from: "registrations")
@@ -50,6 +57,9 @@ extension SQLOrderStore {
         }
     }
 
+    /// The device's registered orders of a type that changed after `changedAfter` (all of them when `nil`); `nil` when
+    /// there are none.
+    ///
     /// One index range of `registrations` (its primary key starts with device and type) joined to `orders`
     /// by primary key: the cost follows the device's registrations, not the size of either table.
     public func registeredOrderIdentifiers(
@@ -85,6 +95,7 @@ extension SQLOrderStore {
         return query
     }
 
+    /// Every registration of an order, sorted by device.
     public func registrations(orderTypeIdentifier: String, orderIdentifier: String) async throws -> [Registration] {
         try await read("list registrations of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await db.select()
@@ -98,6 +109,8 @@ extension SQLOrderStore {
         }
     }
 
+    /// Deletes the registrations of a push token rejected by APNs; with `registeredBefore`, only those registered
+    /// before that instant (APNs' 410 timestamp). Returns the number deleted.
     public func deleteRegistrations(pushToken: String, registeredBefore: Date?) async throws -> Int {
         try await write("delete registrations of a push token") { db in
             let delete = db.delete(from: "registrations").where("push_token", .equal, pushToken)
@@ -108,6 +121,8 @@ extension SQLOrderStore {
         }
     }
 
+    /// Inserts many new registrations in one transaction, for seeding benchmarks and imports; fails as a whole on any
+    /// duplicate or unknown order.
     public func insertRegistrations(_ registrations: [Registration]) async throws {
         guard !registrations.isEmpty else { return }
         try await write("insert \(registrations.count) registrations") { db in

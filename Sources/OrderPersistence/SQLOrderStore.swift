@@ -74,6 +74,7 @@ public final class SQLOrderStore: OrderStore {
         try await read("read the schema version") { try await Migrations.currentVersion($0) }
     }
 
+    /// Closes the connections and the backend's threads; further calls throw ``OrderStoreError/storeClosed``.
     public func shutdown() async throws {
         do {
             try await backend.shutdown()
@@ -140,6 +141,7 @@ public final class SQLOrderStore: OrderStore {
 
     // MARK: Merchants and API keys
 
+    /// Creates a merchant with a new random lowercase UUID, dated by the store's clock.
     public func createMerchant(name: String) async throws -> MerchantRecord {
         let merchant = MerchantRecord(id: UUID().uuidString.lowercased(), name: name, createdAt: self.now())
         try await write("create merchant \(name)") { db in
@@ -151,6 +153,7 @@ public final class SQLOrderStore: OrderStore {
         return merchant
     }
 
+    /// The merchant with this id, or `nil`.
     public func merchant(id: String) async throws -> MerchantRecord? {
         try await read("read merchant \(id)") { db in
             try await db.select().columns("id", "name", "created_at").from("merchants")
@@ -160,6 +163,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// Every merchant, oldest first.
     public func merchants() async throws -> [MerchantRecord] {
         try await read("list merchants") { db in
             try await db.select().columns("id", "name", "created_at").from("merchants")
@@ -169,6 +173,10 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller) and display prefix.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``, or ``OrderStoreError/apiKeyAlreadyExists(prefix:)`` when the
+    ///   hash is stored already.
     public func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws {
         try await write("add an API key for merchant \(merchantID)") { db in
             try await Self.requireMerchant(db, merchantID)
@@ -182,6 +190,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// The merchant owning the API key with this SHA-256, if any: one indexed lookup per authenticated request.
     public func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord? {
         try await read("look up an API key") { db in
             try await db.raw(
@@ -195,6 +204,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// The display metadata of a merchant's API keys, oldest first.
     public func apiKeys(merchantID: String) async throws -> [APIKeyInfo] {
         try await read("list API keys of merchant \(merchantID)") { db in
             try await db.select().columns("merchant_id", "prefix", "created_at").from("api_keys")
@@ -207,6 +217,11 @@ public final class SQLOrderStore: OrderStore {
 
     // MARK: Order types
 
+    /// Creates or replaces an order type; a changed signing identity deletes the type's cached packages in the same
+    /// transaction.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``, or
+    ///   ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)`` when another merchant owns the identifier.
     public func upsertOrderType(_ record: OrderTypeRecord) async throws {
         let identity = try Self.encodeJSON(record.identity, name: "identity")
         let apnsToken = try record.apnsToken.map { try Self.encodeJSON($0, name: "apnsToken") }
@@ -234,6 +249,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// The order type with this identifier, or `nil` when none is configured.
     public func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord? {
         try await read("read order type \(orderTypeIdentifier)") { db in
             try await db.select().columns("order_type_identifier", "merchant_id", "identity", "apns_token").from("order_types")
@@ -243,6 +259,7 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// A merchant's order types, sorted by identifier.
     public func orderTypes(merchantID: String) async throws -> [OrderTypeRecord] {
         try await read("list order types of merchant \(merchantID)") { db in
             try await db.select().columns("order_type_identifier", "merchant_id", "identity", "apns_token").from("order_types")

@@ -36,6 +36,7 @@ public enum SigningError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Creating a development identity failed.
     case developmentIdentityFailed(reason: String)
 
+    /// What failed and, where there is one, the fix; never a password or key material.
     public var description: String {
         switch self {
         case .malformedPEM(let source, let block, let reason):
