@@ -189,7 +189,7 @@ public struct APNsTransportFailure: Sendable, Hashable, CustomStringConvertible 
     /// Whether the codes are equal; the details are not compared.
     public static func == (left: APNsTransportFailure, right: APNsTransportFailure) -> Bool { left.code == right.code }
 
-    /// Hashes the code only, consistent with ``==(left:right:)``.
+    /// Hashes the code only, consistent with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// `Code (detail)`, for logs and the push log.

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 
-/// The ``OrderStore`` over SQLKit: the same queries serve every SQL engine behind an ``SQLStoreBackend``.
+/// The ``OrderStore`` over SQLKit: the same queries serve SQLite and PostgreSQL, each behind an internal backend.
 public final class SQLOrderStore: OrderStore {
     let backend: any SQLStoreBackend
     let logger: Logger
@@ -20,6 +20,7 @@ public final class SQLOrderStore: OrderStore {
     /// - Parameters:
     ///   - path: Database file path; its directory must exist.
     ///   - readerCount: Connections for concurrent reads, besides the one writer connection.
+    ///   - logger: The logger handed to the database driver's connections.
     ///   - now: The clock for timestamps, claims and leases (the wall clock unless a test controls time).
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)``, ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``,
     ///   ``OrderStoreError/migrationFailed(version:name:reason:)``.

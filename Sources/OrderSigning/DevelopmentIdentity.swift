@@ -59,7 +59,10 @@ public enum DevelopmentIdentity {
     /// - Parameters:
     ///   - orderTypeIdentifier: Written to the leaf's subject UID and CN, as Apple does.
     ///   - teamIdentifier: The leaf's OU.
-    ///   - validity: How long the leaf is valid from `now`.
+    ///   - validity: How long the leaf is valid from `now`, in seconds.
+    ///   - now: The time `validity` counts from; every certificate is valid from an hour before it, for clock differences.
+    /// - Throws: ``SigningError/developmentIdentityFailed(reason:)`` for an empty order type identifier, or when making
+    ///   the keys or certificates fails.
     public static func make(
         orderTypeIdentifier: String, teamIdentifier: String = "DEVTEAM000",
         validity: TimeInterval = 365 * 86_400, now: Date = Date()

@@ -6,7 +6,11 @@ extension SigningIdentity {
     ///   `DevelopmentIdentity.create` writes), or
     /// - exactly one `.p12`/`.pfx` file, plus `wwdr.pem` if present.
     ///
-    /// - Parameter password: The key or PKCS#12 password; a PKCS#12 file without one is tried with "".
+    /// - Parameters:
+    ///   - directory: The directory to read; only the file names above are looked at.
+    ///   - password: The key or PKCS#12 password; a PKCS#12 file without one is tried with "".
+    /// - Throws: ``SigningError/fileAccess(path:reason:)`` when the files are missing or unreadable, or the error of
+    ///   loading them.
     public init(directory: URL, password: String? = nil) throws(SigningError) {
         let certificateURL = directory.appendingPathComponent("certificate.pem")
         let keyURL = directory.appendingPathComponent("key.pem")
