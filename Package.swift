@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
         // order.json: typed model, JSON value tree, schema and validator.
         .target(name: "OrderModel", dependencies: ["WireFormats"]),
-        // Parsers of request syntax the server reads itself (Authorization headers, form bodies). No dependencies.
+        // The Authorization header syntax the server reads itself (Bearer, Basic, AppleOrder). No dependencies.
         .target(name: "RequestSyntax"),
         .testTarget(name: "RequestSyntaxTests", dependencies: ["RequestSyntax"]),
         // A cost-bounded LRU map for every in-memory cache. No dependencies.
