@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
         .library(name: "APNs", targets: ["APNs"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
+        .library(name: "ApplePay", targets: ["ApplePay"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -144,19 +145,30 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Apple Pay payment tokens: signature verification (pinned Apple Root CA - G3) and EC_v1/RSA_v1 decryption.
+        .target(
+            name: "ApplePay",
+            dependencies: [
+                "OrderModel",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // Package-building throughput and synthetic store rows for the `ordertrack bench` commands, kept out of the
         // libraries they measure.
         .target(
             name: "OrderTrackBenchmarks",
             dependencies: [
-                "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
+                "ApplePay", "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -193,6 +205,16 @@ let package = Package(
             dependencies: [
                 "OrderPackage", "OrderModel", "OrderZip", "ExternalTools",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "ApplePayTests",
+            dependencies: [
+                "ApplePay", "OrderModel", "ExternalTools",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
