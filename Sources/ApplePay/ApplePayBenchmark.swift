@@ -68,10 +68,10 @@ public enum ApplePayBenchmark {
                 version: .v3, serialNumber: .init(),
                 publicKey: .init(try P256.Signing.PublicKey(x963Representation: merchantKey.publicKey.x963Representation)),
                 notValidBefore: notBefore, notValidAfter: notAfter, issuer: rootName,
-                subject: try DistinguishedName {
-                    RelativeDistinguishedName(.init(type: ApplePayPaymentIdentity.userIDAttribute, utf8String: merchantIdentifier))
-                    CommonName("Apple Pay Payment Processing:\(merchantIdentifier)")
-                },
+                subject: try DistinguishedName([
+                    RelativeDistinguishedName.Attribute(type: ApplePayPaymentIdentity.userIDAttribute, utf8String: merchantIdentifier),
+                    RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Pay Payment Processing:\(merchantIdentifier)"),
+                ]),
                 signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: try Certificate.Extensions {
                     Certificate.Extension(

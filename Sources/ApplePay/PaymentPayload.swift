@@ -39,7 +39,7 @@ public struct ApplePayPayload: Hashable, Sendable, CustomStringConvertible, Cust
 
     /// Reads the decrypted plaintext. Errors never quote it.
     init(plaintext: [UInt8]) throws(ApplePayError) {
-        guard let value = try? JSONParser.parse(plaintext), value.objectValue != nil else {
+        guard let value = try? JSONValue.parse(plaintext), value.objectValue != nil else {
             throw ApplePayError(.malformedToken, "the decrypted payload is not a JSON object")
         }
         func string(_ key: String, in object: JSONValue = value) throws(ApplePayError) -> String {

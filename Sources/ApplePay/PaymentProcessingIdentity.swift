@@ -7,7 +7,9 @@ import _CryptoExtras
 ///
 /// A merchant may hold several at once while it rotates certificates; tokens name theirs by ``publicKeyHash``.
 public struct ApplePayPaymentIdentity: Sendable {
-    public enum PrivateKey: Sendable {
+    // `@unchecked`: swift-crypto does not annotate `_RSA.Encryption.PrivateKey` as Sendable, although it is an
+    // immutable wrapper around the same BoringSSL key as the Sendable `_RSA.Signing.PrivateKey`.
+    public enum PrivateKey: @unchecked Sendable {
         /// EC_v1 identities.
         case p256(P256.KeyAgreement.PrivateKey)
         /// RSA_v1 identities (regions where regulation requires RSA).
@@ -55,7 +57,14 @@ public struct ApplePayPaymentIdentity: Sendable {
         self.privateKey = privateKey
         self.merchantIdentifier = uid ?? Hex.encode(hash).uppercased()
         self.merchantIdentifierHash = hash
-        self.publicKeyHash = Array(SHA256.hash(data: certificate.publicKey.subjectPublicKeyInfoBytes))
+        // `subjectPublicKeyInfoBytes` is only the key's BIT STRING; Apple hashes the whole DER SubjectPublicKeyInfo.
+        var spki = DER.Serializer()
+        do {
+            try spki.serialize(certificate.publicKey)
+        } catch {
+            throw ApplePayError(.invalidIdentity, "the certificate's public key does not serialize: \(error)")
+        }
+        self.publicKeyHash = Array(SHA256.hash(data: spki.serializedBytes))
     }
 
     /// An identity from a PEM certificate and a PEM private key (SEC 1 or PKCS#8 EC, PKCS#1 or PKCS#8 RSA).

@@ -70,7 +70,7 @@ public struct ApplePayToken: Hashable, Sendable {
         }
         let value: JSONValue
         do {
-            value = try JSONParser.parse(bytes)
+            value = try JSONValue.parse(bytes)
         } catch {
             throw ApplePayError(.malformedToken, "the token is not JSON: \(error)")
         }

@@ -32,22 +32,31 @@ struct SignatureVerifier: Sendable {
     }
 
     func verify(_ paymentData: ApplePayPaymentData, now: Date) async throws(ApplePayError) -> ApplePaySignature {
-        let signers: [CMSSignature.Signer]
-        let embedded: [Certificate]
+        var signature = paymentData.signature
+        let cms: CMSSignature
         do {
-            let cms = try CMSSignature(berEncoded: paymentData.signature)
-            signers = try cms.signers
-            embedded = cms.certificates
+            cms = try CMSSignature(berEncoded: signature)
         } catch {
-            throw ApplePayError(.invalidSignature, "the signature is not a CMS SignedData: \(error)")
+            guard let sorted = Self.sortingCertificates(in: signature), let parsed = try? CMSSignature(berEncoded: sorted) else {
+                throw ApplePayError(.invalidSignature, "the signature is not a CMS SignedData: \(error)")
+            }
+            signature = sorted
+            cms = parsed
         }
+        let signers: [CMSSignature.Signer]
+        do {
+            signers = try cms.signers
+        } catch {
+            throw ApplePayError(.invalidSignature, "the signature's signer information is unreadable: \(error)")
+        }
+        let embedded = cms.certificates
         guard signers.count == 1, let signer = signers.first else {
             throw ApplePayError(.invalidSignature, "the signature has \(signers.count) signers with certificates; Apple uses one")
         }
         try await validateChain(of: signer.certificate, intermediates: embedded, now: now)
 
         let outcome = await CMS.isValidSignature(
-            dataBytes: paymentData.signedBytes, signatureBytes: paymentData.signature,
+            dataBytes: paymentData.signedBytes, signatureBytes: signature,
             trustRoots: CertificateStore([signer.certificate])
         ) {
             // The chain (dates included) was validated above; this checks the signature over the token alone.
@@ -72,6 +81,23 @@ struct SignatureVerifier: Sendable {
                     + "(\(now.formatted(.iso8601))); at most \(Int(signingTimeTolerance)) s are accepted")
         }
         return ApplePaySignature(signer: signer.certificate, signingTime: signingTime)
+    }
+
+    /// Apple's signatures up to about 2017 list their certificates out of DER SET OF order, which swift-certificates
+    /// rejects even when it parses BER. That order means nothing and no signature covers it, so the certificates are
+    /// sorted in place (same bytes, same lengths); `nil` when the blob has no such SET to sort.
+    static func sortingCertificates(in signature: [UInt8]) -> [UInt8]? {
+        guard let root = try? BER.parse(signature), case .constructed(let contentInfo) = root.content,
+            let explicit = contentInfo.dropFirst().first, case .constructed(let wrapped) = explicit.content,
+            let signedData = wrapped.first, case .constructed(let fields) = signedData.content,
+            let certificates = fields.first(where: { $0.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) }),
+            case .constructed(let children) = certificates.content, let first = children.first
+        else { return nil }
+        let encoded = children.map(\.encodedBytes)
+        let range = first.encodedBytes.startIndex..<encoded.last!.endIndex
+        var sorted = signature
+        sorted.replaceSubrange(range, with: encoded.sorted { $0.lexicographicallyPrecedes($1) }.joined())
+        return sorted
     }
 
     private func validateChain(of leaf: Certificate, intermediates: [Certificate], now: Date) async throws(ApplePayError) {

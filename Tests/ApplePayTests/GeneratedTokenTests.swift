@@ -37,7 +37,7 @@ import X509
         let result = try await decryptor().decrypt(try ApplePayToken(json: token))
         #expect(result.version == (merchant == "ec" ? .ecV1 : .rsaV1))
         #expect(result.merchantIdentifier == OpenSSLPKI.merchantIdentifier)
-        #expect(result.payload.json == (try JSONParser.parse(Array(Self.payload.utf8))))
+        #expect(result.payload.json == (try JSONValue.parse(Array(Self.payload.utf8))))
         #expect(result.payload.transactionAmount == 4250)
         #expect(result.payload.eciIndicator == "5")
         try result.payload.check(amount: ApplePayAmount(decimal: "42.50", currency: "USD")!)
@@ -59,7 +59,7 @@ import X509
             sys.stdout.buffer.write(payment.decrypt(token["header"]["ephemeralPublicKey"], token["data"]))
             """
         let theirs = try ExternalTools.python(script, input: token)
-        #expect(try JSONParser.parse(theirs) == ours.payload.json)
+        #expect(try JSONValue.parse(theirs) == ours.payload.json)
     }
 
     @Test func missingMarkerExtensionsFail() async throws {
@@ -80,7 +80,7 @@ import X509
     @Test func tamperedGeneratedTokensFail() async throws {
         let decryptor = try decryptor()
         for merchant in ["ec", "rsa"] {
-            let token = try JSONParser.parse(try pki.token(payload: Self.payload, merchant: merchant))
+            let token = try JSONValue.parse(try pki.token(payload: Self.payload, merchant: merchant))
             let keyField = merchant == "ec" ? "header.ephemeralPublicKey" : "header.wrappedKey"
             for (path, change) in [("data", Vectors.flippingByte(0)), (keyField, Vectors.flippingByte(60))] {
                 await expectFailure(.invalidSignature, Vectors.modifying(token, path, change).serialized(), decryptor)

@@ -5,7 +5,8 @@ import Foundation
 /// Apple's marker extensions (plus copies without them), and EC and RSA merchant payment-processing certificates.
 /// Tokens are encrypted by Python `cryptography` and signed by `openssl cms -sign`, independently of our code.
 struct OpenSSLPKI: Sendable {
-    static let merchantIdentifier = "merchant.com.example.ordertrack-test"
+    // Short enough that "Apple Pay Payment Processing:" + it fits the 64 characters of a CN.
+    static let merchantIdentifier = "merchant.com.example.test"
     static let shared = Result { try OpenSSLPKI() }
 
     let directory: URL

@@ -13,7 +13,7 @@ enum Vectors {
 
     static func text(_ name: String) throws -> String { String(decoding: try bytes(name), as: UTF8.self) }
 
-    static func json(_ name: String) throws -> JSONValue { try JSONParser.parse(try bytes(name)) }
+    static func json(_ name: String) throws -> JSONValue { try JSONValue.parse(try bytes(name)) }
 
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 

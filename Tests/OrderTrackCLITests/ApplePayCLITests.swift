@@ -17,15 +17,15 @@ extension CLITests {
     @Test func applePayDecryptPrintsThePublicVectorsPayment() throws {
         let result = try applePayDecrypt(Self.applePayVectors.appendingPathComponent("token.json").path, at: "2021-09-01T19:04:00Z")
         #expect(result.status == 0, "\(result.errors)")
-        let output = try JSONParser.parse(Array(result.output.utf8))
-        let expected = try JSONParser.parse(Array(try Data(contentsOf: Self.applePayVectors.appendingPathComponent("expected.json"))))
+        let output = try JSONValue.parse(Array(result.output.utf8))
+        let expected = try JSONValue.parse(Array(try Data(contentsOf: Self.applePayVectors.appendingPathComponent("expected.json"))))
         #expect(output["paymentData"] == expected["decrypted"])
         #expect(output["merchantIdentifier"] == "merchant.test.spreedly.123merchant")
         #expect(output["version"] == "EC_v1")
     }
 
     @Test func applePayDecryptExitsOneOnATamperedToken() throws {
-        let original = try JSONParser.parse(Array(try Data(contentsOf: Self.applePayVectors.appendingPathComponent("token.json"))))
+        let original = try JSONValue.parse(Array(try Data(contentsOf: Self.applePayVectors.appendingPathComponent("token.json"))))
         let transactionId = original["header"]!["transactionId"]!.stringValue!
         let tampered = original.setting("header.transactionId", to: .string(String(transactionId.reversed())))
         try write("tampered.json", tampered.serialized())
