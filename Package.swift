@@ -149,20 +149,23 @@ let package = Package(
         .target(
             name: "ApplePay",
             dependencies: [
-                "OrderModel",
+                "OrderModel", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            resources: [.embedInCode("Resources/AppleRootCA-G3.pem")]
         ),
         // Package-building throughput and synthetic store rows for the `ordertrack bench` commands, kept out of the
         // libraries they measure.
         .target(
             name: "OrderTrackBenchmarks",
             dependencies: [
-                "ApplePay", "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -212,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "ApplePayTests",
             dependencies: [
-                "ApplePay", "OrderModel", "ExternalTools",
+                "ApplePay", "OrderModel", "OrderTrackBenchmarks", "ExternalTools", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),

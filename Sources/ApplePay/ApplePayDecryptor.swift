@@ -96,7 +96,7 @@ public struct ApplePayDecryptor: Sendable {
     /// NIST SP 800-56A concatenation KDF, one SHA-256 round with the counter first: SHA-256(00000001 ‖ Z ‖ 0D ‖
     /// "id-aes256-GCM" ‖ "Apple" ‖ SHA-256(merchant identifier)). Z is the fixed-length 32-byte x-coordinate.
     /// (swift-crypto's x963 KDF puts the counter after Z, so it does not fit.)
-    static func symmetricKey(sharedSecret: some ContiguousBytes, merchantIdentifierHash: [UInt8]) -> SymmetricKey {
+    public static func symmetricKey(sharedSecret: some ContiguousBytes, merchantIdentifierHash: [UInt8]) -> SymmetricKey {
         var hash = SHA256()
         hash.update(data: [0, 0, 0, 1])
         sharedSecret.withUnsafeBytes { hash.update(bufferPointer: $0) }

@@ -1,5 +1,6 @@
 import Crypto
 import SwiftASN1
+import WireFormats
 import X509
 import _CryptoExtras
 
@@ -15,11 +16,6 @@ public struct ApplePayPaymentIdentity: Sendable {
         /// RSA_v1 identities (regions where regulation requires RSA).
         case rsa(_RSA.Encryption.PrivateKey)
     }
-
-    /// Apple's extension holding the merchant identifier's SHA-256 as hex text.
-    static let merchantIdentifierExtension: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 32]
-    /// The subject's userID attribute, which holds the merchant identifier in Apple's certificates.
-    static let userIDAttribute: ASN1ObjectIdentifier = [0, 9, 2342, 19200300, 100, 1, 1]
 
     public let certificate: Certificate
     public let privateKey: PrivateKey
@@ -94,7 +90,7 @@ public struct ApplePayPaymentIdentity: Sendable {
 
     private static func userID(of certificate: Certificate) -> String? {
         for rdn in certificate.subject {
-            for attribute in rdn where attribute.type == userIDAttribute {
+            for attribute in rdn where attribute.type == ApplePayOID.userID {
                 if let text = String(attribute.value) { return text }
             }
         }
@@ -102,7 +98,7 @@ public struct ApplePayPaymentIdentity: Sendable {
     }
 
     private static func merchantHashExtension(of certificate: Certificate) throws(ApplePayError) -> [UInt8]? {
-        guard let raw = certificate.extensions[oid: merchantIdentifierExtension] else { return nil }
+        guard let raw = certificate.extensions[oid: ApplePayOID.merchantIdentifierHash] else { return nil }
         // The value is a UTF8String of 64 hex digits.
         guard let node = try? DER.parse(raw.value), let text = try? ASN1UTF8String(derEncoded: node),
             let hash = Hex.decode(String(text)), hash.count == 32

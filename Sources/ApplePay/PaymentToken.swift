@@ -1,5 +1,6 @@
 import Foundation
 import OrderModel
+import WireFormats
 
 /// `ApplePayPayment.token.paymentData`: the encrypted payment and the header and signature that protect it.
 public struct ApplePayPaymentData: Hashable, Sendable {
@@ -30,6 +31,20 @@ public struct ApplePayPaymentData: Hashable, Sendable {
     public var transactionId: String
     /// SHA-256 of the payment request's `applicationData`, when the request had some.
     public var applicationData: [UInt8]?
+
+    /// A token's payment data from its decoded parts.
+    public init(
+        version: Version, data: [UInt8], signature: [UInt8], keyMaterial: KeyMaterial, publicKeyHash: [UInt8], transactionId: String,
+        applicationData: [UInt8]?
+    ) {
+        self.version = version
+        self.data = data
+        self.signature = signature
+        self.keyMaterial = keyMaterial
+        self.publicKeyHash = publicKeyHash
+        self.transactionId = transactionId
+        self.applicationData = applicationData
+    }
 
     /// The bytes Apple signs: key material ‖ data ‖ transactionId ‖ applicationData, each decoded.
     public var signedBytes: [UInt8] {
@@ -155,41 +170,5 @@ public struct ApplePayToken: Hashable, Sendable {
         let text = try string(object, key, field: field)
         guard let data = Data(base64Encoded: text) else { throw ApplePayError(.malformedToken, "\(field ?? key) is not Base64") }
         return [UInt8](data)
-    }
-}
-
-enum Hex {
-    /// The bytes of an even-length hex string (either case), or `nil`.
-    static func decode(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let alphabet = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for byte in bytes {
-            out.append(alphabet[Int(byte >> 4)])
-            out.append(alphabet[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

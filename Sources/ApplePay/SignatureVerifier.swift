@@ -1,7 +1,20 @@
+import Crypto
 import Foundation
 import SwiftASN1
 import Synchronization
-@_spi(CMS) @_spi(DisableValidityCheck) @_spi(FixedExpiryValidationTime) import X509
+@_spi(FixedExpiryValidationTime) import X509
+
+/// The object identifiers Apple Pay's certificates carry.
+public enum ApplePayOID {
+    /// The marker extension of the leaf that signs payment tokens.
+    public static let leafMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 29]
+    /// The marker extension of the intermediate (Apple Application Integration CA - G3) that issues that leaf.
+    public static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 14]
+    /// The payment-processing certificate's extension holding the merchant identifier's SHA-256 as hex text.
+    public static let merchantIdentifierHash: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 32]
+    /// The subject's userID attribute, which holds the merchant identifier in Apple's certificates.
+    public static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19200300, 100, 1, 1]
+}
 
 /// What a verified token signature says.
 public struct ApplePaySignature: Sendable {
@@ -19,9 +32,6 @@ public struct ApplePaySignature: Sendable {
 /// that only the CMS signature itself is checked for each token; the remembered chain's validity period is still
 /// checked against the clock every time.
 struct SignatureVerifier: Sendable {
-    static let leafMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 29]
-    static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 14]
-
     let trustRoots: CertificateStore
     let signingTimeTolerance: TimeInterval
     private let validatedChains = ValidatedChains()
@@ -32,45 +42,17 @@ struct SignatureVerifier: Sendable {
     }
 
     func verify(_ paymentData: ApplePayPaymentData, now: Date) async throws(ApplePayError) -> ApplePaySignature {
-        var signature = paymentData.signature
-        let cms: CMSSignature
-        do {
-            cms = try CMSSignature(berEncoded: signature)
-        } catch {
-            guard let sorted = Self.sortingCertificates(in: signature), let parsed = try? CMSSignature(berEncoded: sorted) else {
-                throw ApplePayError(.invalidSignature, "the signature is not a CMS SignedData: \(error)")
-            }
-            signature = sorted
-            cms = parsed
+        let signed = try DetachedSignedData(ber: paymentData.signature)
+        try await validateChain(of: signed.signer, intermediates: signed.certificates, now: now)
+        guard [.ecdsaWithSHA256, .sha256WithRSAEncryption].contains(signed.signatureAlgorithm) else {
+            throw ApplePayError(.invalidSignature, "the signature algorithm \(signed.signatureAlgorithm) is not one Apple uses")
         }
-        let signers: [CMSSignature.Signer]
-        do {
-            signers = try cms.signers
-        } catch {
-            throw ApplePayError(.invalidSignature, "the signature's signer information is unreadable: \(error)")
+        guard Array(SHA256.hash(data: paymentData.signedBytes)) == signed.messageDigest else {
+            throw ApplePayError(.invalidSignature, "the signature's message digest does not match the token's data (it was altered)")
         }
-        let embedded = cms.certificates
-        guard signers.count == 1, let signer = signers.first else {
-            throw ApplePayError(.invalidSignature, "the signature has \(signers.count) signers with certificates; Apple uses one")
-        }
-        try await validateChain(of: signer.certificate, intermediates: embedded, now: now)
-
-        let outcome = await CMS.isValidSignature(
-            dataBytes: paymentData.signedBytes, signatureBytes: signature,
-            trustRoots: CertificateStore([signer.certificate])
-        ) {
-            // The chain (dates included) was validated above; this checks the signature over the token alone.
-            RFC5280Policy.withValidityCheckDisabled()
-        }
-        switch outcome {
-        case .success: break
-        case .failure(.invalidCMSBlock(let block)):
-            throw ApplePayError(.invalidSignature, "the signature does not verify over the token: \(block.reason)")
-        case .failure(.unableToValidateSigner(let failure)):
-            throw ApplePayError(.invalidSignature, "the signer certificate is unusable: \(Self.reasons(failure.policyFailures))")
-        }
-
-        guard let signingTime = signer.signingTime else {
+        guard signed.signer.publicKey.isValidSignature(signed.signature, for: signed.signedAttributes, signatureAlgorithm: signed.signatureAlgorithm)
+        else { throw ApplePayError(.invalidSignature, "the signature does not verify with the signer's public key") }
+        guard let signingTime = signed.signingTime else {
             throw ApplePayError(.signingTimeOutOfRange, "the signature has no signingTime attribute")
         }
         let skew = now.timeIntervalSince(signingTime)
@@ -80,24 +62,7 @@ struct SignatureVerifier: Sendable {
                 "the token was signed at \(signingTime.formatted(.iso8601)), \(Int(skew.rounded())) s from now "
                     + "(\(now.formatted(.iso8601))); at most \(Int(signingTimeTolerance)) s are accepted")
         }
-        return ApplePaySignature(signer: signer.certificate, signingTime: signingTime)
-    }
-
-    /// Apple's signatures up to about 2017 list their certificates out of DER SET OF order, which swift-certificates
-    /// rejects even when it parses BER. That order means nothing and no signature covers it, so the certificates are
-    /// sorted in place (same bytes, same lengths); `nil` when the blob has no such SET to sort.
-    static func sortingCertificates(in signature: [UInt8]) -> [UInt8]? {
-        guard let root = try? BER.parse(signature), case .constructed(let contentInfo) = root.content,
-            let explicit = contentInfo.dropFirst().first, case .constructed(let wrapped) = explicit.content,
-            let signedData = wrapped.first, case .constructed(let fields) = signedData.content,
-            let certificates = fields.first(where: { $0.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) }),
-            case .constructed(let children) = certificates.content, let first = children.first
-        else { return nil }
-        let encoded = children.map(\.encodedBytes)
-        let range = first.encodedBytes.startIndex..<encoded.last!.endIndex
-        var sorted = signature
-        sorted.replaceSubrange(range, with: encoded.sorted { $0.lexicographicallyPrecedes($1) }.joined())
-        return sorted
+        return ApplePaySignature(signer: signed.signer, signingTime: signingTime)
     }
 
     private func validateChain(of leaf: Certificate, intermediates: [Certificate], now: Date) async throws(ApplePayError) {
@@ -136,10 +101,10 @@ struct MarkerExtensionPolicy: VerifierPolicy {
 
     func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         let certificates = Array(chain)
-        guard certificates[0].extensions[oid: SignatureVerifier.leafMarker] != nil else {
+        guard certificates[0].extensions[oid: ApplePayOID.leafMarker] != nil else {
             return .failsToMeetPolicy(reason: "\(Self.prefix) 1.2.840.113635.100.6.29 is missing from the leaf '\(certificates[0].subject)'")
         }
-        guard certificates.count >= 3, certificates[1].extensions[oid: SignatureVerifier.intermediateMarker] != nil else {
+        guard certificates.count >= 3, certificates[1].extensions[oid: ApplePayOID.intermediateMarker] != nil else {
             let name = certificates.count >= 3 ? "'\(certificates[1].subject)'" : "(the leaf is issued by the root directly)"
             return .failsToMeetPolicy(reason: "\(Self.prefix) 1.2.840.113635.100.6.2.14 is missing from the intermediate \(name)")
         }

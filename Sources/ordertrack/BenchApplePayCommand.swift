@@ -2,6 +2,7 @@ import ApplePay
 import ArgumentParser
 import Foundation
 import OrderModel
+import OrderTrackBenchmarks
 
 /// `ordertrack bench apple-pay`: EC_v1 verify+decrypt throughput on one core; `scripts/bench-apple-pay` runs it and
 /// PyPI `applepay` on the same tokens.

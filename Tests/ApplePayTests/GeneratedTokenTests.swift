@@ -1,6 +1,7 @@
 import ExternalTools
 import Foundation
 import OrderModel
+import OrderTrackBenchmarks
 import Testing
 import X509
 

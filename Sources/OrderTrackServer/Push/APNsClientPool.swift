@@ -43,7 +43,7 @@ actor APNsClientPool {
         let found: OrderTypeCredentials
         do {
             found = try await credentials.credentials(for: orderTypeIdentifier)
-        } catch where !(error is OrderTrackError) {
+        } catch  where !(error is OrderTrackError) {
             // A failed re-check (database briefly unreachable) is no reason to fail a push the current client can send.
             guard let current else { throw error }
             return current.client

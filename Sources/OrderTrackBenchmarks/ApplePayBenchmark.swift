@@ -1,7 +1,9 @@
+import ApplePay
 import Crypto
 import Foundation
 import OrderModel
 import SwiftASN1
+import WireFormats
 @_spi(CMS) import X509
 
 /// `ordertrack bench apple-pay`: EC_v1 tokens made like Apple's (a root, an intermediate and a signing leaf with
@@ -46,7 +48,7 @@ public enum ApplePayBenchmark {
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                     Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                    Certificate.Extension(oid: SignatureVerifier.intermediateMarker, critical: false, value: [0x05, 0x00])
+                    Certificate.Extension(oid: ApplePayOID.intermediateMarker, critical: false, value: [0x05, 0x00])
                 },
                 issuerPrivateKey: .init(rootKey))
             leafKey = P256.Signing.PrivateKey()
@@ -57,7 +59,7 @@ public enum ApplePayBenchmark {
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true))
-                    Certificate.Extension(oid: SignatureVerifier.leafMarker, critical: false, value: [0x05, 0x00])
+                    Certificate.Extension(oid: ApplePayOID.leafMarker, critical: false, value: [0x05, 0x00])
                 },
                 issuerPrivateKey: .init(intermediateKey))
             merchantKey = P256.KeyAgreement.PrivateKey()
@@ -69,13 +71,14 @@ public enum ApplePayBenchmark {
                 publicKey: .init(try P256.Signing.PublicKey(x963Representation: merchantKey.publicKey.x963Representation)),
                 notValidBefore: notBefore, notValidAfter: notAfter, issuer: rootName,
                 subject: try DistinguishedName([
-                    RelativeDistinguishedName.Attribute(type: ApplePayPaymentIdentity.userIDAttribute, utf8String: merchantIdentifier),
-                    RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Pay Payment Processing:\(merchantIdentifier)"),
+                    RelativeDistinguishedName.Attribute(type: ApplePayOID.userID, utf8String: merchantIdentifier),
+                    RelativeDistinguishedName.Attribute(
+                        type: .RDNAttributeType.commonName, utf8String: "Apple Pay Payment Processing:\(merchantIdentifier)"),
                 ]),
                 signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: try Certificate.Extensions {
                     Certificate.Extension(
-                        oid: ApplePayPaymentIdentity.merchantIdentifierExtension, critical: false, value: serializer.serializedBytes[...])
+                        oid: ApplePayOID.merchantIdentifierHash, critical: false, value: serializer.serializedBytes[...])
                 },
                 issuerPrivateKey: .init(rootKey))
             identity = try ApplePayPaymentIdentity(certificate: merchantCertificate, privateKey: .p256(merchantKey))
