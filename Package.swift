@@ -99,7 +99,10 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax", "WireFormats",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax", "WireFormats",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -173,6 +176,7 @@ let package = Package(
             dependencies: [
                 "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -231,8 +235,11 @@ let package = Package(
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
+                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools", "ApplePay",
+                "OrderTrackBenchmarks",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -20,7 +20,8 @@ public struct ApplePayDecryptedToken: Sendable {
 /// (`untrusted_chain`, `missing_marker_extension`), the CMS signature (`invalid_signature`), the signing time
 /// (`signing_time_out_of_range`), then decryption (`decryption_failed`).
 public struct ApplePayDecryptor: Sendable {
-    public let identities: [ApplePayPaymentIdentity]
+    /// The merchant's payment-processing identities; replace them on a copy to share the remembered chains.
+    public var identities: [ApplePayPaymentIdentity]
     private let verifier: SignatureVerifier
     private let now: @Sendable () -> Date
 
