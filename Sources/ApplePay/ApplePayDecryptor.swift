@@ -5,11 +5,15 @@ import _CryptoExtras
 
 /// A verified and decrypted payment token.
 public struct ApplePayDecryptedToken: Sendable {
+    /// The token format it came in.
     public var version: ApplePayPaymentData.Version
+    /// The transaction identifier (hex), unique per payment: use it to detect a token sent twice.
     public var transactionId: String
     /// The merchant identifier of the payment-processing certificate that decrypted the token.
     public var merchantIdentifier: String
+    /// When Apple signed the token (the CMS signingTime).
     public var signingTime: Date
+    /// The decrypted payment.
     public var payload: ApplePayPayload
 }
 

@@ -44,13 +44,17 @@ public struct ApplePayError: Error, Hashable, Sendable, CustomStringConvertible 
         public var description: String { backing.rawValue }
     }
 
+    /// Which check failed.
     public var code: Code
+    /// What failed, in words safe to log and to return: never card data.
     public var reason: String
 
+    /// An error for a failed check, with its reason.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
+    /// The code and the reason, e.g. `invalid_signature: the signature does not verify …`.
     public var description: String { "\(code): \(reason)" }
 }

@@ -148,3 +148,13 @@ struct DetachedSignedData {
         return Date(timeIntervalSince1970: Double(days * 86_400 + hours * 3_600 + minutes * 60) + seconds)
     }
 }
+
+extension ApplePayPaymentData {
+    /// The certificates the token's signature carries (Apple's signing leaf and intermediate), read without verifying
+    /// anything: for diagnostics, not for trust decisions.
+    ///
+    /// - Throws: ``ApplePayError/Code/invalidSignature`` when the signature is not a readable CMS SignedData.
+    public func signatureCertificates() throws(ApplePayError) -> [Certificate] {
+        try DetachedSignedData(ber: signature).certificates
+    }
+}

@@ -33,9 +33,12 @@ public enum ISO4217 {
 
 /// An amount an order expects a payment to carry: an ISO 4217 alphabetic code and an integer of minor units.
 public struct ApplePayAmount: Hashable, Sendable {
+    /// The ISO 4217 alphabetic code, e.g. `USD`.
     public var currency: String
+    /// The amount in the currency's minor units (cents for USD, yen for JPY).
     public var minorUnits: Int64
 
+    /// An amount of `minorUnits` in `currency`.
     public init(currency: String, minorUnits: Int64) {
         self.currency = currency
         self.minorUnits = minorUnits

@@ -4,6 +4,7 @@ import OrderModel
 ///
 /// ``description`` and reflection redact the card data, so logging a payload does not leak it.
 public struct ApplePayPayload: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// What the payload's credential is: 3-D Secure (a cryptogram) or EMV data.
     public enum DataType: Hashable, Sendable {
         case threeDSecure
         case emv
@@ -19,8 +20,11 @@ public struct ApplePayPayload: Hashable, Sendable, CustomStringConvertible, Cust
     public var currencyCode: String
     /// The amount in the currency's minor units.
     public var transactionAmount: Int64
+    /// The cardholder's name, when the payment request asked for it.
     public var cardholderName: String?
+    /// Hex identifier of the device's manufacturer.
     public var deviceManufacturerIdentifier: String
+    /// Which credential ``paymentData`` carries.
     public var paymentDataType: DataType
     /// 3-D Secure: the cryptogram (Base64).
     public var onlinePaymentCryptogram: String?
@@ -32,7 +36,9 @@ public struct ApplePayPayload: Hashable, Sendable, CustomStringConvertible, Cust
     public var encryptedPINData: String?
     /// Multi-merchant payments: one `{merchantIdentifier, authenticationData, transactionAmount}` per merchant.
     public var authenticationResponses: [JSONValue]?
+    /// The merchant token's identifier, for merchant-token (recurring, automatic reload) payments.
     public var merchantTokenIdentifier: String?
+    /// The merchant token's metadata as Apple sent it.
     public var merchantTokenMetadata: JSONValue?
     /// The decrypted JSON object exactly as Apple sent it, for forwarding to a processor.
     public var json: JSONValue
@@ -113,11 +119,14 @@ public struct ApplePayPayload: Hashable, Sendable, CustomStringConvertible, Cust
         }
     }
 
+    /// Currency, amount and type only: card data is redacted.
     public var description: String {
         "ApplePayPayload(currency: \(currencyCode), amount: \(transactionAmount), type: \(paymentDataType), card data redacted)"
     }
 
+    /// The redacted ``description``.
     public var debugDescription: String { description }
 
+    /// No children, so `dump` and reflection do not reveal card data.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

@@ -10,6 +10,7 @@ import _CryptoExtras
 public struct ApplePayPaymentIdentity: Sendable {
     // `@unchecked`: swift-crypto does not annotate `_RSA.Encryption.PrivateKey` as Sendable, although it is an
     // immutable wrapper around the same BoringSSL key as the Sendable `_RSA.Signing.PrivateKey`.
+    /// The private key of a payment-processing certificate: P-256 for EC_v1, RSA for RSA_v1.
     public enum PrivateKey: @unchecked Sendable {
         /// EC_v1 identities.
         case p256(P256.KeyAgreement.PrivateKey)
@@ -17,7 +18,9 @@ public struct ApplePayPaymentIdentity: Sendable {
         case rsa(_RSA.Encryption.PrivateKey)
     }
 
+    /// The Payment Processing certificate.
     public let certificate: Certificate
+    /// Its private key, which decrypts the tokens encrypted for the certificate.
     public let privateKey: PrivateKey
     /// The merchant identifier (`merchant.com.example`) from the subject's UID, or the hex hash when the certificate
     /// names none.

@@ -4,6 +4,7 @@ import WireFormats
 
 /// `ApplePayPayment.token.paymentData`: the encrypted payment and the header and signature that protect it.
 public struct ApplePayPaymentData: Hashable, Sendable {
+    /// The token format: how the payment data is encrypted.
     public enum Version: String, Hashable, Sendable {
         /// ECDH P-256 key agreement, AES-256-GCM.
         case ecV1 = "EC_v1"
@@ -19,11 +20,13 @@ public struct ApplePayPaymentData: Hashable, Sendable {
         case wrappedKey([UInt8])
     }
 
+    /// `EC_v1` or `RSA_v1`.
     public var version: Version
     /// Ciphertext followed by the 16-byte GCM tag.
     public var data: [UInt8]
     /// Detached CMS SignedData (BER) over ``signedBytes``.
     public var signature: [UInt8]
+    /// The ephemeral public key (EC_v1) or the wrapped key (RSA_v1).
     public var keyMaterial: KeyMaterial
     /// SHA-256 of the DER SubjectPublicKeyInfo of the payment-processing certificate the token was encrypted for.
     public var publicKeyHash: [UInt8]
@@ -62,8 +65,11 @@ public struct ApplePayPaymentData: Hashable, Sendable {
 
 /// The payment method Apple Pay describes next to the token (no card number: a display name such as "Visa 1234").
 public struct ApplePayPaymentMethod: Hashable, Sendable {
+    /// What Apple Pay shows for the card, e.g. `Visa 0492`.
     public var displayName: String?
+    /// The card network, e.g. `Visa`.
     public var network: String?
+    /// `debit`, `credit`, `prepaid` or `store`.
     public var type: String?
 }
 
@@ -72,7 +78,9 @@ public struct ApplePayToken: Hashable, Sendable {
     /// Largest token JSON accepted, in bytes. Real tokens are 3–5 KB.
     public static let maximumSize = 64 * 1024
 
+    /// The encrypted payment and what protects it.
     public var paymentData: ApplePayPaymentData
+    /// The card description around the token, when the whole token object was given.
     public var paymentMethod: ApplePayPaymentMethod?
     /// The token object's `transactionIdentifier` (upper-case hex), when given.
     public var transactionIdentifier: String?
@@ -115,6 +123,7 @@ public struct ApplePayToken: Hashable, Sendable {
         self.init(paymentData: paymentData, paymentMethod: method, transactionIdentifier: identifier)
     }
 
+    /// A token from its parts.
     public init(paymentData: ApplePayPaymentData, paymentMethod: ApplePayPaymentMethod?, transactionIdentifier: String?) {
         self.paymentData = paymentData
         self.paymentMethod = paymentMethod
