@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
         .library(name: "APNs", targets: ["APNs"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
+        .library(name: "ApplePay", targets: ["ApplePay"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -63,6 +64,7 @@ let package = Package(
         .target(
             name: "OrderSigning",
             dependencies: [
+                "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -98,7 +100,10 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax", "WireFormats",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax", "WireFormats",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -144,20 +149,35 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Apple Pay payment tokens: signature verification (pinned Apple Root CA - G3) and EC_v1/RSA_v1 decryption.
+        .target(
+            name: "ApplePay",
+            dependencies: [
+                "OrderModel", "WireFormats",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.embedInCode("Resources/AppleRootCA-G3.pem")]
+        ),
         // Package-building throughput and synthetic store rows for the `ordertrack bench` commands, kept out of the
         // libraries they measure.
         .target(
             name: "OrderTrackBenchmarks",
             dependencies: [
-                "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -198,6 +218,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "ApplePayTests",
+            dependencies: [
+                "ApplePay", "OrderModel", "OrderTrackBenchmarks", "ExternalTools", "WireFormats",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
             name: "OrderTrackBenchmarksTests",
             dependencies: ["OrderTrackBenchmarks", "OrderPackage", "OrderSigning", "OrderPersistence", "ExternalTools"]
         ),
@@ -206,8 +236,11 @@ let package = Package(
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools",
+                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools", "ApplePay",
+                "OrderTrackBenchmarks",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

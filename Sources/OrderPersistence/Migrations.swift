@@ -13,6 +13,7 @@ enum Migrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "initial schema", apply: InitialSchema.apply),
         Migration(version: 2, name: "push outbox", apply: PushOutboxSchema.apply),
+        Migration(version: 3, name: "apple pay identities", apply: ApplePaySchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -136,6 +136,18 @@ public protocol OrderStore: Sendable {
     /// The metadata of a merchant's assets, sorted by name.
     func assets(merchantID: String) async throws -> [AssetInfo]
 
+    // MARK: Apple Pay
+
+    /// Stores a payment-processing identity; the same public key again answers the identity stored first.
+    func addPaymentIdentity(_ record: PaymentIdentityRecord) async throws -> PaymentIdentityRecord
+    /// The merchant's payment-processing identities, oldest first.
+    func paymentIdentities(merchantID: String) async throws -> [PaymentIdentityRecord]
+    /// Deletes one of the merchant's payment-processing identities; `false` if it has none with this id.
+    func deletePaymentIdentity(merchantID: String, id: String) async throws -> Bool
+    /// Creates or replaces the merchant's Merchant Identity certificate for merchant validation.
+    func putApplePayMerchantIdentity(_ record: ApplePayMerchantIdentityRecord) async throws
+    func applePayMerchantIdentity(merchantID: String) async throws -> ApplePayMerchantIdentityRecord?
+
     // MARK: Package cache
 
     /// The signed package built for this version of the order, if cached.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SwiftASN1
+import WireFormats
 
 /// Decryption of encrypted private keys: PKCS#8 `EncryptedPrivateKeyInfo` and OpenSSL's legacy
 /// PEM encryption (`Proc-Type: 4,ENCRYPTED` with `DEK-Info`).
@@ -36,7 +37,7 @@ enum EncryptedPrivateKey {
             throw .malformedPEM(source: source, block: block.index, reason: "encrypted '\(block.label)' has no DEK-Info header")
         }
         let parts = info.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let iv = hexBytes(parts[1]) else {
+        guard parts.count == 2, let iv = Hex.decode(parts[1]), !iv.isEmpty else {
             throw .malformedPEM(source: source, block: block.index, reason: "DEK-Info '\(info)' is not 'CIPHER,HEXIV'")
         }
         let cipher: BlockCipher
@@ -75,18 +76,5 @@ enum EncryptedPrivateKey {
             output += previous
         }
         return Array(output.prefix(count))
-    }
-
-    private static func hexBytes(_ hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }

@@ -58,6 +58,15 @@ public struct OrderTrackApplication: Sendable {
         configuration: ServerConfiguration, store: any OrderStore, logger: Logger, now: @escaping @Sendable () -> Date,
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
+        if !configuration.applePay.additionalTrustRoots.isEmpty {
+            logger.warning(
+                "Apple Pay tokens signed under roots other than Apple Root CA - G3 are accepted (--apple-pay-root): for tests and certification only")
+        }
+        if let gateway = configuration.applePay.testGateway {
+            logger.warning(
+                "merchant validation goes to a test gateway, not Apple (--apple-pay-gateway-test-url): for tests only",
+                metadata: ["gateway": .string(gateway.origin.absoluteString)])
+        }
         if configuration.isInsecure {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
         }
@@ -92,11 +101,14 @@ public struct OrderTrackApplication: Sendable {
         }
         WalletRoutes(lookup: lookup, devices: DeviceService(store: store), packages: packages, maximumBodySize: configuration.maximumDeviceBodySize)
             .add(to: router)
-        MerchantRoutes(
+        let merchantAPI = MerchantRoutes(
             orders: orders, assets: AssetService(store: store, packages: packages),
             administration: Administration(store: store, parseIdentity: { try await packages.parse($0) }), packages: packages, cpu: cpu,
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }
         ).add(to: router)
+        let applePay = ApplePayService(
+            store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
+        ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,

@@ -10,7 +10,7 @@ import OrderTrackServer
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release).",
-        subcommands: [BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self])
+        subcommands: [BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self, BenchApplePayCommand.self])
 }
 
 struct BenchPackageCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import OrderTrackServer
+import X509
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,6 +51,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")
     var logLevel: String?
 
+    @Option(help: "Extra trusted root (PEM) for Apple Pay token signatures, next to Apple Root CA - G3; tests and certification only")
+    var applePayRoot: String?
+
+    @Option(help: "Seconds an Apple Pay token's signing time may be from the server's clock (default 300)")
+    var applePayTokenMaxAge: Int?
+
+    @Option(help: "Tests only: send merchant validation to this https://host:port stand-in instead of Apple's gateway")
+    var applePayGatewayTestURL: String?
+
+    @Option(help: "Tests only: the root (PEM) of the --apple-pay-gateway-test-url stand-in's server certificate")
+    var applePayGatewayTestRoot: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ value: String?, _ name: String) -> String? { value ?? environment["ORDERTRACK_\(name)"] }
@@ -94,11 +107,31 @@ struct ServeCommand: AsyncParsableCommand {
         if let days = try integer(pushLogRetentionDays, "PUSH_LOG_RETENTION_DAYS", 0...36_500) {
             retention.pushLog = days == 0 ? nil : TimeInterval(days) * 86_400
         }
+        var applePay = ApplePayConfiguration()
+        if let path = setting(applePayRoot, "APPLE_PAY_ROOT") {
+            guard let data = FileManager.default.contents(atPath: path),
+                let root = try? Certificate(pemEncoded: String(decoding: data, as: UTF8.self))
+            else { throw usageError("--apple-pay-root \(path) is not a readable PEM certificate") }
+            applePay.additionalTrustRoots = [root]
+        }
+        if let seconds = try integer(applePayTokenMaxAge, "APPLE_PAY_TOKEN_MAX_AGE", 1...86_400) { applePay.tokenMaxAge = TimeInterval(seconds) }
+        if let text = setting(applePayGatewayTestURL, "APPLE_PAY_GATEWAY_TEST_URL") {
+            guard let url = URL(string: text), url.scheme == "https", url.host != nil else {
+                throw usageError("--apple-pay-gateway-test-url \"\(text)\" is not an https://host:port URL")
+            }
+            guard let path = setting(applePayGatewayTestRoot, "APPLE_PAY_GATEWAY_TEST_ROOT"), let data = FileManager.default.contents(atPath: path)
+            else {
+                throw usageError("--apple-pay-gateway-test-url needs --apple-pay-gateway-test-root: the stand-in's root certificate (PEM)")
+            }
+            applePay.testGateway = ApplePayConfiguration.TestGateway(origin: url, trustRootPEM: String(decoding: data, as: UTF8.self))
+        }
         let configuration: ServerConfiguration
         do {
-            configuration = try ServerConfiguration(
+            var resolved = try ServerConfiguration(
                 host: setting(host, "HOST") ?? "127.0.0.1", port: portNumber, dataDirectory: setting(dataDir, "DATA_DIR") ?? "./ordertrack-data",
                 databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push, retention: retention)
+            resolved.applePay = applePay
+            configuration = resolved
         } catch {
             throw usageError("\(error)")
         }

@@ -22,6 +22,10 @@ struct TestServer {
     var requestBodyTimeout: Duration = .seconds(30)
     /// The server's clock: the wall clock unless a test moves time itself.
     var now: @Sendable () -> Date = Date.init
+    /// The lowest level the server logs at.
+    var logLevel: Logger.Level = .warning
+    /// Apple Pay trust and gateway (Apple's alone unless a test adds its own root or gateway).
+    var applePay = ApplePayConfiguration()
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     /// `database` overrides the test database for this server.
@@ -35,6 +39,7 @@ struct TestServer {
         var configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
         configuration.requestBodyTimeout = requestBodyTimeout
+        configuration.applePay = applePay
         return configuration
     }
 
@@ -44,7 +49,7 @@ struct TestServer {
         -> Value
     {
         var logger = logger
-        logger.logLevel = .warning
+        logger.logLevel = logLevel
         let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger, now: now)
         let credentials = try loadCredentials()
         do {

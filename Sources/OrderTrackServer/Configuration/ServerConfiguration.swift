@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable {
     public var push: PushConfiguration
     /// How long the push log and idempotency keys are kept.
     public var retention: RetentionConfiguration
+    /// Token trust and merchant validation.
+    public var applePay = ApplePayConfiguration()
     /// How long a request's body may take to arrive after its headers before the server answers 408 and closes the
     /// connection (slow or stalled uploads hold a connection no longer than this).
     public var requestBodyTimeout: Duration = .seconds(30)

@@ -1,3 +1,4 @@
+import ApplePay
 import HTTPTypes
 import Hummingbird
 import OrderModel
@@ -59,6 +60,11 @@ struct APIError: HTTPResponseError, Sendable {
 }
 
 extension APIError {
+    /// A payment token that failed a check: 422 with the check's code (`invalid_signature`, `amount_mismatch`, …).
+    init(_ error: ApplePayError) {
+        self.init(status: .unprocessableContent, kind: .invalidRequest, code: error.code.description, message: error.reason, param: "token")
+    }
+
     /// A domain error as the merchant API answers it: the one place that gives each ``OrderTrackError/Code`` its
     /// status, kind and envelope code.
     init(_ error: OrderTrackError) {
@@ -80,8 +86,14 @@ extension APIError {
             (status, kind, code) = (.forbidden, .permission, error.code.name)
         case .notFound:
             (status, kind, code) = (.notFound, .notFound, error.code.name)
-        case .orderExists, .updateContention, .idempotencyKeyReused:
+        case .orderExists, .updateContention, .idempotencyKeyReused, .paymentAlreadyUsed, .applePayNotConfigured:
             (status, kind, code) = (.conflict, .conflict, error.code.name)
+        case .validationURLNotAllowed, .domainNotRegistered:
+            (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
+        case .invalidPaymentIdentity, .invalidMerchantIdentity:
+            (status, kind, code) = (.unprocessableContent, .invalidRequest, error.code.name)
+        case .applePayGatewayFailed:
+            (status, kind, code) = (.badGateway, .api, error.code.name)
         default:
             // The server cannot do what was asked (an order type without a usable signing identity).
             (status, kind, code) = (.internalServerError, .api, error.code.name)

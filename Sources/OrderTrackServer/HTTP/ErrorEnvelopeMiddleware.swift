@@ -1,3 +1,4 @@
+import ApplePay
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -64,6 +65,8 @@ extension APIError {
         case let error as APIError:
             self = error
         case let error as OrderTrackError:
+            self = APIError(error)
+        case let error as ApplePayError:
             self = APIError(error)
         case let error as any HTTPResponseError:
             self = APIError.framework(error)

@@ -24,7 +24,9 @@ struct MerchantRoutes: Sendable {
     /// Forgets the APNs connections of an order type whose credentials changed.
     let orderTypeChanged: @Sendable (String) async -> Void
 
-    func add(to router: Router<OrderTrackRequestContext>) {
+    /// Adds the routes and returns their authenticated group, for other merchant routes to join.
+    @discardableResult
+    func add(to router: Router<OrderTrackRequestContext>) -> RouterGroup<OrderTrackRequestContext> {
         let api = router.group("api/v1").add(middleware: MerchantAuthenticationMiddleware(administration: administration))
         api.post("orders") { request, context in try await createOrder(request, context) }
         api.get("orders") { request, context in try await listOrders(request, context) }
@@ -90,6 +92,7 @@ struct MerchantRoutes: Sendable {
             }
             return ["data": .array(data)] as JSONValue
         }
+        return api
     }
 
     // MARK: Orders
@@ -110,17 +113,7 @@ struct MerchantRoutes: Sendable {
         }
         let content = try await cpu.run { try RequestParsing.json(body) }
         let outcome = try await orders.createOrder(merchant: merchant, content: content, idempotency: idempotency) { created in
-            let response: JSONValue = [
-                "order": created.document,
-                "orderDetails": [
-                    "orderTypeIdentifier": .string(created.record.orderTypeIdentifier),
-                    "orderIdentifier": .string(created.record.orderIdentifier),
-                    "webServiceURL": .string(orders.webServiceURL),
-                    "authenticationToken": .string(created.record.authenticationToken),
-                ],
-                "warnings": .array(created.warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
-            ]
-            return response.serialized()
+            created.responseJSON(webServiceURL: orders.webServiceURL).serialized()
         }
         switch outcome {
         case .created(_, let body):

@@ -21,6 +21,20 @@ struct OrderService: Sendable {
         var record: OrderRecord
         var document: JSONValue
         var warnings: [ValidationProblem]
+
+        /// The order, its validation warnings and the four `orderDetails` strings Apple Pay's completion takes.
+        func responseJSON(webServiceURL: String) -> JSONValue {
+            [
+                "order": document,
+                "orderDetails": [
+                    "orderTypeIdentifier": .string(record.orderTypeIdentifier),
+                    "orderIdentifier": .string(record.orderIdentifier),
+                    "webServiceURL": .string(webServiceURL),
+                    "authenticationToken": .string(record.authenticationToken),
+                ],
+                "warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
+            ]
+        }
     }
 
     /// A create request's idempotency key and the hash of the request it was sent with.

@@ -55,6 +55,20 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let orderTypeMissing = Code("order_type_missing")
         /// An order type whose signing identity cannot be loaded.
         public static let signingIdentityUnusable = Code("signing_identity_unusable")
+        /// A payment-processing certificate or key that was refused (unreadable, mismatched, another merchant's).
+        public static let invalidPaymentIdentity = Code("invalid_payment_identity")
+        /// A Merchant Identity configuration that was refused (PKCS#12, identifier, display name, domains).
+        public static let invalidMerchantIdentity = Code("invalid_merchant_identity")
+        /// An Apple Pay transaction that already created an order with a different order body.
+        public static let paymentAlreadyUsed = Code("payment_already_used")
+        /// Merchant validation without a usable Merchant Identity certificate.
+        public static let applePayNotConfigured = Code("apple_pay_not_configured")
+        /// A validation URL that is not one of Apple's payment gateways: nothing is connected to.
+        public static let validationURLNotAllowed = Code("validation_url_not_allowed")
+        /// A domain the merchant did not register for merchant validation.
+        public static let domainNotRegistered = Code("domain_not_registered")
+        /// Apple's payment gateway failed, timed out or refused the session request.
+        public static let applePayGatewayFailed = Code("apple_pay_gateway_failed")
         /// An order type whose credential cannot authenticate to APNs.
         public static let apnsCredentialUnusable = Code("apns_credential_unusable")
     }

@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import Synchronization
+@_spi(FixedExpiryValidationTime) import X509
+
+/// The object identifiers Apple Pay's certificates carry.
+public enum ApplePayOID {
+    /// The marker extension of the leaf that signs payment tokens.
+    public static let leafMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 29]
+    /// The marker extension of the intermediate (Apple Application Integration CA - G3) that issues that leaf.
+    public static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 14]
+    /// The payment-processing certificate's extension holding the merchant identifier's SHA-256 as hex text.
+    public static let merchantIdentifierHash: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 32]
+    /// The subject's userID attribute, which holds the merchant identifier in Apple's certificates.
+    public static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19200300, 100, 1, 1]
+}
+
+/// What a verified token signature says.
+public struct ApplePaySignature: Sendable {
+    /// Apple's signing certificate (`ecc-smp-broker-sign_UC4-PROD` or `rsa-smp-broker-sign_UC4-PROD`).
+    public var signer: Certificate
+    /// The CMS signingTime attribute.
+    public var signingTime: Date
+}
+
+/// Verifies token signatures as Apple's "Payment token format reference" step 1 says: a detached BER CMS over the
+/// decoded header fields and data, signed by a leaf with marker 1.2.840.113635.100.6.29, issued by an intermediate
+/// with marker 1.2.840.113635.100.6.2.14, chaining to a trusted root, with a signingTime close to now.
+///
+/// Chain validation is remembered per signer certificate (Apple signs every token with the same few leaves), so
+/// that only the CMS signature itself is checked for each token; the remembered chain's validity period is still
+/// checked against the clock every time.
+struct SignatureVerifier: Sendable {
+    let trustRoots: CertificateStore
+    let signingTimeTolerance: TimeInterval
+    private let validatedChains = ValidatedChains()
+
+    init(trustRoots: [Certificate], signingTimeTolerance: TimeInterval) {
+        self.trustRoots = CertificateStore(trustRoots)
+        self.signingTimeTolerance = signingTimeTolerance
+    }
+
+    func verify(_ paymentData: ApplePayPaymentData, now: Date) async throws(ApplePayError) -> ApplePaySignature {
+        let signed = try DetachedSignedData(ber: paymentData.signature)
+        try await validateChain(of: signed.signer, intermediates: signed.certificates, now: now)
+        guard [.ecdsaWithSHA256, .sha256WithRSAEncryption].contains(signed.signatureAlgorithm) else {
+            throw ApplePayError(.invalidSignature, "the signature algorithm \(signed.signatureAlgorithm) is not one Apple uses")
+        }
+        guard Array(SHA256.hash(data: paymentData.signedBytes)) == signed.messageDigest else {
+            throw ApplePayError(.invalidSignature, "the signature's message digest does not match the token's data (it was altered)")
+        }
+        guard signed.signer.publicKey.isValidSignature(signed.signature, for: signed.signedAttributes, signatureAlgorithm: signed.signatureAlgorithm)
+        else { throw ApplePayError(.invalidSignature, "the signature does not verify with the signer's public key") }
+        guard let signingTime = signed.signingTime else {
+            throw ApplePayError(.signingTimeOutOfRange, "the signature has no signingTime attribute")
+        }
+        let skew = now.timeIntervalSince(signingTime)
+        guard abs(skew) <= signingTimeTolerance else {
+            throw ApplePayError(
+                .signingTimeOutOfRange,
+                "the token was signed at \(signingTime.formatted(.iso8601)), \(Int(skew.rounded())) s from now "
+                    + "(\(now.formatted(.iso8601))); at most \(Int(signingTimeTolerance)) s are accepted")
+        }
+        return ApplePaySignature(signer: signed.signer, signingTime: signingTime)
+    }
+
+    private func validateChain(of leaf: Certificate, intermediates: [Certificate], now: Date) async throws(ApplePayError) {
+        if let validity = validatedChains[leaf], validity.contains(now) { return }
+        var verifier = Verifier(rootCertificates: trustRoots) {
+            MarkerExtensionPolicy()
+            RFC5280Policy(fixedExpiryValidationTime: now)
+        }
+        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates)) {
+        case .validCertificate(let chain):
+            let from = chain.map(\.notValidBefore).max() ?? now
+            let until = chain.map(\.notValidAfter).min() ?? now
+            validatedChains[leaf] = from...max(from, until)
+        case .couldNotValidate(let failures):
+            if failures.contains(where: { $0.policyFailureReason.description.hasPrefix(MarkerExtensionPolicy.prefix) }) {
+                throw ApplePayError(.missingMarkerExtension, Self.reasons(failures))
+            }
+            throw ApplePayError(
+                .untrustedChain,
+                failures.isEmpty
+                    ? "the signer '\(leaf.subject)' does not chain to a trusted root"
+                    : "the signer '\(leaf.subject)' does not chain to a trusted root: \(Self.reasons(failures))")
+        }
+    }
+
+    private static func reasons(_ failures: [CertificateValidationResult.PolicyFailure]) -> String {
+        Set(failures.map(\.policyFailureReason.description)).sorted().joined(separator: "; ")
+    }
+}
+
+/// Requires Apple's marker extensions: the leaf's 1.2.840.113635.100.6.29 and the intermediate's
+/// 1.2.840.113635.100.6.2.14 (only their presence matters).
+struct MarkerExtensionPolicy: VerifierPolicy {
+    static let prefix = "Apple Pay marker extension"
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let certificates = Array(chain)
+        guard certificates[0].extensions[oid: ApplePayOID.leafMarker] != nil else {
+            return .failsToMeetPolicy(reason: "\(Self.prefix) 1.2.840.113635.100.6.29 is missing from the leaf '\(certificates[0].subject)'")
+        }
+        guard certificates.count >= 3, certificates[1].extensions[oid: ApplePayOID.intermediateMarker] != nil else {
+            let name = certificates.count >= 3 ? "'\(certificates[1].subject)'" : "(the leaf is issued by the root directly)"
+            return .failsToMeetPolicy(reason: "\(Self.prefix) 1.2.840.113635.100.6.2.14 is missing from the intermediate \(name)")
+        }
+        return .meetsPolicy
+    }
+}
+
+/// Signer certificates whose chain validated, with the period in which every certificate of that chain is valid.
+final class ValidatedChains: Sendable {
+    private static let capacity = 64
+    private let entries = Mutex<[Certificate: ClosedRange<Date>]>([:])
+
+    subscript(leaf: Certificate) -> ClosedRange<Date>? {
+        get { entries.withLock { $0[leaf] } }
+        set {
+            entries.withLock { entries in
+                if entries.count >= Self.capacity { entries.removeAll() }
+                entries[leaf] = newValue
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let paymentIdentityColumns = [
+        "id", "merchant_id", "merchant_identifier", "public_key_hash", "not_valid_after", "certificate_pem", "private_key_pem", "created_at",
+    ]
+
+    public func addPaymentIdentity(_ record: PaymentIdentityRecord) async throws -> PaymentIdentityRecord {
+        try await write("add Apple Pay payment identity for merchant \(record.merchantID)") { db in
+            try await Self.requireMerchant(db, record.merchantID)
+            let existing = try await db.select().columns(Self.paymentIdentityColumns).from("apple_pay_payment_identities")
+                .where("merchant_id", .equal, record.merchantID)
+                .where("public_key_hash", .equal, record.publicKeyHash)
+                .first()
+            // The same certificate again answers the stored identity: uploads are retried.
+            if let existing { return try Self.paymentIdentity(from: existing) }
+            try await db.insert(into: "apple_pay_payment_identities")
+                .columns(Self.paymentIdentityColumns)
+                .values(
+                    record.id, record.merchantID, record.merchantIdentifier, record.publicKeyHash, record.notValidAfter.millisecondsSince1970,
+                    record.certificatePEM, record.privateKeyPEM, record.createdAt.millisecondsSince1970
+                )
+                .run()
+            return record
+        }
+    }
+
+    public func paymentIdentities(merchantID: String) async throws -> [PaymentIdentityRecord] {
+        try await read("list Apple Pay payment identities of merchant \(merchantID)") { db in
+            try await db.select().columns(Self.paymentIdentityColumns).from("apple_pay_payment_identities")
+                .where("merchant_id", .equal, merchantID)
+                .orderBy("created_at")
+                .orderBy("id")
+                .all()
+                .map(Self.paymentIdentity(from:))
+        }
+    }
+
+    public func deletePaymentIdentity(merchantID: String, id: String) async throws -> Bool {
+        try await write("delete Apple Pay payment identity \(id)") { db in
+            let found = try await db.select().column("id").from("apple_pay_payment_identities")
+                .where("merchant_id", .equal, merchantID)
+                .where("id", .equal, id)
+                .first()
+            guard found != nil else { return false }
+            try await db.delete(from: "apple_pay_payment_identities").where("merchant_id", .equal, merchantID).where("id", .equal, id).run()
+            return true
+        }
+    }
+
+    public func putApplePayMerchantIdentity(_ record: ApplePayMerchantIdentityRecord) async throws {
+        let domains = try Self.encodeJSON(record.domains, name: "domains")
+        try await write("save Apple Pay merchant identity of merchant \(record.merchantID)") { db in
+            try await Self.requireMerchant(db, record.merchantID)
+            try await db.insert(into: "apple_pay_merchant_identities")
+                .columns("merchant_id", "merchant_identifier", "display_name", "domains", "pkcs12", "password", "updated_at")
+                .values(
+                    record.merchantID, record.merchantIdentifier, record.displayName, domains, Data(record.pkcs12), record.password,
+                    record.updatedAt.millisecondsSince1970
+                )
+                .onConflict(with: "merchant_id") {
+                    $0.set(excludedValueOf: "merchant_identifier").set(excludedValueOf: "display_name").set(excludedValueOf: "domains")
+                        .set(excludedValueOf: "pkcs12").set(excludedValueOf: "password").set(excludedValueOf: "updated_at")
+                }
+                .run()
+        }
+    }
+
+    public func applePayMerchantIdentity(merchantID: String) async throws -> ApplePayMerchantIdentityRecord? {
+        try await read("read Apple Pay merchant identity of merchant \(merchantID)") { db in
+            guard
+                let row = try await db.select()
+                    .columns("merchant_id", "merchant_identifier", "display_name", "domains", "pkcs12", "password", "updated_at")
+                    .from("apple_pay_merchant_identities")
+                    .where("merchant_id", .equal, merchantID)
+                    .first()
+            else { return nil }
+            let domains: [String]
+            do {
+                domains = try JSONDecoder().decode([String].self, from: Data(try row.string("domains").utf8))
+            } catch {
+                throw OrderStoreError.corruptRecord(table: "apple_pay_merchant_identities", reason: "domains: \(error)")
+            }
+            return ApplePayMerchantIdentityRecord(
+                merchantID: try row.string("merchant_id"), merchantIdentifier: try row.string("merchant_identifier"),
+                displayName: try row.string("display_name"), domains: domains, pkcs12: try row.bytes("pkcs12"),
+                password: try row.string("password"), updatedAt: try row.date("updated_at"))
+        }
+    }
+
+    static func paymentIdentity(from row: any SQLRow) throws -> PaymentIdentityRecord {
+        PaymentIdentityRecord(
+            id: try row.string("id"), merchantID: try row.string("merchant_id"), merchantIdentifier: try row.string("merchant_identifier"),
+            publicKeyHash: try row.string("public_key_hash"), notValidAfter: try row.date("not_valid_after"),
+            certificatePEM: try row.string("certificate_pem"), privateKeyPEM: try row.string("private_key_pem"),
+            createdAt: try row.date("created_at"))
+    }
+}

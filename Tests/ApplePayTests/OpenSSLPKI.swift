@@ -1,0 +1,142 @@
+import ExternalTools
+import Foundation
+
+/// A stand-in for Apple's PKI made by the openssl command line: a root, an intermediate and a signing leaf with
+/// Apple's marker extensions (plus copies without them), and EC and RSA merchant payment-processing certificates.
+/// Tokens are encrypted by Python `cryptography` and signed by `openssl cms -sign`, independently of our code.
+struct OpenSSLPKI: Sendable {
+    // Short enough that "Apple Pay Payment Processing:" + it fits the 64 characters of a CN.
+    static let merchantIdentifier = "merchant.com.example.test"
+    static let shared = Result { try OpenSSLPKI() }
+
+    let directory: URL
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+
+    static func openssl(_ arguments: [String]) throws {
+        _ = try ExternalTools.run("/usr/bin/env", ["openssl"] + arguments)
+    }
+
+    private init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("applepay-pki-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let merchantHash = try ExternalTools.python(
+            "import hashlib; print(hashlib.sha256(b'\(Self.merchantIdentifier)').hexdigest().upper(), end='')")
+        let extensions = """
+            [root]
+            basicConstraints = critical, CA:TRUE
+            keyUsage = critical, keyCertSign, cRLSign
+            [intermediate]
+            basicConstraints = critical, CA:TRUE, pathlen:0
+            keyUsage = critical, keyCertSign, cRLSign
+            1.2.840.113635.100.6.2.14 = DER:05:00
+            [intermediateWithoutMarker]
+            basicConstraints = critical, CA:TRUE, pathlen:0
+            keyUsage = critical, keyCertSign, cRLSign
+            [leaf]
+            basicConstraints = critical, CA:FALSE
+            keyUsage = critical, digitalSignature
+            1.2.840.113635.100.6.29 = DER:05:00
+            [leafWithoutMarker]
+            basicConstraints = critical, CA:FALSE
+            keyUsage = critical, digitalSignature
+            [merchant]
+            1.2.840.113635.100.6.32 = ASN1:UTF8String:\(String(decoding: merchantHash, as: UTF8.self))
+
+            """
+        try extensions.write(toFile: directory.appendingPathComponent("extensions.cnf").path, atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("extensions.cnf").path
+        func ecKey(_ name: String) throws {
+            try Self.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path("\(name).key")])
+        }
+        func certificate(_ name: String, subject: String, section: String, issuer: String?) throws {
+            if let issuer {
+                try Self.openssl(["req", "-new", "-key", path("\(name).key"), "-subj", subject, "-out", path("\(name).csr")])
+                try Self.openssl([
+                    "x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(issuer).pem"), "-CAkey", path("\(issuer).key"),
+                    "-set_serial", String(UInt32.random(in: 1...UInt32.max)), "-days", "2", "-sha256",
+                    "-extfile", config, "-extensions", section, "-out", path("\(name).pem"),
+                ])
+            } else {
+                try Self.openssl([
+                    "req", "-x509", "-new", "-key", path("\(name).key"), "-subj", subject, "-days", "2", "-sha256",
+                    "-config", config, "-extensions", section, "-out", path("\(name).pem"),
+                ])
+            }
+        }
+        for name in ["root", "intermediate", "leaf", "merchant-ec", "foreign-root"] { try ecKey(name) }
+        try Self.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path("merchant-rsa.key")])
+        try certificate("root", subject: "/CN=Test Apple Root CA/O=OrderTrack Tests", section: "root", issuer: nil)
+        try certificate("foreign-root", subject: "/CN=Foreign Root/O=Elsewhere", section: "root", issuer: nil)
+        try FileManager.default.copyItem(atPath: path("intermediate.key"), toPath: path("intermediate-unmarked.key"))
+        try FileManager.default.copyItem(atPath: path("leaf.key"), toPath: path("leaf-unmarked.key"))
+        try certificate("intermediate", subject: "/CN=Test Application Integration CA/O=OrderTrack Tests", section: "intermediate", issuer: "root")
+        try certificate(
+            "intermediate-unmarked", subject: "/CN=Test Unmarked Integration CA/O=OrderTrack Tests", section: "intermediateWithoutMarker",
+            issuer: "root")
+        try certificate("leaf", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", section: "leaf", issuer: "intermediate")
+        try certificate(
+            "leaf-unmarked", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", section: "leafWithoutMarker", issuer: "intermediate")
+        try FileManager.default.copyItem(atPath: path("leaf.key"), toPath: path("leaf-under-unmarked.key"))
+        try certificate(
+            "leaf-under-unmarked", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", section: "leaf", issuer: "intermediate-unmarked")
+        try FileManager.default.copyItem(atPath: path("leaf.key"), toPath: path("leaf-foreign.key"))
+        try certificate("leaf-foreign", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=Elsewhere", section: "leaf", issuer: "foreign-root")
+        let merchantSubject = "/UID=\(Self.merchantIdentifier)/CN=Apple Pay Payment Processing:\(Self.merchantIdentifier)/O=OrderTrack Tests"
+        for kind in ["ec", "rsa"] {
+            try certificate("merchant-\(kind)", subject: merchantSubject, section: "merchant", issuer: "root")
+        }
+    }
+
+    /// A token for the `merchant` ("ec": EC_v1, "rsa": RSA_v1) certificate, encrypting `payload`, signed by the
+    /// `signer` leaf (whose chain is `chain`) with `openssl cms -sign -stream` (BER, indefinite lengths, like Apple).
+    func token(payload: String, merchant: String, signer: String = "leaf", chain: String = "intermediate") throws -> [UInt8] {
+        let work = directory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let header = try ExternalTools.python(Self.encryptScript, input: Array("\(path("merchant-\(merchant).pem"))\n\(work.path)\n\(payload)".utf8))
+        try Self.openssl([
+            "cms", "-sign", "-binary", "-stream", "-md", "sha256", "-in", work.appendingPathComponent("signed.bin").path,
+            "-signer", path("\(signer).pem"), "-inkey", path("\(signer).key"), "-certfile", path("\(chain).pem"),
+            "-outform", "DER", "-out", work.appendingPathComponent("signature.der").path,
+        ])
+        let signature = try Data(contentsOf: work.appendingPathComponent("signature.der"))
+        var token = String(decoding: header, as: UTF8.self)
+        token.removeLast() // the closing brace
+        return Array((token + ", \"signature\": \"\(signature.base64EncodedString())\"}").utf8)
+    }
+
+    /// Reads the merchant certificate path, a work directory and the payload on stdin; encrypts like Apple (EC_v1:
+    /// ECDH P-256 + Apple's KDF + AES-256-GCM; RSA_v1: RSA-OAEP-SHA256 wrapped AES-128-GCM key; 16-byte zero IV);
+    /// writes the signed bytes to signed.bin and prints paymentData without its signature.
+    static let encryptScript = """
+        import base64, hashlib, json, os, sys
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        certificate_path, work, payload = sys.stdin.read().split("\\n", 2)
+        certificate = x509.load_pem_x509_certificate(open(certificate_path, "rb").read())
+        public_key = certificate.public_key()
+        spki = public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+        transaction_id = os.urandom(32)
+        header = {"publicKeyHash": base64.b64encode(hashlib.sha256(spki).digest()).decode(), "transactionId": transaction_id.hex()}
+        if isinstance(public_key, ec.EllipticCurvePublicKey):
+            ephemeral = ec.generate_private_key(ec.SECP256R1())
+            z = ephemeral.exchange(ec.ECDH(), public_key)
+            uid = certificate.subject.get_attributes_for_oid(x509.NameOID.USER_ID)[0].value
+            key = hashlib.sha256(b"\\x00\\x00\\x00\\x01" + z + b"\\x0did-aes256-GCMApple" + hashlib.sha256(uid.encode()).digest()).digest()
+            first = ephemeral.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+            header["ephemeralPublicKey"] = base64.b64encode(first).decode()
+            version = "EC_v1"
+        else:
+            key = os.urandom(16)
+            first = public_key.encrypt(key, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None))
+            header["wrappedKey"] = base64.b64encode(first).decode()
+            version = "RSA_v1"
+        data = AESGCM(key).encrypt(b"\\x00" * 16, payload.encode(), None)
+        open(os.path.join(work, "signed.bin"), "wb").write(first + data + transaction_id)
+        print(json.dumps({"version": version, "data": base64.b64encode(data).decode(), "header": header}), end="")
+        """
+}

@@ -1,0 +1,239 @@
+import AsyncHTTPClient
+import ExternalTools
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import NIOCore
+import NIOSSL
+import OrderModel
+import Synchronization
+import Testing
+
+@testable import OrderTrackServer
+
+/// A stand-in for Apple's payment gateway: HTTPS that requires a client certificate issued by the merchant
+/// identity CA (mutual TLS, as Apple does), records each session request and answers a fixed opaque session.
+struct MockApplePayGateway {
+    /// Certificates made by `openssl`: the gateway's CA and server certificate, the CA that issues merchant identity
+    /// certificates, and one such certificate (RSA 2048, as Apple requires) as PKCS#12.
+    struct PKI {
+        let directory: URL
+        let gatewayRootPEM: String
+        let merchantIdentityPKCS12: [UInt8]
+        static let password = "merchant-identity-password"
+
+        init() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apple-pay-gateway-\(UUID().uuidString)")
+            self.directory = directory
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            func openssl(_ arguments: [String]) throws { _ = try ExternalTools.requireOpenSSL(arguments, in: directory) }
+            for (name, subject) in [("gateway-ca", "/CN=Test Gateway CA"), ("client-ca", "/CN=Test Merchant Identity CA")] {
+                try openssl([
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", subject, "-keyout", "\(name).key", "-out", "\(name).pem",
+                ])
+            }
+            try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(
+                to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
+            try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr"])
+            try openssl([
+                "x509", "-req", "-in", "server.csr", "-CA", "gateway-ca.pem", "-CAkey", "gateway-ca.key", "-CAcreateserial", "-days", "2",
+                "-extfile", "server.ext", "-out", "server.pem",
+            ])
+            try openssl([
+                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/UID=merchant.test.ordertrack/CN=Merchant ID: merchant.test.ordertrack", "-keyout",
+                "client.key", "-out", "client.csr",
+            ])
+            try openssl([
+                "x509", "-req", "-in", "client.csr", "-CA", "client-ca.pem", "-CAkey", "client-ca.key", "-CAcreateserial", "-days", "2", "-out",
+                "client.pem",
+            ])
+            try openssl(["pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-out", "client.p12", "-passout", "pass:\(Self.password)"])
+            gatewayRootPEM = try String(contentsOf: directory.appendingPathComponent("gateway-ca.pem"), encoding: .utf8)
+            merchantIdentityPKCS12 = Array(try Data(contentsOf: directory.appendingPathComponent("client.p12")))
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+
+        func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    }
+
+    /// What the gateway answers and what it received.
+    final class State: Sendable {
+        struct Answer: Sendable {
+            var status: HTTPResponse.Status
+            var body: [UInt8]
+        }
+
+        private let answer: Mutex<Answer>
+        private let received = Mutex<[(path: String, body: [UInt8])]>([])
+
+        init(answer: Answer) { self.answer = Mutex(answer) }
+
+        func answer(with new: Answer) { answer.withLock { $0 = new } }
+        var current: Answer { answer.withLock { $0 } }
+        func record(path: String, body: [UInt8]) { received.withLock { $0.append((path, body)) } }
+        var requests: [(path: String, body: [UInt8])] { received.withLock { $0 } }
+    }
+
+    /// An opaque session with the shapes Apple's has (and bytes a re-encoding would change: spacing, escapes).
+    static let session = Array(
+        #"{"epochTimestamp":1700000000000, "expiresAt":1700000300000,"merchantSessionIdentifier":"SSH6C1B0F\u00e9","nonce":"a1b2c3","signature":"308006092a864886f70d01"}"#
+            .utf8)
+
+    let state = State(answer: .init(status: .ok, body: Self.session))
+
+    /// Serves on a free loopback port until `body` returns.
+    func run<Value: Sendable>(_ pki: PKI, _ body: @Sendable (_ origin: URL) async throws -> Value) async throws -> Value {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(pki.file("server.pem")).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: pki.file("server.key"), format: .pem)))
+        tls.certificateVerification = .noHostnameVerification
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(pki.file("client-ca.pem")))
+        let router = Router()
+        let state = self.state
+        router.post("**") { request, context -> Response in
+            var request = request
+            let bytes = try await request.collectBody(upTo: 64 * 1024)
+            state.record(path: request.uri.path, body: Array(bytes.readableBytesView))
+            let answer = state.current
+            return Response(
+                status: answer.status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+        let port = AsyncStream<Int>.makeStream()
+        let application = Application(
+            router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.continuation.yield(channel.localAddress?.port ?? 0) })
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.runService() }
+            var ports = port.stream.makeAsyncIterator()
+            let bound = try #require(await ports.next())
+            defer { group.cancelAll() }
+            return try await body(URL(string: "https://localhost:\(bound)")!)
+        }
+    }
+}
+
+/// Merchant validation: the strict gateway allow-list, the Merchant Identity configuration, and the session relay
+/// over mutual TLS against ``MockApplePayGateway``.
+@Suite struct ApplePaySessionTests {
+    static let validationURL = "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession"
+
+    @Test func onlyApplesGatewaysAreAllowed() {
+        for allowed in [
+            "https://apple-pay-gateway.apple.com/paymentservices/startSession", Self.validationURL,
+            "https://cn-apple-pay-gateway.apple.com/paymentservices/paymentSession",
+            "https://apple-pay-gateway-nc-pod5.apple.com/paymentservices/startSession",
+            "https://APPLE-PAY-GATEWAY.apple.com:443/paymentservices/startSession",
+        ] {
+            #expect(MerchantValidation.allowedGatewayURL(allowed) != nil, "\(allowed)")
+        }
+        for refused in [
+            "http://apple-pay-gateway.apple.com/paymentservices/startSession",
+            "https://apple-pay-gateway.apple.com:8443/paymentservices/startSession",
+            "https://apple-pay-gateway.apple.com.evil.example/paymentservices/startSession",
+            "https://evil-apple-pay-gateway.apple.com/x", "https://apple-pay-gatewayx.apple.com/x", "https://apple-pay-gateway-.apple.com/x",
+            "https://apple-pay-gateway.evil.apple.com/x", "https://user:pw@apple-pay-gateway.apple.com/x", "https://17.171.78.1/x",
+            "https://[::1]/paymentservices/startSession", "https://localhost/x", "https://apple.com/x", "apple-pay-gateway.apple.com",
+            "", "https://apple-pay-gateway.apple.com\u{0}.evil/x", "file:///etc/passwd",
+        ] {
+            #expect(MerchantValidation.allowedGatewayURL(refused) == nil, "\(refused)")
+        }
+    }
+
+    @Test func sessionsAreRelayedByteForByteOverMutualTLS() async throws {
+        let pki = try MockApplePayGateway.PKI()
+        defer { pki.remove() }
+        let gateway = MockApplePayGateway()
+        try await gateway.run(pki) { origin in
+            var server = try TestServer()
+            server.applePay.testGateway = .init(origin: origin, trustRootPEM: pki.gatewayRootPEM)
+            defer { server.remove() }
+            try await server.run { client in
+                let request: JSONValue = ["validationURL": .string(Self.validationURL), "domain": "shop.example.com"]
+                let unconfigured = try await client.merchant(.post, "/api/v1/apple_pay/sessions", json: request)
+                #expect(unconfigured.status == .conflict && unconfigured.json["error"]?["code"] == "apple_pay_not_configured")
+
+                let identity: JSONValue = [
+                    "pkcs12": .string(Data(pki.merchantIdentityPKCS12).base64EncodedString()),
+                    "password": .string(MockApplePayGateway.PKI.password), "merchantIdentifier": "merchant.test.ordertrack",
+                    "displayName": "Demo Shop", "domains": ["Shop.Example.com", "checkout.example.com"],
+                ]
+                let configured = try await client.merchant(.put, "/api/v1/apple_pay/merchant-identity", json: identity)
+                #expect(configured.status == .ok, "\(configured.text)")
+                #expect(configured.json["domains"] == ["shop.example.com", "checkout.example.com"])
+                #expect(try await client.merchant(.get, "/api/v1/apple_pay/merchant-identity").json == configured.json)
+                var wrongPassword = identity
+                wrongPassword["password"] = "nope"
+                let refused = try await client.merchant(.put, "/api/v1/apple_pay/merchant-identity", json: wrongPassword)
+                #expect(refused.status == .unprocessableContent && refused.json["error"]?["param"] == "pkcs12")
+                var longName = identity
+                longName["displayName"] = .string(String(repeating: "é", count: 33))
+                let tooLong = try await client.merchant(.put, "/api/v1/apple_pay/merchant-identity", json: longName)
+                #expect(tooLong.status == .unprocessableContent && tooLong.json["error"]?["param"] == "displayName")
+
+                let session = try await client.merchant(.post, "/api/v1/apple_pay/sessions", json: request)
+                #expect(session.status == .ok, "\(session.text)")
+                #expect(session.body == MockApplePayGateway.session, "Apple's session is relayed unchanged")
+                #expect(session.headers[.cacheControl] == "no-store")
+                let sent = try #require(gateway.state.requests.last)
+                #expect(sent.path == "/paymentservices/startSession")
+                #expect(
+                    try JSONValue.parse(sent.body)
+                        == [
+                            "merchantIdentifier": "merchant.test.ordertrack", "displayName": "Demo Shop", "initiative": "web",
+                            "initiativeContext": "shop.example.com",
+                        ])
+
+                let count = gateway.state.requests.count
+                for url in [
+                    "https://127.0.0.1/paymentservices/startSession", "https://apple-pay-gateway.apple.com.evil.example/x",
+                    "http://apple-pay-gateway.apple.com/x",
+                ] {
+                    let ssrf = try await client.merchant(
+                        .post, "/api/v1/apple_pay/sessions", json: ["validationURL": .string(url), "domain": "shop.example.com"])
+                    #expect(ssrf.status == .badRequest && ssrf.json["error"]?["code"] == "validation_url_not_allowed", "\(url)")
+                }
+                let otherDomain = try await client.merchant(
+                    .post, "/api/v1/apple_pay/sessions", json: ["validationURL": .string(Self.validationURL), "domain": "evil.example"])
+                #expect(otherDomain.status == .badRequest && otherDomain.json["error"]?["code"] == "domain_not_registered")
+                #expect(gateway.state.requests.count == count, "refused requests connect to nothing")
+
+                gateway.state.answer(with: .init(status: .internalServerError, body: Array(#"{"statusMessage":"Payment Services Exception"}"#.utf8)))
+                let failed = try await client.merchant(.post, "/api/v1/apple_pay/sessions", json: request)
+                #expect(failed.status == .badGateway && failed.json["error"]?["code"] == "apple_pay_gateway_failed")
+                #expect(failed.json["error"]?["message"]?.stringValue?.contains("Payment Services Exception") == true)
+            }
+
+            // The gateway refuses a client without the merchant's certificate: the TLS handshake fails.
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(pki.gatewayRootPEM.utf8)))
+            var anonymous = HTTPClientRequest(url: origin.absoluteString + "/paymentservices/startSession")
+            anonymous.method = .POST
+            anonymous.tlsConfiguration = tls
+            await #expect(throws: (any Error).self) {
+                let response = try await HTTPClient.shared.execute(anonymous, timeout: .seconds(10))
+                _ = try await response.body.collect(upTo: 1024)
+            }
+        }
+    }
+
+    @Test func anUnreachableGatewayIsABadGateway() async throws {
+        let pki = try MockApplePayGateway.PKI()
+        defer { pki.remove() }
+        var server = try TestServer()
+        // Nothing listens on port 9 of loopback.
+        server.applePay.testGateway = .init(origin: URL(string: "https://localhost:9")!, trustRootPEM: pki.gatewayRootPEM)
+        server.applePay.gatewayTimeout = .seconds(2)
+        defer { server.remove() }
+        try await server.run { client in
+            let identity: JSONValue = [
+                "pkcs12": .string(Data(pki.merchantIdentityPKCS12).base64EncodedString()), "password": .string(MockApplePayGateway.PKI.password),
+                "merchantIdentifier": "merchant.test.ordertrack", "displayName": "Demo Shop", "domains": ["shop.example.com"],
+            ]
+            #expect(try await client.merchant(.put, "/api/v1/apple_pay/merchant-identity", json: identity).status == .ok)
+            let failed = try await client.merchant(
+                .post, "/api/v1/apple_pay/sessions", json: ["validationURL": .string(Self.validationURL), "domain": "shop.example.com"])
+            #expect(failed.status == .badGateway && failed.json["error"]?["code"] == "apple_pay_gateway_failed", "\(failed.text)")
+        }
+    }
+}
