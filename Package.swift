@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         // The connection pool in OrderPersistence works with PostgresNIO's connections directly.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Server-rendered dashboard pages: logic-less templates, so the HTML stays editable without Swift.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // Encodings several modules write by hand (base64url, civil calendar days). No dependencies.
@@ -117,8 +119,9 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Resources/openapi.json")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/Dashboard")]
         ),
         // APNs provider client: HTTP/2, certificate or token auth, one long-lived connection per credential.
         .target(

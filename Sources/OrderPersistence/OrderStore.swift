@@ -148,6 +148,24 @@ public protocol OrderStore: Sendable {
     func putApplePayMerchantIdentity(_ record: ApplePayMerchantIdentityRecord) async throws
     func applePayMerchantIdentity(merchantID: String) async throws -> ApplePayMerchantIdentityRecord?
 
+    // MARK: Dashboard
+
+    /// Stores a new dashboard session (its id only as a hash).
+    func createDashboardSession(_ session: DashboardSessionRecord) async throws
+    /// The dashboard session whose id has this SHA-256, expired or not (the caller judges expiry by its clock).
+    func dashboardSession(idHash: String) async throws -> DashboardSessionRecord?
+    /// Deletes a dashboard session (sign-out); `false` if there was none.
+    @discardableResult
+    func deleteDashboardSession(idHash: String) async throws -> Bool
+    /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.
+    func deleteDashboardSessions(expiredBefore date: Date) async throws -> Int
+    /// A merchant's orders newest first, for people browsing them, optionally only those with `status` or with the
+    /// order identifier `orderIdentifier`; `before` is the previous page's ``OrderPage/nextCursor``.
+    func recentOrders(merchantID: String, status: String?, orderIdentifier: String?, before cursor: String?, limit: Int) async throws
+        -> OrderPage
+    /// How many devices are registered for each of these orders (orders without any are left out).
+    func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int]
+
     // MARK: Package cache
 
     /// The signed package built for this version of the order, if cached.

@@ -8,7 +8,8 @@ import OrderModel
 import OrderPersistence
 import UnixSignals
 
-/// The OrderTrack server: the Wallet Orders web service under `/wallet` and the merchant API under `/api/v1`.
+/// The OrderTrack server: the Wallet Orders web service under `/wallet`, the merchant API under `/api/v1` and the
+/// merchants' dashboard under `/dashboard`.
 public struct OrderTrackApplication: Sendable {
     public let configuration: ServerConfiguration
     public let store: any OrderStore
@@ -33,7 +34,8 @@ public struct OrderTrackApplication: Sendable {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
             let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
-            let application = makeApplication(configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
+            let application = try makeApplication(
+                configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
         } catch {
             try? await store.shutdown()
@@ -57,7 +59,7 @@ public struct OrderTrackApplication: Sendable {
     static func makeApplication(
         configuration: ServerConfiguration, store: any OrderStore, logger: Logger, now: @escaping @Sendable () -> Date,
         onServerRunning: @escaping @Sendable (Int) async -> Void
-    ) -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
+    ) throws -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
         if !configuration.applePay.additionalTrustRoots.isEmpty {
             logger.warning(
                 "Apple Pay tokens signed under roots other than Apple Root CA - G3 are accepted (--apple-pay-root): for tests and certification only")
@@ -101,14 +103,19 @@ public struct OrderTrackApplication: Sendable {
         }
         WalletRoutes(lookup: lookup, devices: DeviceService(store: store), packages: packages, maximumBodySize: configuration.maximumDeviceBodySize)
             .add(to: router)
+        let assets = AssetService(store: store, packages: packages)
+        let administration = Administration(store: store, parseIdentity: { try await packages.parse($0) })
         let merchantAPI = MerchantRoutes(
-            orders: orders, assets: AssetService(store: store, packages: packages),
-            administration: Administration(store: store, parseIdentity: { try await packages.parse($0) }), packages: packages, cpu: cpu,
+            orders: orders, assets: assets, administration: administration, packages: packages, cpu: cpu,
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }
         ).add(to: router)
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
         ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        DashboardRoutes(
+            sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
+            resources: try DashboardResources.load(), cpu: cpu, secureCookies: !configuration.isInsecure
+        ).add(to: router)
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,

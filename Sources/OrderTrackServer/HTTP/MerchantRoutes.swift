@@ -30,6 +30,10 @@ struct MerchantRoutes: Sendable {
         let api = router.group("api/v1").add(middleware: MerchantAuthenticationMiddleware(administration: administration))
         api.post("orders") { request, context in try await createOrder(request, context) }
         api.get("orders") { request, context in try await listOrders(request, context) }
+        api.post("orders/validate") { request, context in
+            let body = try await RequestParsing.body(request, limit: maximumBodySize)
+            return Self.validationJSON(try await orders.validate(merchant: try context.merchant, orderJSON: body))
+        }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { _, context in
             let record = try await orders.order(merchant: try context.merchant, type: try type(context), id: try id(context))
             return try await ordersJSON { ["order": try orderJSON(record)] }
@@ -233,6 +237,16 @@ struct MerchantRoutes: Sendable {
             body["certificateNotValidAfter"] = .string(DateTimeFormat.formatRFC3339(identity.notValidAfter))
         }
         return .object(body)
+    }
+
+    /// A validation report as `POST /orders/validate` answers it: every problem with its JSON path, errors and
+    /// warnings alike; `valid` is false when any is an error.
+    static func validationJSON(_ report: ValidationReport) -> JSONValue {
+        [
+            "valid": .bool(report.isValid),
+            "problems": .array(
+                report.problems.map { ["path": .string($0.path), "message": .string($0.message), "severity": .string($0.severity.rawValue)] }),
+        ]
     }
 
     /// One push attempt as merchants see it: when, which device (token suffix), what APNs said.

@@ -1,13 +1,15 @@
 import Hummingbird
 import OrderPersistence
 
-/// Who calls the merchant API: one slot for every way a merchant signs in (a secret API key today, a dashboard
-/// session later), so routes and services never see the credential.
+/// Who calls the merchant API: one slot for every way a merchant signs in (a secret API key, a dashboard session), so
+/// routes and services never see the credential.
 struct MerchantIdentity: Sendable {
     /// How the merchant proved who it is.
     enum Credential: Sendable {
         /// A secret API key (`sk_…`).
         case apiKey
+        /// A dashboard session cookie; pages embed the session's CSRF token in what they send back.
+        case dashboardSession(csrfToken: String)
     }
 
     var merchant: MerchantRecord

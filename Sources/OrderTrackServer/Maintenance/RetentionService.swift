@@ -42,25 +42,27 @@ final class RetentionService: Service, Sendable {
         }
     }
 
-    /// Deletes what expired by `now`; returns the push log entries and idempotency keys deleted.
+    /// Deletes what expired by `now`; returns the push log entries, idempotency keys and dashboard sessions deleted
+    /// (a session is also deleted when presented after its expiry; this removes those never presented again).
     @discardableResult
-    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int) {
+    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int) {
         var pushLog = 0
         if let retention = configuration.pushLog {
             pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
         }
         let keys = try await store.deleteIdempotentResponses(createdBefore: now.addingTimeInterval(-configuration.idempotencyKeys))
-        return (pushLog, keys)
+        return (pushLog, keys, try await store.deleteDashboardSessions(expiredBefore: now))
     }
 
     private func pruneLoggingFailures(now: Date) async {
         do {
             let deleted = try await prune(now: now)
-            if deleted.pushLog + deleted.idempotencyKeys > 0 {
+            if deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions > 0 {
                 logger.info(
                     "pruned expired records",
                     metadata: [
                         "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
+                        "dashboard_sessions": .stringConvertible(deleted.dashboardSessions),
                     ])
             }
         } catch {

@@ -217,6 +217,44 @@ struct OrderService: Sendable {
         }
     }
 
+    /// Validates a complete order.json as `ordertrack validate` does, with the merchant's assets standing in for the
+    /// package's files and this server's options, as `POST /orders` validates before storing. A document that is not
+    /// JSON is a problem at the root, not an error: the problems are the answer.
+    func validate(merchant: MerchantRecord, orderJSON: [UInt8]) async throws -> ValidationReport {
+        let parsed = try await cpu.run { () -> (document: JSONValue?, failure: String) in
+            do {
+                return (try JSONValue.parse(orderJSON), "")
+            } catch {
+                return (nil, "\(error)")
+            }
+        }
+        guard let document = parsed.document else {
+            return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(parsed.failure)")])
+        }
+        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
+        let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchant.id)
+        let options = validationOptions
+        return try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
+    }
+
+    /// A page of the merchant's orders newest first, for people browsing them: optionally one status, or the order
+    /// with one identifier; `cursor` is the previous page's `nextCursor`.
+    func recentOrders(merchant: MerchantRecord, status: String?, orderIdentifier: String?, cursor: String?, limit: Int) async throws -> OrderPage {
+        do {
+            return try await store.recentOrders(
+                merchantID: merchant.id, status: status, orderIdentifier: orderIdentifier, before: cursor, limit: limit)
+        } catch OrderStoreError.invalidCursor {
+            throw OrderTrackError(.invalidCursor, "cursor must be a nextCursor value returned by this page", field: "cursor")
+        }
+    }
+
+    /// How many devices are registered for each of these orders of the merchant (other merchants' orders count 0).
+    func registeredDeviceCounts(merchant: MerchantRecord, orders: [OrderRecord]) async throws -> [OrderKey: Int] {
+        let owned = orders.filter { $0.merchantID == merchant.id }
+        return try await store.registrationCounts(
+            of: owned.map { OrderKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier) })
+    }
+
     /// The latest push attempts for an order of this merchant, newest first.
     func pushLog(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [PushLogEntry] {
         let record = try await order(merchant: merchant, type: type, id: id)

@@ -1,0 +1,36 @@
+import Foundation
+
+/// A signed-in dashboard user: which merchant, and until when. The session id itself is never stored, only its
+/// SHA-256, so a leaked database or backup cannot be replayed as a cookie.
+public struct DashboardSessionRecord: Sendable, Hashable {
+    /// Lowercase hex SHA-256 of the session id the cookie carries.
+    public var idHash: String
+    /// The merchant the session acts for.
+    public var merchantID: String
+    /// Millisecond precision; the store truncates finer values.
+    public var createdAt: Date
+    /// After this instant the session no longer signs anybody in.
+    public var expiresAt: Date
+
+    /// A session record to pass to ``OrderStore/createDashboardSession(_:)``.
+    public init(idHash: String, merchantID: String, createdAt: Date, expiresAt: Date) {
+        self.idHash = idHash
+        self.merchantID = merchantID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// An order's identity: its type and its identifier within the type.
+public struct OrderKey: Sendable, Hashable {
+    /// The order's `orderTypeIdentifier`.
+    public var orderTypeIdentifier: String
+    /// The order's `orderIdentifier`.
+    public var orderIdentifier: String
+
+    /// The key of one order.
+    public init(orderTypeIdentifier: String, orderIdentifier: String) {
+        self.orderTypeIdentifier = orderTypeIdentifier
+        self.orderIdentifier = orderIdentifier
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    /// Stores a new dashboard session.
+    public func createDashboardSession(_ session: DashboardSessionRecord) async throws {
+        try await write("create a dashboard session") { db in
+            try await db.insert(into: "dashboard_sessions")
+                .columns("id_hash", "merchant_id", "created_at", "expires_at")
+                .values(session.idHash, session.merchantID, session.createdAt.millisecondsSince1970, session.expiresAt.millisecondsSince1970)
+                .run()
+        }
+    }
+
+    /// The dashboard session whose id has this SHA-256, expired or not.
+    public func dashboardSession(idHash: String) async throws -> DashboardSessionRecord? {
+        try await read("read a dashboard session") { db in
+            try await db.select().columns("id_hash", "merchant_id", "created_at", "expires_at").from("dashboard_sessions")
+                .where("id_hash", .equal, idHash)
+                .first()
+                .map {
+                    DashboardSessionRecord(
+                        idHash: try $0.string("id_hash"), merchantID: try $0.string("merchant_id"), createdAt: try $0.date("created_at"),
+                        expiresAt: try $0.date("expires_at"))
+                }
+        }
+    }
+
+    /// Deletes a dashboard session; `false` if there was none.
+    @discardableResult
+    public func deleteDashboardSession(idHash: String) async throws -> Bool {
+        try await write("delete a dashboard session") { db in
+            try await db.delete(from: "dashboard_sessions").where("id_hash", .equal, idHash).returning("id_hash").first() != nil
+        }
+    }
+
+    /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.
+    public func deleteDashboardSessions(expiredBefore date: Date) async throws -> Int {
+        try await write("delete expired dashboard sessions") { db in
+            try await db.delete(from: "dashboard_sessions")
+                .where("expires_at", .lessThan, date.millisecondsSince1970)
+                .returning("id_hash")
+                .all()
+                .count
+        }
+    }
+
+    /// A merchant's orders newest first (keyset on the immutable creation sequence, walked down the same index as
+    /// ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)``, with the same cursor format).
+    ///
+    /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` when `limit` is not 1 to ``maximumPageSize``,
+    ///   ``OrderStoreError/invalidCursor(_:)`` for a cursor this store did not issue.
+    public func recentOrders(merchantID: String, status: String?, orderIdentifier: String?, before cursor: String?, limit: Int) async throws
+        -> OrderPage
+    {
+        guard (1...Self.maximumPageSize).contains(limit) else {
+            throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
+        }
+        let beforeSequence = try cursor.map(OrderCursor.decode)
+        return try await read("list recent orders of merchant \(merchantID)") { db in
+            let query = db.select().columns(Self.orderColumns).from("orders").where("merchant_id", .equal, merchantID)
+            if let status { query.where("status", .equal, status) }
+            if let orderIdentifier { query.where("order_identifier", .equal, orderIdentifier) }
+            if let beforeSequence { query.where("created_sequence", .lessThan, beforeSequence) }
+            let rows = try await query.orderBy("created_sequence", .descending).limit(limit + 1).all()
+            let page = rows.prefix(limit)
+            let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
+            return OrderPage(orders: try page.map(Self.order(from:)), nextCursor: nextCursor)
+        }
+    }
+
+    /// How many devices are registered for each of these orders, in one query over the registrations' order index.
+    public func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int] {
+        guard !orders.isEmpty else { return [:] }
+        return try await read("count registrations of \(orders.count) orders") { db in
+            var counts: [OrderKey: Int] = [:]
+            // Two binds per order: chunks stay far below SQLite's and PostgreSQL's bind limits.
+            for chunk in orders.chunked(into: 200) {
+                let matches = chunk.map { key in
+                    SQLBinaryExpression(
+                        SQLBinaryExpression(SQLColumn("order_type_identifier"), .equal, SQLBind(key.orderTypeIdentifier)), .and,
+                        SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(key.orderIdentifier)))
+                }
+                let rows = try await db.select()
+                    .column("order_type_identifier").column("order_identifier").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
+                    .from("registrations")
+                    .where(SQLGroupExpression(SQLList(matches, separator: SQLRaw(" OR "))))
+                    .groupBy("order_type_identifier").groupBy("order_identifier")
+                    .all()
+                for row in rows {
+                    let key = OrderKey(
+                        orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"))
+                    counts[key] = try row.int("devices")
+                }
+            }
+            return counts
+        }
+    }
+}

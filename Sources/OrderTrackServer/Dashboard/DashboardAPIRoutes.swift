@@ -1,0 +1,32 @@
+import Hummingbird
+import OrderModel
+
+/// The JSON calls of the dashboard's pages, under `/dashboard/api`, authenticated by the session cookie and its CSRF
+/// token.
+///
+/// Why not accept the cookie on `/api/v1`: that API is for servers, authenticated by a secret key that browsers never
+/// send by themselves; accepting an ambient cookie there would put every merchant endpoint within reach of cross-site
+/// requests and make each need a CSRF check. These few routes call the same services as their `/api/v1` twins
+/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`) and answer the same JSON, so nothing is done twice.
+struct DashboardAPIRoutes: Sendable {
+    let sessions: DashboardSessions
+    let orders: OrderService
+    let cpu: CPUWorkPool
+    let maximumBodySize = 1024 * 1024
+
+    func add(to dashboard: RouterGroup<OrderTrackRequestContext>) {
+        let api = dashboard.group("api").add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .unauthorized))
+        api.post("orders/validate") { request, context in
+            let body = try await RequestParsing.body(request, limit: maximumBodySize)
+            return MerchantRoutes.validationJSON(try await orders.validate(merchant: try context.merchant, orderJSON: body))
+        }
+        api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
+            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            let (record, changed) = try await orders.updateOrder(
+                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
+            return SerializedJSON(
+                bytes: try await cpu.run { (["order": try JSONValue.parse(record.document), "changed": .bool(changed)] as JSONValue).serialized() })
+        }
+    }
+}

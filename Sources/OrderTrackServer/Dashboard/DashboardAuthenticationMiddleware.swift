@@ -1,0 +1,56 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Authenticates dashboard requests by the session cookie and puts the merchant in the context, as
+/// ``MerchantAuthenticationMiddleware`` does for API keys; routes never look at the cookie.
+///
+/// Every request that can change something (any method but GET and HEAD) must also carry the session's CSRF token, in
+/// the `X-CSRF-Token` header (the pages' scripts) or as the `csrf` field of a form; it is compared in constant time.
+struct DashboardAuthenticationMiddleware: RouterMiddleware {
+    typealias Context = OrderTrackRequestContext
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+    /// The largest form a signed-in page posts (a CSRF token and a few fields).
+    static let maximumFormSize = 16 * 1024
+
+    /// What a request without a live session gets.
+    enum SignedOut: Sendable {
+        /// Pages send the browser to the sign-in form.
+        case redirectToSignIn
+        /// The pages' JSON calls answer 401 in the error envelope.
+        case unauthorized
+    }
+
+    let sessions: DashboardSessions
+    let signedOut: SignedOut
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let id = request.cookies[DashboardSessions.cookieName]?.value, let session = try await sessions.session(id: id) else {
+            switch signedOut {
+            case .redirectToSignIn: return .redirect(to: DashboardRoutes.signInPath, type: .normal)
+            case .unauthorized: throw APIError.unauthorized("sign in to the dashboard again: the session is missing or has expired")
+            }
+        }
+        var request = request
+        if request.method != .get, request.method != .head {
+            let presented = try await Self.presentedCSRFToken(&request)
+            guard let presented, Secrets.constantTimeEquals(presented, session.csrfToken) else {
+                throw APIError(
+                    status: .forbidden, kind: .permission, code: "csrf_token_invalid",
+                    message: "this request lacks the page's CSRF token; reload the page and try again")
+            }
+        }
+        var context = context
+        context.merchantIdentity = MerchantIdentity(merchant: session.merchant, credential: .dashboardSession(csrfToken: session.csrfToken))
+        return try await next(request, context)
+    }
+
+    /// The token from the header, or else from a form body (which is then kept collected for the route).
+    static func presentedCSRFToken(_ request: inout Request) async throws -> String? {
+        if let header = request.headers[csrfHeader] { return header }
+        guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true else { return nil }
+        let body = try await request.collectBody(upTo: maximumFormSize)
+        return DashboardForm(String(buffer: body))["csrf"]
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+import NIOCore
+
+/// The dashboard's templates and static files (`Resources/Dashboard`), loaded once at start: a page render is a
+/// dictionary lookup, and a missing template fails the start rather than a request.
+struct DashboardResources: Sendable {
+    /// A static file as served: its bytes, content type and entity tag.
+    struct StaticFile: Sendable {
+        var bytes: ByteBuffer
+        var contentType: String
+        var etag: String
+    }
+
+    /// Why the resources could not be loaded: the package was built or installed without them.
+    enum LoadError: Error, CustomStringConvertible {
+        case missing(String)
+        case template(name: String, reason: String)
+
+        var description: String {
+            switch self {
+            case .missing(let path): "the dashboard resource \(path) is missing from the OrderTrackServer bundle"
+            case .template(let name, let reason): "the dashboard template \(name) does not parse: \(reason)"
+            }
+        }
+    }
+
+    static let contentTypes = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+
+    let library: MustacheLibrary
+    let files: [String: StaticFile]
+
+    /// Reads every template and static file from the module's bundle.
+    static func load() throws -> DashboardResources {
+        guard let root = Bundle.module.url(forResource: "Dashboard", withExtension: nil) else { throw LoadError.missing("Dashboard") }
+        var templates: [String: MustacheTemplate] = [:]
+        for url in try contents(of: root.appendingPathComponent("templates")) where url.pathExtension == "mustache" {
+            let name = url.deletingPathExtension().lastPathComponent
+            do {
+                templates[name] = try MustacheTemplate(string: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+            } catch {
+                throw LoadError.template(name: name, reason: "\(error)")
+            }
+        }
+        var files: [String: StaticFile] = [:]
+        for url in try contents(of: root.appendingPathComponent("static")) {
+            guard let contentType = contentTypes[url.pathExtension] else { continue }
+            let bytes = try Data(contentsOf: url)
+            let etag = "\"" + String(Secrets.sha256Hex(bytes).prefix(16)) + "\""
+            files[url.lastPathComponent] = StaticFile(bytes: ByteBuffer(bytes: bytes), contentType: contentType, etag: etag)
+        }
+        return DashboardResources(library: MustacheLibrary(templates: templates), files: files)
+    }
+
+    private static func contents(of directory: URL) throws -> [URL] {
+        do {
+            return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        } catch {
+            throw LoadError.missing(directory.lastPathComponent)
+        }
+    }
+
+    /// An HTML page from a template; pages hold per-merchant data, so nothing may cache them.
+    func page(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        let html = library.render(values, withTemplate: template) ?? ""
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// A static file, revalidated by its entity tag after five minutes (the files change only with a new build).
+    func staticFile(_ name: String, request: Request) -> Response? {
+        guard let file = files[name] else { return nil }
+        var headers: HTTPFields = [.contentType: file.contentType, .cacheControl: "public, max-age=300", .eTag: file.etag]
+        if request.headers[.ifNoneMatch] == file.etag {
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.bytes))
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OrderModel
+import OrderPersistence
+
+/// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list and the order page, and their
+/// static files. Pages are rendered on the server from the services' answers; the session middleware authenticates.
+struct DashboardRoutes: Sendable {
+    static let signInPath = "/dashboard/sign-in"
+    static let pageSize = 25
+
+    let sessions: DashboardSessions
+    let orders: OrderService
+    let assets: AssetService
+    let resources: DashboardResources
+    let cpu: CPUWorkPool
+    /// Whether the cookie is `Secure`: when the public URL is https, so that it never travels in clear.
+    let secureCookies: Bool
+
+    func add(to router: Router<OrderTrackRequestContext>) {
+        let dashboard = router.group("dashboard").add(middleware: DashboardSecurityHeaders())
+        dashboard.get("static/:file") { request, context in
+            guard let name = context.parameters.get("file"), let response = resources.staticFile(name, request: request) else {
+                throw APIError.notFound("no such dashboard file")
+            }
+            return response
+        }
+        dashboard.get("sign-in") { _, _ in resources.page("sign-in", ["title": "Sign in"]) }
+        dashboard.post("sign-in") { request, _ in try await signIn(request) }
+
+        let pages = dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
+            .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
+        pages.get { request, context in try await ordersPage(request, context) }
+        pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
+        pages.post("sign-out") { request, _ in
+            if let id = request.cookies[DashboardSessions.cookieName]?.value { try await sessions.signOut(id: id) }
+            var response = Response.redirect(to: Self.signInPath, type: .normal)
+            response.setCookie(sessionCookie(value: "", maxAge: 0))
+            return response
+        }
+        DashboardAPIRoutes(sessions: sessions, orders: orders, cpu: cpu).add(to: dashboard)
+    }
+
+    // MARK: Sign-in
+
+    func signIn(_ request: Request) async throws -> Response {
+        // A sign-in posted from another site would sign the browser in as the attacker's merchant.
+        if let origin = request.headers[.origin], let authority = request.head.authority, URL(string: origin)?.hostAndPort != authority {
+            return resources.page("sign-in", ["title": "Sign in", "error": "Sign in from this server's own page."], status: .forbidden)
+        }
+        var request = request
+        let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))
+        guard let signedIn = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
+            return resources.page(
+                "sign-in", ["title": "Sign in", "error": "That API key is not valid. Check it and try again."], status: .unauthorized)
+        }
+        var response = Response.redirect(to: "/dashboard", type: .normal)
+        response.setCookie(sessionCookie(value: signedIn.id, maxAge: Int(DashboardSessions.lifetime)))
+        return response
+    }
+
+    /// The session cookie: script cannot read it, other sites' requests never carry it, only `/dashboard` receives it.
+    func sessionCookie(value: String, maxAge: Int) -> Cookie {
+        Cookie(
+            name: DashboardSessions.cookieName, value: value, maxAge: maxAge, path: "/dashboard", secure: secureCookies, httpOnly: true,
+            sameSite: .strict)
+    }
+
+    // MARK: Pages
+
+    func layoutValues(_ context: OrderTrackRequestContext, title: String) throws -> [String: Any] {
+        guard let identity = context.merchantIdentity, case .dashboardSession(let csrfToken) = identity.credential else {
+            throw APIError.unauthorized("sign in to the dashboard")
+        }
+        return ["title": title, "merchantName": identity.merchant.name, "csrfToken": csrfToken]
+    }
+
+    func ordersPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
+        let merchant = try context.merchant
+        let query = request.uri.queryParameters
+        let search = query["q"].map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        let status = query["status"].map(String.init).flatMap { OrderSchema.orderStatuses.contains($0) ? $0 : nil }
+        let cursor = query["cursor"].map(String.init)
+        let page = try await orders.recentOrders(
+            merchant: merchant, status: status, orderIdentifier: search, cursor: cursor, limit: Self.pageSize)
+        let devices = try await orders.registeredDeviceCounts(merchant: merchant, orders: page.orders)
+        let rows = try await cpu.run { try page.orders.map { try OrderRow(record: $0, devices: devices) } }.map(\.templateValues)
+        var values = try layoutValues(context, title: "Orders")
+        values["orders"] = rows
+        values["hasOrders"] = !rows.isEmpty
+        values["query"] = search ?? ""
+        values["statuses"] = OrderSchema.orderStatuses.map { ["value": $0, "label": WalletPreview.words($0), "selected": $0 == status] }
+        let filters = [("q", search), ("status", status)].compactMap { name, value in value.map { (name, $0) } }
+        values["nextHref"] = page.nextCursor.map { Self.listURL(filters + [("cursor", $0)]) } ?? false
+        values["firstHref"] = cursor == nil ? false : Self.listURL(filters)
+        return resources.page("orders", values)
+    }
+
+    static func listURL(_ parameters: [(String, String)]) -> String {
+        var components = URLComponents()
+        components.path = "/dashboard"
+        components.queryItems = parameters.isEmpty ? nil : parameters.map { URLQueryItem(name: $0.0, value: $0.1) }
+        return components.string ?? "/dashboard"
+    }
+
+    func orderPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
+        let merchant = try context.merchant
+        let type = try RequestParsing.identifier("orderTypeIdentifier", context)
+        let id = try RequestParsing.identifier("orderIdentifier", context)
+        let record = try await orders.order(merchant: merchant, type: type, id: id)
+        let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: 50)
+        let document = try await cpu.run { try JSONValue.parse(record.document) }
+        let logoURL = try await logoDataURL(merchant: merchant, document: document)
+        let (preview, json) = try await cpu.run {
+            (WalletPreview(order: document, orderIdentifier: id, logoURL: logoURL), document.serializedString(pretty: true))
+        }
+        var values = try layoutValues(context, title: "Order \(preview.orderNumber)")
+        values["script"] = "order-page.js"
+        values["preview"] = preview.templateValues
+        values["orderJSON"] = json
+        values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"
+        values["pushes"] = pushes.map(TranscriptEntry.init).map(\.templateValues)
+        values["hasPushes"] = !pushes.isEmpty
+        switch request.uri.queryParameters["updated"].map(String.init) {
+        case "changed"?: values["updated"] = "Order updated. Registered devices are notified and fetch the new version."
+        case "unchanged"?: values["updated"] = "Nothing changed: the order and its devices were left alone."
+        default: break
+        }
+        return resources.page("order", values)
+    }
+
+    /// The merchant's logo as a `data:` URL (the page's CSP allows those images and nothing external), when the
+    /// order names a logo the merchant uploaded.
+    func logoDataURL(merchant: MerchantRecord, document: JSONValue) async throws -> String? {
+        guard let name = document["merchant"]?["logo"]?.stringValue,
+            let asset = try? await assets.asset(merchant: merchant, name: name), asset.info.contentType.hasPrefix("image/")
+        else { return nil }
+        return "data:\(asset.info.contentType);base64,\(Data(asset.bytes).base64EncodedString())"
+    }
+
+    static func pathComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? text
+    }
+}
+
+extension URL {
+    /// `host:port` as a `Host` header carries it (the port only when the URL names one).
+    var hostAndPort: String? {
+        guard let host = host() else { return nil }
+        return port.map { "\(host):\($0)" } ?? host
+    }
+}

@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import OrderPersistence
+import WireFormats
+
+/// Dashboard sign-in sessions, kept in the database so that every instance behind a load balancer knows them.
+///
+/// The cookie carries a random id (256 bits from the system CSPRNG); the store keeps only its SHA-256, so a copy of the
+/// database signs nobody in. The CSRF token is derived from the id (an HMAC), so it needs no storage, differs per
+/// session and cannot be computed without the cookie.
+struct DashboardSessions: Sendable {
+    /// How long a session lasts after sign-in, whatever happens meanwhile: one working day.
+    static let lifetime: TimeInterval = 12 * 3600
+    /// The cookie's name; its path is `/dashboard`, so the API and the device endpoints never see it.
+    static let cookieName = "ordertrack_session"
+
+    /// A live session: who it is for and the token its pages must send back with every change.
+    struct Session: Sendable {
+        var merchant: MerchantRecord
+        var csrfToken: String
+        var expiresAt: Date
+    }
+
+    let store: any OrderStore
+    let administration: Administration
+    let now: @Sendable () -> Date
+
+    /// Starts a session for the merchant owning `apiKey`; `nil` when the key is not valid.
+    func signIn(apiKey: String) async throws -> (id: String, session: Session)? {
+        let key = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard key.hasPrefix("sk_"), let merchant = try await administration.merchant(forAPIKey: key) else { return nil }
+        let id = Secrets.randomToken(bytes: 32)
+        let created = now()
+        let record = DashboardSessionRecord(
+            idHash: Secrets.sha256Hex(Array(id.utf8)), merchantID: merchant.id, createdAt: created,
+            expiresAt: created.addingTimeInterval(Self.lifetime))
+        try await store.createDashboardSession(record)
+        return (id, Session(merchant: merchant, csrfToken: Self.csrfToken(sessionID: id), expiresAt: record.expiresAt))
+    }
+
+    /// The live session with this id; an expired one is deleted and answers `nil`, as an unknown one does.
+    func session(id: String) async throws -> Session? {
+        guard (1...128).contains(id.utf8.count) else { return nil }
+        let idHash = Secrets.sha256Hex(Array(id.utf8))
+        guard let record = try await store.dashboardSession(idHash: idHash) else { return nil }
+        guard record.expiresAt > now() else {
+            try await store.deleteDashboardSession(idHash: idHash)
+            return nil
+        }
+        guard let merchant = try await store.merchant(id: record.merchantID) else { return nil }
+        return Session(merchant: merchant, csrfToken: Self.csrfToken(sessionID: id), expiresAt: record.expiresAt)
+    }
+
+    /// Ends the session; the cookie, if a browser kept it, no longer signs anybody in.
+    func signOut(id: String) async throws {
+        try await store.deleteDashboardSession(idHash: Secrets.sha256Hex(Array(id.utf8)))
+    }
+
+    /// HMAC-SHA256 of a fixed label under the session id.
+    static func csrfToken(sessionID: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array("ordertrack dashboard csrf".utf8), using: SymmetricKey(data: Array(sessionID.utf8)))
+        return Base64URL.encode(Array(code))
+    }
+}

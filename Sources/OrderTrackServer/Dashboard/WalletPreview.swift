@@ -1,0 +1,141 @@
+import OrderModel
+
+/// An order laid out the way Wallet shows it (merchant, order number, each fulfillment's progress, line items, totals,
+/// payment), as plain values for the order page's template. Built from the stored document, which the validator has
+/// already accepted, so absent optional fields are simply left out.
+struct WalletPreview: Sendable {
+    /// One fulfillment: what it is, how far it got and how to follow it.
+    struct Fulfillment: Sendable {
+        var headline: String
+        var statusDescription: String?
+        var steps: [Step]
+        var carrier: String?
+        var trackingNumber: String?
+        var location: String?
+        var pickupWindow: String?
+    }
+
+    /// One stop on a fulfillment's progress line.
+    struct Step: Sendable {
+        enum State: String, Sendable { case done, current, upcoming, stopped }
+        var label: String
+        var state: State
+    }
+
+    var merchantName: String
+    var logoURL: String?
+    var orderNumber: String
+    var status: String
+    var fulfillments: [Fulfillment]
+    var lineItems: [(title: String, subtitle: String?, quantity: String, price: String?)]
+    var summaryItems: [(label: String, value: String)]
+    var total: String
+    var paymentStatus: String
+    var paymentMethods: String?
+
+    /// `logoURL` is the merchant logo as a `data:` URL when the merchant uploaded the asset the order names.
+    init(order: JSONValue, orderIdentifier: String, logoURL: String?) {
+        merchantName = order["merchant"]?["displayName"]?.stringValue ?? "Merchant"
+        self.logoURL = logoURL
+        orderNumber = order["orderNumber"]?.stringValue ?? orderIdentifier
+        status = order["status"]?.stringValue ?? "open"
+        fulfillments = (order["fulfillments"]?.arrayValue ?? []).map(Self.fulfillment)
+        lineItems = (order["lineItems"]?.arrayValue ?? []).map { item in
+            (
+                item["title"]?.stringValue ?? "Item", item["subtitle"]?.stringValue, item["quantity"]?.numberLiteral ?? "1",
+                item["price"].map(Self.money)
+            )
+        }
+        let payment = order["payment"]
+        summaryItems = (payment?["summaryItems"]?.arrayValue ?? []).map { ($0["label"]?.stringValue ?? "", $0["value"].map(Self.money) ?? "") }
+        total = payment?["total"].map(Self.money) ?? "—"
+        paymentStatus = Self.words(payment?["status"]?.stringValue ?? "pending")
+        let methods = (payment?["paymentMethods"]?.arrayValue ?? []).compactMap(\.stringValue)
+        paymentMethods = methods.isEmpty ? nil : methods.joined(separator: ", ")
+    }
+
+    static let shippingSteps = [
+        ("Ordered", ["open"]), ("Processing", ["processing"]), ("On the way", ["onTheWay", "shipped", "outForDelivery"]),
+        ("Delivered", ["delivered"]),
+    ]
+    static let pickupSteps = [
+        ("Ordered", ["open"]), ("Processing", ["processing"]), ("Ready for pickup", ["readyForPickup"]), ("Picked up", ["pickedUp"]),
+    ]
+
+    static func fulfillment(_ value: JSONValue) -> Fulfillment {
+        let isPickup = value["fulfillmentType"]?.stringValue == "pickup"
+        let status = value["status"]?.stringValue ?? "open"
+        let stages = isPickup ? pickupSteps : shippingSteps
+        let steps: [Step]
+        if let reached = stages.firstIndex(where: { $0.1.contains(status) }) {
+            let finished = reached == stages.count - 1
+            steps = stages.enumerated().map { index, stage in
+                let label = index == reached && status == "outForDelivery" ? "Out for delivery" : stage.0
+                return Step(label: label, state: index < reached || (finished && index == reached) ? .done : index == reached ? .current : .upcoming)
+            }
+        } else {
+            // `issue` and `cancelled` stop the line where it is.
+            steps = [Step(label: "Ordered", state: .done), Step(label: words(status), state: .stopped)]
+        }
+        let headline: String
+        if isPickup {
+            headline = status == "readyForPickup" ? "Ready for pickup" : "Pickup · \(words(status))"
+        } else {
+            headline = status == "outForDelivery" ? "Out for delivery" : "Shipment · \(words(status))"
+        }
+        let window = [value["pickupWindow"]?["startDate"]?.stringValue, value["pickupWindow"]?["endDate"]?.stringValue].compactMap { $0 }
+        return Fulfillment(
+            headline: headline, statusDescription: value["statusDescription"]?.stringValue, steps: steps, carrier: value["carrier"]?.stringValue,
+            trackingNumber: value["trackingNumber"]?.stringValue, location: isPickup ? value["displayName"]?.stringValue : nil,
+            pickupWindow: window.isEmpty ? nil : window.joined(separator: " – "))
+    }
+
+    /// `$42.00`, `€9.50`, or `CHF 12.00` for currencies without a common symbol.
+    static func money(_ value: JSONValue) -> String {
+        let amount = value["amount"]?.numberLiteral ?? value["amount"]?.stringValue ?? "0"
+        let currency = value["currency"]?.stringValue ?? ""
+        let symbols = ["USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "AUD": "A$", "CAD": "CA$"]
+        return symbols[currency].map { $0 + amount } ?? "\(currency) \(amount)"
+    }
+
+    /// `readyForPickup` → `Ready for pickup`.
+    static func words(_ camelCase: String) -> String {
+        var text = ""
+        for character in camelCase {
+            if character.isUppercase, !text.isEmpty { text += " " + character.lowercased() } else { text.append(character) }
+        }
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
+    /// A status's badge colour: green when done, red when stopped, blue while under way.
+    static func tone(_ status: String?) -> String {
+        switch status {
+        case "completed", "delivered", "pickedUp", "success": "green"
+        case "cancelled", "issue", "failed", "parked": "red"
+        case "retrying": "amber"
+        case "open", nil: "grey"
+        default: "blue"
+        }
+    }
+
+    /// The values the `order` template reads under `preview`.
+    var templateValues: [String: Any] {
+        [
+            "merchantName": merchantName, "merchantInitial": String(merchantName.prefix(1)).uppercased(), "logoURL": logoURL ?? false,
+            "orderNumber": orderNumber, "statusLabel": Self.words(status), "statusTone": Self.tone(status),
+            "fulfillments": fulfillments.map { fulfillment -> [String: Any] in
+                [
+                    "headline": fulfillment.headline, "statusDescription": fulfillment.statusDescription ?? false,
+                    "steps": fulfillment.steps.map { ["label": $0.label, "state": $0.state.rawValue] },
+                    "carrier": fulfillment.carrier ?? false, "trackingNumber": fulfillment.trackingNumber ?? false,
+                    "location": fulfillment.location ?? false, "pickupWindow": fulfillment.pickupWindow ?? false,
+                ]
+            },
+            "lineItems": lineItems.map { item -> [String: Any] in
+                ["title": item.title, "subtitle": item.subtitle ?? false, "quantity": item.quantity, "price": item.price ?? ""]
+            },
+            "summaryItems": summaryItems.map { ["label": $0.label, "value": $0.value] }, "total": total, "paymentStatus": paymentStatus,
+            "paymentMethods": paymentMethods ?? false,
+        ]
+    }
+}

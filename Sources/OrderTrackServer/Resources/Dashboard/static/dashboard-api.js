@@ -1,0 +1,40 @@
+// Calls the dashboard's JSON endpoints with the session cookie (sent by the browser) and the page's CSRF token.
+const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+
+/** Sends `body` (a string) and answers the status and the parsed JSON answer. */
+export async function callJSON(method, url, body) {
+  const response = await fetch(url, {
+    method,
+    body,
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
+  });
+  let json = null;
+  try {
+    json = await response.json();
+  } catch {
+    json = { error: { message: `the server answered ${response.status} without JSON` } };
+  }
+  return { status: response.status, json };
+}
+
+/**
+ * A JSON Merge Patch (RFC 7396) that turns `before` into `after`: changed values, removed keys as null. The server
+ * applies it as PATCH does, so an edit of the whole document only sends what changed.
+ */
+export function mergePatch(before, after) {
+  const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+  if (!isObject(before) || !isObject(after)) return after;
+  const patch = {};
+  for (const key of Object.keys(before)) {
+    if (!(key in after)) patch[key] = null;
+  }
+  for (const [key, value] of Object.entries(after)) {
+    if (!(key in before)) {
+      patch[key] = value;
+    } else if (JSON.stringify(before[key]) !== JSON.stringify(value)) {
+      patch[key] = isObject(before[key]) && isObject(value) ? mergePatch(before[key], value) : value;
+    }
+  }
+  return patch;
+}

@@ -1,0 +1,80 @@
+// The order page: validates the edited order.json and applies it as a PATCH, showing each problem at its JSON path.
+import { callJSON, mergePatch } from "./dashboard-api.js";
+
+const form = document.getElementById("order-form");
+const editor = document.getElementById("order-json");
+const problemList = document.getElementById("problems");
+const result = document.getElementById("result");
+const original = JSON.parse(editor.value);
+
+function showMessage(text, tone) {
+  result.replaceChildren();
+  if (!text) return;
+  const message = document.createElement("p");
+  message.className = `alert alert-${tone}`;
+  message.textContent = text;
+  result.append(message);
+}
+
+function showProblems(problems) {
+  problemList.replaceChildren(
+    ...problems.map((problem) => {
+      const item = document.createElement("li");
+      item.className = problem.severity === "warning" ? "warning" : "error";
+      const path = document.createElement("code");
+      path.textContent = problem.path || "(whole order)";
+      const message = document.createElement("span");
+      message.textContent = problem.message;
+      item.append(path, message);
+      return item;
+    }),
+  );
+}
+
+async function busy(button, work) {
+  button.disabled = true;
+  try {
+    await work();
+  } catch (error) {
+    showMessage(`The request failed: ${error.message}`, "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function validate() {
+  const { status, json } = await callJSON("POST", form.dataset.validateUrl, editor.value);
+  if (status !== 200) {
+    showProblems([]);
+    showMessage(json.error?.message ?? `The server answered ${status}.`, "error");
+    return;
+  }
+  showProblems(json.problems);
+  const errors = json.problems.filter((problem) => problem.severity !== "warning").length;
+  showMessage(json.valid ? "The order is valid." : `${errors} problem${errors === 1 ? "" : "s"} to fix.`, json.valid ? "success" : "error");
+}
+
+async function update() {
+  let edited;
+  try {
+    edited = JSON.parse(editor.value);
+  } catch (error) {
+    showProblems([{ path: "", message: `not valid JSON: ${error.message}`, severity: "error" }]);
+    showMessage("Fix the JSON before updating.", "error");
+    return;
+  }
+  const { status, json } = await callJSON("PATCH", form.dataset.updateUrl, JSON.stringify(mergePatch(original, edited)));
+  if (status !== 200) {
+    showProblems(json.error?.problems ?? []);
+    showMessage(json.error?.message ?? `The server answered ${status}.`, "error");
+    return;
+  }
+  // The page is rendered by the server: reload it to show the new preview and transcript.
+  window.location.assign(`${window.location.pathname}?updated=${json.changed ? "changed" : "unchanged"}`);
+}
+
+document.getElementById("validate").addEventListener("click", (event) => busy(event.currentTarget, validate));
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  busy(document.getElementById("update"), update);
+});

@@ -1,0 +1,281 @@
+import Crypto
+import ExternalTools
+import Foundation
+import HTTPTypes
+import OrderModel
+import OrderPersistence
+import OrderTrackServer
+import Testing
+
+/// The dashboard over real HTTP: sign-in and sign-out, the session cookie's flags and server-side expiry, CSRF
+/// refusals, the security headers, one merchant never seeing another's orders, and the validate endpoint.
+@Suite struct DashboardTests {
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'"
+
+    /// A signed-in browser: the session cookie and the CSRF token its pages carry.
+    struct Browser {
+        var cookie: String
+        var csrfToken: String
+    }
+
+    static func form(_ fields: [String: String]) -> (HTTPFields, [UInt8]) {
+        let body = fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+        return ([.contentType: "application/x-www-form-urlencoded"], Array(body.utf8))
+    }
+
+    static func signIn(_ client: Client, apiKey: String) async throws -> Browser {
+        let (headers, body) = form(["api_key": apiKey])
+        let reply = try await client.call(.post, "/dashboard/sign-in", headers: headers, body: body)
+        #expect(reply.status == .seeOther)
+        let setCookie = try #require(reply.headers[.setCookie])
+        let cookie = try #require(setCookie.split(separator: ";").first.map(String.init))
+        let page = try await client.call(.get, "/dashboard", headers: [.cookie: cookie])
+        #expect(page.status == .ok)
+        return Browser(cookie: cookie, csrfToken: try #require(csrfToken(in: page.text)))
+    }
+
+    static func csrfToken(in html: String) -> String? {
+        guard let range = html.range(of: #"<meta name="csrf-token" content="([^"]+)">"#, options: .regularExpression) else { return nil }
+        return html[range].split(separator: "\"").dropFirst(3).first.map(String.init)
+    }
+
+    static func createOrder(_ client: Client, number: String = "1001") async throws -> (type: String, id: String) {
+        var content = SampleContent.order
+        content["orderNumber"] = .string(number)
+        let reply = try await client.merchant(.post, "/api/v1/orders", json: content)
+        #expect(reply.status == .created)
+        let details = reply.json["orderDetails"]
+        return (try #require(details?["orderTypeIdentifier"]?.stringValue), try #require(details?["orderIdentifier"]?.stringValue))
+    }
+
+    @Test func signInPageHasTheFormAndTheSecurityHeaders() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let page = try await client.call(.get, "/dashboard/sign-in")
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(page.text.contains(#"<label for="api-key">API key</label>"#))
+            #expect(page.text.contains(#"<button type="submit" class="button primary">Sign in</button>"#))
+            #expect(page.headers[.contentSecurityPolicy] == Self.contentSecurityPolicy)
+            #expect(page.headers[.xContentTypeOptions] == "nosniff")
+            #expect(page.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
+            #expect(!page.text.contains("<script>"), "no inline script: the CSP would block it")
+
+            let css = try await client.call(.get, "/dashboard/static/dashboard.css")
+            #expect(css.status == .ok)
+            #expect(css.headers[.contentType] == "text/css; charset=utf-8")
+            #expect(css.headers[.cacheControl] == "public, max-age=300")
+            let etag = try #require(css.headers[.eTag])
+            let revalidated = try await client.call(.get, "/dashboard/static/dashboard.css", headers: [.ifNoneMatch: etag])
+            #expect(revalidated.status == .notModified)
+        }
+    }
+
+    @Test func aWrongKeyIsRefusedOnThePage() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (headers, body) = Self.form(["api_key": "sk_not-a-key"])
+            let reply = try await client.call(.post, "/dashboard/sign-in", headers: headers, body: body)
+            #expect(reply.status == .unauthorized)
+            #expect(reply.text.contains("That API key is not valid"))
+            #expect(reply.headers[.setCookie] == nil)
+            let signedOut = try await client.call(.get, "/dashboard")
+            #expect(signedOut.status == .seeOther)
+            #expect(signedOut.headers[.location] == "/dashboard/sign-in")
+        }
+    }
+
+    @Test func theSessionCookieIsHttpOnlyStrictSecureAndStoredHashed() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (headers, body) = Self.form(["api_key": client.apiKey])
+            let reply = try await client.call(.post, "/dashboard/sign-in", headers: headers, body: body)
+            #expect(reply.status == .seeOther)
+            #expect(reply.headers[.location] == "/dashboard")
+            let setCookie = try #require(reply.headers[.setCookie])
+            let attributes = Set(setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            #expect(attributes.isSuperset(of: ["httponly", "samesite=strict", "secure", "path=/dashboard", "max-age=43200"]), "\(setCookie)")
+            let value = try #require(setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+            #expect(value.count >= 43, "256 random bits")
+            let hash = SHA256.hash(data: Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
+            #expect(try await client.store.dashboardSession(idHash: hash) != nil)
+            #expect(try await client.store.dashboardSession(idHash: value) == nil, "the id itself is never stored")
+        }
+    }
+
+    @Test func sessionsExpireOnTheServer() async throws {
+        let clock = TestClock()
+        var server = try TestServer()
+        server.now = { clock.now() }
+        defer { server.remove() }
+        try await server.run { client in
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            clock.advance(by: 12 * 3600 + 1)
+            let expired = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+            #expect(expired.status == .seeOther)
+            #expect(expired.headers[.location] == "/dashboard/sign-in")
+        }
+    }
+
+    @Test func signOutEndsTheSessionForGood() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let (headers, body) = Self.form(["csrf": browser.csrfToken])
+            var signOutHeaders = headers
+            signOutHeaders[.cookie] = browser.cookie
+            let reply = try await client.call(.post, "/dashboard/sign-out", headers: signOutHeaders, body: body)
+            #expect(reply.status == .seeOther)
+            #expect(reply.headers[.setCookie]?.contains("Max-Age=0") == true)
+            let refused = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+            #expect(refused.status == .seeOther)
+            let api = try await client.call(
+                .post, "/dashboard/api/orders/validate", headers: [.cookie: browser.cookie, DashboardTests.csrfHeader: browser.csrfToken],
+                body: Array("{}".utf8))
+            #expect(api.status == .unauthorized)
+        }
+    }
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    @Test func changesWithoutTheCSRFTokenAreRefused() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id) = try await Self.createOrder(client)
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let patch = Array(#"{"status": "completed"}"#.utf8)
+            let path = "/dashboard/api/orders/\(type)/\(id)"
+            for token in [nil, "", "wrong", String(browser.csrfToken.dropLast())] {
+                var headers: HTTPFields = [.cookie: browser.cookie, .contentType: "application/json"]
+                if let token { headers[Self.csrfHeader] = token }
+                let refused = try await client.call(.patch, path, headers: headers, body: patch)
+                #expect(refused.status == .forbidden, "token \(token ?? "absent")")
+                #expect(refused.json["error"]?["code"]?.stringValue == "csrf_token_invalid")
+            }
+            let signOut = try await client.call(.post, "/dashboard/sign-out", headers: [.cookie: browser.cookie])
+            #expect(signOut.status == .forbidden, "a form without the token does not sign out either")
+            let order = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)")
+            #expect(order.json["order"]?["status"]?.stringValue == "open", "nothing changed")
+
+            let accepted = try await client.call(
+                .patch, path, headers: [.cookie: browser.cookie, .contentType: "application/json", Self.csrfHeader: browser.csrfToken], body: patch)
+            #expect(accepted.status == .ok)
+            #expect(accepted.json["changed"] == .bool(true))
+            #expect(accepted.json["order"]?["status"]?.stringValue == "completed")
+        }
+    }
+
+    @Test func pagesShowTheMerchantsOwnOrdersOnly() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id) = try await Self.createOrder(client, number: "A-1001")
+            _ = try await Self.createOrder(client, number: "A-1002")
+            let owner = try await Self.signIn(client, apiKey: client.apiKey)
+            let list = try await client.call(.get, "/dashboard", headers: [.cookie: owner.cookie])
+            #expect(list.headers[.contentSecurityPolicy] == Self.contentSecurityPolicy)
+            #expect(list.headers[.cacheControl] == "no-store")
+            let newest = try #require(list.text.range(of: "A-1002"))
+            let older = try #require(list.text.range(of: "A-1001"))
+            #expect(newest.lowerBound < older.lowerBound, "newest first")
+            let page = try await client.call(.get, "/dashboard/orders/\(type)/\(id)", headers: [.cookie: owner.cookie])
+            #expect(page.status == .ok)
+            #expect(page.text.contains("<h1>Order A-1001</h1>"))
+            #expect(page.text.contains(#"aria-label="Wallet preview""#))
+
+            let (_, otherKey) = try await Administration(store: client.store).createMerchant(name: "Other Shop")
+            let other = try await Self.signIn(client, apiKey: otherKey)
+            let otherList = try await client.call(.get, "/dashboard", headers: [.cookie: other.cookie])
+            #expect(!otherList.text.contains("A-1001") && !otherList.text.contains(id))
+            let searched = try await client.call(.get, "/dashboard?q=\(id)", headers: [.cookie: other.cookie])
+            #expect(!searched.text.contains("A-1001"))
+            let foreign = try await client.call(.get, "/dashboard/orders/\(type)/\(id)", headers: [.cookie: other.cookie])
+            #expect(foreign.status == .notFound)
+            #expect(!foreign.text.contains("A-1001"))
+            let patched = try await client.call(
+                .patch, "/dashboard/api/orders/\(type)/\(id)",
+                headers: [.cookie: other.cookie, .contentType: "application/json", Self.csrfHeader: other.csrfToken],
+                body: Array(#"{"status": "cancelled"}"#.utf8))
+            #expect(patched.status == .notFound)
+            let stolenToken = try await client.call(
+                .patch, "/dashboard/api/orders/\(type)/\(id)",
+                headers: [.cookie: other.cookie, .contentType: "application/json", Self.csrfHeader: owner.csrfToken],
+                body: Array(#"{"status": "cancelled"}"#.utf8))
+            #expect(stolenToken.status == .forbidden, "a CSRF token belongs to its own session")
+        }
+    }
+
+    @Test func theListCountsDevicesFiltersAndPagesNewestFirst() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            var created: [(type: String, id: String)] = []
+            for index in 1...27 { created.append(try await Self.createOrder(client, number: "N-\(100 + index)")) }
+            let first = try #require(created.first)
+            let order = try await client.merchant(.get, "/api/v1/orders/\(first.type)/\(first.id)")
+            let token = try #require(order.json["order"]?["authenticationToken"]?.stringValue)
+            let registered = try await client.device(
+                .post, "/wallet/v1/devices/device-1/registrations/\(first.type)/\(first.id)", token: token, json: ["pushToken": "0123456789abcdef"])
+            #expect(registered.status == .created)
+            _ = try await client.merchant(.patch, "/api/v1/orders/\(first.type)/\(first.id)", json: ["status": "completed"])
+
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let newest = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+            #expect(newest.text.contains("N-127") && newest.text.contains("N-103") && !newest.text.contains("N-102"), "25 newest")
+            let next = try #require(newest.text.range(of: #"href="/dashboard\?cursor=[^"]+""#, options: .regularExpression))
+            let nextPath = String(newest.text[next].dropFirst(6).dropLast())
+            let older = try await client.call(.get, nextPath, headers: [.cookie: browser.cookie])
+            #expect(older.text.contains("N-102") && older.text.contains("N-101") && !older.text.contains("N-103"))
+            let deviceCell = try #require(older.text.range(of: #"N-101</a>(?s:.)*?<td class="num">1</td>"#, options: .regularExpression))
+            #expect(!older.text[deviceCell].contains("N-102"), "the device count is on the registered order's row")
+
+            let completed = try await client.call(.get, "/dashboard?status=completed", headers: [.cookie: browser.cookie])
+            #expect(completed.text.contains("N-101") && !completed.text.contains("N-127"))
+            let found = try await client.call(.get, "/dashboard?q=\(created[5].id)", headers: [.cookie: browser.cookie])
+            #expect(found.text.contains("N-106") && !found.text.contains("N-107"))
+            let badCursor = try await client.call(.get, "/dashboard?cursor=nonsense", headers: [.cookie: browser.cookie])
+            #expect(badCursor.status == .badRequest)
+            #expect(badCursor.headers[.contentType] == "text/html; charset=utf-8")
+        }
+    }
+
+    @Test func validateAnswersEveryProblemAtItsPath() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id) = try await Self.createOrder(client)
+            var order = try #require(try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)").json["order"])
+            let valid = try await client.merchant(.post, "/api/v1/orders/validate", json: order)
+            #expect(valid.status == .ok)
+            #expect(valid.json["valid"] == .bool(true))
+
+            order["status"] = "shipped"
+            order["fulfillments"] = [["fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "lost"]]
+            let invalid = try await client.merchant(.post, "/api/v1/orders/validate", json: order)
+            #expect(invalid.status == .ok)
+            #expect(invalid.json["valid"] == .bool(false))
+            let paths = (invalid.json["problems"]?.arrayValue ?? []).compactMap { $0["path"]?.stringValue }
+            #expect(paths.contains("status") && paths.contains("fulfillments[0].status"), "\(paths)")
+            #expect(invalid.json["problems"]?.arrayValue?.first?["severity"]?.stringValue == "error")
+
+            let notJSON = try await client.call(
+                .post, "/api/v1/orders/validate", headers: [.authorization: "Bearer \(client.apiKey)"], body: Array("{".utf8))
+            #expect(notJSON.status == .ok)
+            #expect(notJSON.json["problems"]?.arrayValue?.first?["path"]?.stringValue == "")
+            let anonymous = try await client.call(.post, "/api/v1/orders/validate", body: Array("{}".utf8))
+            #expect(anonymous.status == .unauthorized)
+
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let fromPage = try await client.call(
+                .post, "/dashboard/api/orders/validate", headers: [.cookie: browser.cookie, Self.csrfHeader: browser.csrfToken],
+                body: order.serialized())
+            #expect(fromPage.json == invalid.json, "the page's call answers as the API does")
+        }
+    }
+}
