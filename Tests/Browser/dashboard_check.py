@@ -1,0 +1,196 @@
+"""Drives the dashboard in headless Chromium as a person would, by roles and labels, against a live `ordertrack serve`.
+
+    python3 Tests/Browser/dashboard_check.py BASE_URL API_KEY SCREENSHOT_DIR
+
+scripts/browser-check starts the server and runs this. Chromium is Debian's (/usr/bin/chromium): Playwright cannot
+download its own browser here. Prints one line per step and a closing `browser: N passed, N failed`.
+"""
+
+import json
+import re
+import sys
+import urllib.request
+import uuid
+from pathlib import Path
+
+from playwright.sync_api import Page, expect, sync_playwright
+
+BASE, API_KEY, SHOTS = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+CHROMIUM = "/usr/bin/chromium"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def api(method: str, path: str, body: dict | None = None) -> dict:
+    """A merchant API call with the secret key, as the merchant's own server makes it."""
+    request = urllib.request.Request(
+        BASE + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def create_order(number: str, status: str, fulfillment: str) -> dict:
+    return api("POST", "/api/v1/orders", {
+        "merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"},
+        "orderManagementURL": f"https://shop.example.com/orders/{number}",
+        "orderNumber": number,
+        "status": status,
+        "payment": {
+            "total": {"amount": "47.50", "currency": "USD"}, "status": "paid",
+            "summaryItems": [{"label": "Subtotal", "value": {"amount": "42.00", "currency": "USD"}},
+                             {"label": "Shipping", "value": {"amount": "5.50", "currency": "USD"}}],
+            "paymentMethods": ["Apple Pay · Visa 1234"],
+        },
+        "lineItems": [
+            {"title": "Coffee beans", "subtitle": "Ethiopia Yirgacheffe, 250 g", "quantity": 2, "price": {"amount": "18.00", "currency": "USD"}},
+            {"title": "Paper filters", "quantity": 1, "price": {"amount": "6.00", "currency": "USD"}},
+        ],
+        "fulfillments": [{
+            "fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": fulfillment,
+            "carrier": "UPS", "trackingNumber": "1Z999AA10123456784",
+            "statusDescription": "Your parcel left our warehouse.",
+        }],
+    })
+
+
+class Steps:
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+
+    def run(self, name: str, action) -> None:
+        try:
+            action()
+        except Exception as error:  # a failed expectation or a Playwright timeout: report it and stop
+            self.failed += 1
+            print(f"browser: FAILED {name}: {error}")
+            raise
+        self.passed += 1
+        print(f"browser: ok {name}")
+
+
+def shot(page: Page, name: str) -> None:
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+
+
+def sign_in(page: Page) -> None:
+    page.goto(BASE + "/dashboard")
+    page.get_by_label("API key").fill(API_KEY)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Orders")).to_be_visible()
+
+
+def main() -> int:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    steps = Steps()
+    suffix = uuid.uuid4().hex[:4].upper()
+    number = f"W-{suffix}-1004"
+    console_errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport=DESKTOP)
+        # A script or style the CSP blocked shows up here.
+        page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: console_errors.append(str(error)))
+        try:
+            def wrong_key():
+                page.goto(BASE + "/dashboard")
+                expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+                shot(page, "desktop-sign-in")
+                page.get_by_label("API key").fill("sk_wrong")
+                page.get_by_role("button", name="Sign in").click()
+                expect(page.get_by_role("alert")).to_contain_text("not valid")
+            steps.run("a wrong API key is refused on the page", wrong_key)
+            console_errors.clear()  # the refused sign-in's 401 is the answer that step expects
+            steps.run("sign in with the API key", lambda: sign_in(page))
+
+            def list_order():
+                create_order(f"W-{suffix}-1001", "completed", "delivered")
+                create_order(f"W-{suffix}-1002", "open", "onTheWay")
+                create_order(f"W-{suffix}-1003", "cancelled", "cancelled")
+                created = create_order(number, "open", "processing")
+                assert created["orderDetails"]["orderIdentifier"]
+                page.reload()
+                expect(page.get_by_role("link", name=number)).to_be_visible()
+                shot(page, "desktop-orders")
+            steps.run("an order created through the API is in the list", list_order)
+
+            def open_order():
+                page.get_by_role("link", name=number).click()
+                expect(page.get_by_role("heading", name=f"Order {number}")).to_be_visible()
+                preview = page.get_by_role("region", name="Wallet preview")
+                expect(preview).to_contain_text("Demo Shop")
+                expect(preview).to_contain_text("Coffee beans")
+                expect(preview).to_contain_text("1Z999AA10123456784")
+                expect(preview).to_contain_text("$47.50")
+                expect(page.get_by_role("region", name="Transcript")).to_be_visible()
+                shot(page, "desktop-order")
+            steps.run("the order page shows the Wallet preview", open_order)
+
+            editor = page.get_by_label("Order JSON")
+
+            def edit_status(status: str) -> None:
+                """Changes the order's own status (the top level, indented once) in the editor's text, as a person would."""
+                text, count = re.subn(r'(?m)^(  "status"\s*:\s*)"[a-zA-Z]+"', rf'\1"{status}"', editor.input_value())
+                assert count == 1, "the order's status is in the editor"
+                editor.fill(text)
+
+            def invalid_status():
+                edit_status("shipped")
+                page.get_by_role("button", name="Validate").click()
+                problems = page.get_by_role("list", name="Problems")
+                expect(problems.get_by_role("listitem").filter(has_text="shipped")).to_contain_text("status")
+                expect(problems.locator("code").first).to_have_text("status")
+                shot(page, "desktop-order-problem")
+            steps.run("an invalid status shows the problem at its path", invalid_status)
+
+            def fix_and_update():
+                edit_status("completed")
+                page.get_by_role("button", name="Validate").click()
+                expect(page.get_by_role("status").filter(has_text="The order is valid")).to_be_visible()
+                page.get_by_role("button", name="Update order").click()
+                expect(page.get_by_role("status").filter(has_text="Order updated")).to_be_visible()
+                expect(page.get_by_role("heading", name=f"Order {number}")).to_be_visible()
+                assert json.loads(page.get_by_label("Order JSON").input_value())["status"] == "completed"
+                expect(page.locator(".page-head .badge")).to_have_text("Completed")
+                shot(page, "desktop-order-updated")
+            steps.run("the fixed order updates and the page shows it", fix_and_update)
+
+            def phone():
+                context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+                phone_page = context.new_page()
+                sign_in(phone_page)
+                shot(phone_page, "phone-orders")
+                phone_page.get_by_role("link", name=number).click()
+                expect(phone_page.get_by_role("region", name="Wallet preview")).to_be_visible()
+                shot(phone_page, "phone-order")
+                context.close()
+            steps.run("the pages work at phone width", phone)
+
+            def sign_out():
+                page.get_by_role("button", name="Sign out").click()
+                expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+                page.goto(BASE + "/dashboard")
+                expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+                expect(page.get_by_role("link", name=number)).to_have_count(0)
+            steps.run("after signing out the dashboard is refused", sign_out)
+
+            def no_console_errors():
+                assert not console_errors, f"the browser console reported: {console_errors}"
+            steps.run("no script or style was blocked", no_console_errors)
+        except Exception:
+            pass
+        finally:
+            browser.close()
+    print(f"browser: screenshots in {SHOTS}")
+    print(f"browser: {steps.passed} passed, {steps.failed} failed")
+    return 1 if steps.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
