@@ -14,7 +14,7 @@ enum Migrations {
         Migration(version: 1, name: "initial schema", apply: InitialSchema.apply),
         Migration(version: 2, name: "push outbox", apply: PushOutboxSchema.apply),
         Migration(version: 3, name: "apple pay identities", apply: ApplePaySchema.apply),
-        Migration(version: 4, name: "dashboard sessions", apply: DashboardSchema.apply),
+        Migration(version: 4, name: "dashboard sessions and order numbers", apply: DashboardSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -54,6 +54,7 @@ public protocol OrderStore: Sendable {
         expectedVersion: Int,
         document: [UInt8],
         status: String?,
+        orderNumber: String?,
         updatedAt: Date
     ) async throws -> OrderRecord
     /// A merchant's orders in creation order, optionally filtered; `after` is the cursor of the previous page.
@@ -159,9 +160,9 @@ public protocol OrderStore: Sendable {
     func deleteDashboardSession(idHash: String) async throws -> Bool
     /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.
     func deleteDashboardSessions(expiredBefore date: Date) async throws -> Int
-    /// A merchant's orders newest first, for people browsing them, optionally only those with `status` or with the
-    /// order identifier `orderIdentifier`; `before` is the previous page's ``OrderPage/nextCursor``.
-    func recentOrders(merchantID: String, status: String?, orderIdentifier: String?, before cursor: String?, limit: Int) async throws
+    /// A merchant's orders newest first, for people browsing them, optionally only those with `status`, or those whose
+    /// order number or order identifier is `search`; `before` is the previous page's ``OrderPage/nextCursor``.
+    func recentOrders(merchantID: String, status: String?, search: String?, before cursor: String?, limit: Int) async throws
         -> OrderPage
     /// How many devices are registered for each of these orders (orders without any are left out).
     func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int]

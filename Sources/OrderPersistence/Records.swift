@@ -95,6 +95,8 @@ public struct OrderRecord: Sendable, Hashable {
     public var document: [UInt8]
     /// The order status extracted from the document by the caller, for filtering lists.
     public var status: String?
+    /// The order number (`orderNumber`) extracted from the document by the caller, for finding orders by it.
+    public var orderNumber: String?
     /// Millisecond precision; the store truncates finer values.
     public var createdAt: Date
     /// Millisecond precision; the store truncates finer values.
@@ -116,7 +118,8 @@ public struct OrderRecord: Sendable, Hashable {
         createdAt: Date,
         updatedAt: Date,
         version: Int = 1,
-        changeSequence: Int64 = 0
+        changeSequence: Int64 = 0,
+        orderNumber: String? = nil
     ) {
         self.orderTypeIdentifier = orderTypeIdentifier
         self.orderIdentifier = orderIdentifier
@@ -128,6 +131,7 @@ public struct OrderRecord: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.version = version
         self.changeSequence = changeSequence
+        self.orderNumber = orderNumber
     }
 }
 

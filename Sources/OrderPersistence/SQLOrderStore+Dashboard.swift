@@ -50,7 +50,7 @@ extension SQLOrderStore {
     ///
     /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` when `limit` is not 1 to ``maximumPageSize``,
     ///   ``OrderStoreError/invalidCursor(_:)`` for a cursor this store did not issue.
-    public func recentOrders(merchantID: String, status: String?, orderIdentifier: String?, before cursor: String?, limit: Int) async throws
+    public func recentOrders(merchantID: String, status: String?, search: String?, before cursor: String?, limit: Int) async throws
         -> OrderPage
     {
         guard (1...Self.maximumPageSize).contains(limit) else {
@@ -60,7 +60,13 @@ extension SQLOrderStore {
         return try await read("list recent orders of merchant \(merchantID)") { db in
             let query = db.select().columns(Self.orderColumns).from("orders").where("merchant_id", .equal, merchantID)
             if let status { query.where("status", .equal, status) }
-            if let orderIdentifier { query.where("order_identifier", .equal, orderIdentifier) }
+            if let search {
+                query.where(
+                    SQLGroupExpression(
+                        SQLBinaryExpression(
+                            SQLBinaryExpression(SQLColumn("order_number"), .equal, SQLBind(search)), .or,
+                            SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(search)))))
+            }
             if let beforeSequence { query.where("created_sequence", .lessThan, beforeSequence) }
             let rows = try await query.orderBy("created_sequence", .descending).limit(limit + 1).all()
             let page = rows.prefix(limit)

@@ -25,7 +25,7 @@ extension SQLOrderStore {
                 INSERT INTO orders (\(idents: Self.orderColumns, joinedBy: ", ")) \
                 SELECT \(bind: orderTypeIdentifier), \(bind: orderIdentifierPrefix) || i, \(bind: merchantID), \
                 \(bind: authenticationTokenPrefix) || i, \(bind: Data(document)), \(bind: status), \(bind: now), \(bind: now), \
-                1, \(bind: offset) + i, \(bind: offset) + i FROM seq
+                1, \(bind: offset) + i, \(bind: offset) + i, NULL FROM seq
                 """
             ).run()
         }

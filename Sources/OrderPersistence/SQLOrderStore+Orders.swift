@@ -4,7 +4,7 @@ import SQLKit
 extension SQLOrderStore {
     static let orderColumns = [
         "order_type_identifier", "order_identifier", "merchant_id", "authentication_token", "document", "status",
-        "created_at", "updated_at", "version", "change_sequence", "created_sequence",
+        "created_at", "updated_at", "version", "change_sequence", "created_sequence", "order_number",
     ]
 
     /// The largest page ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)`` returns.
@@ -82,6 +82,7 @@ extension SQLOrderStore {
         expectedVersion: Int,
         document: [UInt8],
         status: String?,
+        orderNumber: String?,
         updatedAt: Date
     ) async throws -> OrderRecord {
         try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
@@ -90,6 +91,7 @@ extension SQLOrderStore {
             let updated = try await db.update("orders")
                 .set("document", to: Data(document))
                 .set("status", to: status)
+                .set("order_number", to: orderNumber)
                 .set(
                     "updated_at",
                     to: SQLQueryString(
@@ -180,7 +182,7 @@ extension SQLOrderStore {
             }
             let last = try await nextChangeSequence(db, count: Int64(orders.count))
             var sequence = last - Int64(orders.count)
-            // 11 binds per row stays under SQLite's and PostgreSQL's bind limits.
+            // 12 binds per row stays under SQLite's and PostgreSQL's bind limits.
             for chunk in orders.chunked(into: 1000) {
                 let insert = db.insert(into: "orders").columns(Self.orderColumns)
                 for var order in chunk {
@@ -220,7 +222,7 @@ extension SQLOrderStore {
         [
             order.orderTypeIdentifier, order.orderIdentifier, order.merchantID, order.authenticationToken,
             Data(order.document), order.status, order.createdAt.millisecondsSince1970,
-            order.updatedAt.millisecondsSince1970, order.version, order.changeSequence, createdSequence,
+            order.updatedAt.millisecondsSince1970, order.version, order.changeSequence, createdSequence, order.orderNumber,
         ]
     }
 
@@ -235,7 +237,8 @@ extension SQLOrderStore {
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"),
             version: try row.int("version"),
-            changeSequence: try row.int64("change_sequence")
+            changeSequence: try row.int64("change_sequence"),
+            orderNumber: try row.optionalString("order_number")
         )
     }
 }

@@ -30,7 +30,7 @@ import Testing
                             do {
                                 let updated = try await store.updateOrder(
                                     type: type, id: orderID, expectedVersion: current.version,
-                                    document: Array("update \(index)".utf8), status: nil, updatedAt: Date()
+                                    document: Array("update \(index)".utf8), status: nil, orderNumber: nil, updatedAt: Date()
                                 )
                                 return (nil, updated.changeSequence)
                             } catch OrderStoreError.versionConflict {

@@ -54,7 +54,7 @@ import Testing
             let later = start.addingTimeInterval(5)
             let updated = try await store.updateOrder(
                 type: fixture.orderType, id: "A", expectedVersion: 1,
-                document: Array(#"{"status":"completed"}"#.utf8), status: "completed", updatedAt: later
+                document: Array(#"{"status":"completed"}"#.utf8), status: "completed", orderNumber: nil, updatedAt: later
             )
             #expect(updated.version == 2)
             #expect(updated.status == "completed")
@@ -66,14 +66,16 @@ import Testing
             await #expect(
                 throws: OrderStoreError.versionConflict(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", expected: 1, actual: 2)
             ) {
-                try await store.updateOrder(type: fixture.orderType, id: "A", expectedVersion: 1, document: [], status: nil, updatedAt: later)
+                try await store.updateOrder(
+                    type: fixture.orderType, id: "A", expectedVersion: 1, document: [], status: nil, orderNumber: nil, updatedAt: later)
             }
             await #expect(throws: OrderStoreError.orderNotFound(orderTypeIdentifier: fixture.orderType, orderIdentifier: "missing")) {
-                try await store.updateOrder(type: fixture.orderType, id: "missing", expectedVersion: 1, document: [], status: nil, updatedAt: later)
+                try await store.updateOrder(
+                    type: fixture.orderType, id: "missing", expectedVersion: 1, document: [], status: nil, orderNumber: nil, updatedAt: later)
             }
             // A clock that stepped back still yields a strictly later updatedAt.
             let stepped = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: 2, document: [1], status: nil, updatedAt: start
+                type: fixture.orderType, id: "A", expectedVersion: 2, document: [1], status: nil, orderNumber: nil, updatedAt: start
             )
             #expect(stepped.updatedAt.millisecondsSince1970 == later.millisecondsSince1970 + 1)
             #expect(stepped.status == nil)
@@ -90,7 +92,8 @@ import Testing
             }
             for index in 0..<10 {
                 let updated = try await store.updateOrder(
-                    type: fixture.orderType, id: "O\(index)", expectedVersion: 1, document: [UInt8(index)], status: nil, updatedAt: Date()
+                    type: fixture.orderType, id: "O\(index)", expectedVersion: 1, document: [UInt8(index)], status: nil, orderNumber: nil,
+                    updatedAt: Date()
                 )
                 tags.append(updated.changeSequence)
             }
@@ -118,7 +121,7 @@ import Testing
                 if let first = page.orders.first {
                     _ = try await store.updateOrder(
                         type: first.orderTypeIdentifier, id: first.orderIdentifier, expectedVersion: first.version,
-                        document: [], status: first.status, updatedAt: Date()
+                        document: [], status: first.status, orderNumber: nil, updatedAt: Date()
                     )
                 }
                 cursor = page.nextCursor

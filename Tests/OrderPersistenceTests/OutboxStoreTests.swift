@@ -21,7 +21,7 @@ import Testing
                 deviceLibraryIdentifier: "d\(index)", pushToken: "token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
         }
         let updated = try await store.updateOrder(
-            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", updatedAt: Date())
+            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
         return (fixture, updated)
     }
 
@@ -30,7 +30,8 @@ import Testing
             let (fixture, updated) = try await prepare(store, devices: 3)
             #expect(try await store.pushQueueDepth().pending == 3)
             _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [2], status: "open", updatedAt: Date())
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [2], status: "open", orderNumber: nil, updatedAt: Date()
+            )
             #expect(try await store.pushQueueDepth().pending == 3, "a second change coalesces into the waiting jobs")
             #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 3)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
@@ -46,7 +47,8 @@ import Testing
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             // A change lands while the pushes are in flight.
             _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", updatedAt: Date())
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", orderNumber: nil, updatedAt: Date()
+            )
             for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: .delivered)) }
             let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
             #expect(again.count == 2, "the in-flight change is pushed again")
@@ -67,7 +69,8 @@ import Testing
 
             try await store.releasePushLeases()
             _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [4], status: "open", updatedAt: Date())
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [4], status: "open", orderNumber: nil, updatedAt: Date()
+            )
             #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "a change does not cut a backoff short")
         }
     }
@@ -79,7 +82,8 @@ import Testing
             try await store.resolvePushJob(job, resolution: .park, log: entry(job, outcome: .parked))
             #expect(try await store.pushQueueDepth() == (0, 1))
             _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", updatedAt: Date())
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", orderNumber: nil, updatedAt: Date()
+            )
             let rearmed = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
             #expect(rearmed.attempts == 1, "a parked job restarts its attempts")
         }
@@ -167,7 +171,8 @@ import Testing
             #expect(jobs.count == 6)
             // A change lands while the pushes are in flight.
             _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [6], status: "open", updatedAt: Date())
+                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [6], status: "open", orderNumber: nil, updatedAt: Date()
+            )
             var clean = jobs[0]
             clean.generation += 1 // as if claimed after the change: nothing new left to send
             var stale = jobs[5]

@@ -101,7 +101,7 @@ import Testing
                     registeredAt: Date())
             })
         _ = try await second.updateOrder(
-            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, updatedAt: Date())
+            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, orderNumber: nil, updatedAt: Date())
 
         @Sendable func drain(_ store: SQLOrderStore, owner: String) async throws -> [Int64] {
             var claimed: [Int64] = []

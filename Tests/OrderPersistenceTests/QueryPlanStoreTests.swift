@@ -55,7 +55,8 @@ import Testing
             let next = try await store.createOrder(fixture.order("after-bulk"))
             #expect(next.changeSequence == Int64(orderCount) + 1)
 
-            _ = try await store.updateOrder(type: fixture.orderType, id: "order-75", expectedVersion: 1, document: [], status: nil, updatedAt: Date())
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "order-75", expectedVersion: 1, document: [], status: nil, orderNumber: nil, updatedAt: Date())
             let afterUpdate = try #require(
                 try await store.registeredOrderIdentifiers(
                     deviceLibraryIdentifier: "device-7", orderTypeIdentifier: fixture.orderType, changedAfter: next.changeSequence

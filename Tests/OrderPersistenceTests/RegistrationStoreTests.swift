@@ -59,9 +59,11 @@ import Testing
                 try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange)
                     == nil)
 
-            let updatedC = try await store.updateOrder(type: type, id: "C", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
-            _ = try await store.updateOrder(type: type, id: "D", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
-            let updatedA = try await store.updateOrder(type: type, id: "A", expectedVersion: 1, document: [1], status: nil, updatedAt: Date())
+            let updatedC = try await store.updateOrder(
+                type: type, id: "C", expectedVersion: 1, document: [1], status: nil, orderNumber: nil, updatedAt: Date())
+            _ = try await store.updateOrder(type: type, id: "D", expectedVersion: 1, document: [1], status: nil, orderNumber: nil, updatedAt: Date())
+            let updatedA = try await store.updateOrder(
+                type: type, id: "A", expectedVersion: 1, document: [1], status: nil, orderNumber: nil, updatedAt: Date())
 
             let changed = try #require(
                 try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: "dev", orderTypeIdentifier: type, changedAfter: all.lastChange))

@@ -84,7 +84,7 @@ struct DashboardRoutes: Sendable {
         let status = query["status"].map(String.init).flatMap { OrderSchema.orderStatuses.contains($0) ? $0 : nil }
         let cursor = query["cursor"].map(String.init)
         let page = try await orders.recentOrders(
-            merchant: merchant, status: status, orderIdentifier: search, cursor: cursor, limit: Self.pageSize)
+            merchant: merchant, status: status, search: search, cursor: cursor, limit: Self.pageSize)
         let devices = try await orders.registeredDeviceCounts(merchant: merchant, orders: page.orders)
         let rows = try await cpu.run { try page.orders.map { try OrderRow(record: $0, devices: devices) } }.map(\.templateValues)
         var values = try layoutValues(context, title: "Orders")

@@ -115,7 +115,7 @@ struct OrderService: Sendable {
         let record = OrderRecord(
             orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
             authenticationToken: token, document: serialized, status: normalized["status"]?.stringValue,
-            createdAt: created, updatedAt: updated, version: 1, changeSequence: 0)
+            createdAt: created, updatedAt: updated, version: 1, changeSequence: 0, orderNumber: normalized["orderNumber"]?.stringValue)
         // The response shows the order as created; the change sequence the store assigns is not part of it.
         let shown = CreatedOrder(record: record, document: normalized, warnings: warnings)
         let response = try await cpu.run { responseBody(shown) }
@@ -172,7 +172,7 @@ struct OrderService: Sendable {
             do {
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: serialized,
-                    status: normalized["status"]?.stringValue, updatedAt: updatedAt)
+                    status: normalized["status"]?.stringValue, orderNumber: normalized["orderNumber"]?.stringValue, updatedAt: updatedAt)
                 lookup.remember(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
@@ -237,12 +237,12 @@ struct OrderService: Sendable {
         return try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
     }
 
-    /// A page of the merchant's orders newest first, for people browsing them: optionally one status, or the order
-    /// with one identifier; `cursor` is the previous page's `nextCursor`.
-    func recentOrders(merchant: MerchantRecord, status: String?, orderIdentifier: String?, cursor: String?, limit: Int) async throws -> OrderPage {
+    /// A page of the merchant's orders newest first, for people browsing them: optionally one status, or the orders
+    /// whose order number or identifier is `search`; `cursor` is the previous page's `nextCursor`.
+    func recentOrders(merchant: MerchantRecord, status: String?, search: String?, cursor: String?, limit: Int) async throws -> OrderPage {
         do {
             return try await store.recentOrders(
-                merchantID: merchant.id, status: status, orderIdentifier: orderIdentifier, before: cursor, limit: limit)
+                merchantID: merchant.id, status: status, search: search, before: cursor, limit: limit)
         } catch OrderStoreError.invalidCursor {
             throw OrderTrackError(.invalidCursor, "cursor must be a nextCursor value returned by this page", field: "cursor")
         }
