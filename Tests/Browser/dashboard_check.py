@@ -57,6 +57,18 @@ def create_order(number: str, status: str, fulfillment: str) -> dict:
     })
 
 
+def register_device(order_type: str, order_id: str, token: str) -> None:
+    """Registers a device for the order as Wallet does, so that an update queues a push."""
+    request = urllib.request.Request(
+        f"{BASE}/wallet/v1/devices/browser-check-device/registrations/{order_type}/{order_id}",
+        method="POST",
+        data=json.dumps({"pushToken": "00112233445566778899aabbccddeeff"}).encode(),
+        headers={"Authorization": f"AppleOrder {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 201, response.status
+
+
 class Steps:
     def __init__(self) -> None:
         self.passed = 0
@@ -114,7 +126,8 @@ def main() -> int:
                 create_order(f"W-{suffix}-1002", "open", "onTheWay")
                 create_order(f"W-{suffix}-1003", "cancelled", "cancelled")
                 created = create_order(number, "open", "processing")
-                assert created["orderDetails"]["orderIdentifier"]
+                details = created["orderDetails"]
+                register_device(details["orderTypeIdentifier"], details["orderIdentifier"], details["authenticationToken"])
                 page.reload()
                 expect(page.get_by_role("link", name=number)).to_be_visible()
                 shot(page, "desktop-orders")
@@ -158,8 +171,24 @@ def main() -> int:
                 expect(page.get_by_role("heading", name=f"Order {number}")).to_be_visible()
                 assert json.loads(page.get_by_label("Order JSON").input_value())["status"] == "completed"
                 expect(page.locator(".page-head .badge")).to_have_text("Completed")
+                # The push goes to a closed local port: its first attempt lands in the transcript within moments.
+                transcript = page.get_by_role("region", name="Transcript")
+                for _ in range(30):
+                    if transcript.get_by_text("attempt 1").count():
+                        break
+                    page.wait_for_timeout(500)
+                    page.reload()
+                expect(transcript).to_contain_text("…ccddeeff, attempt 1")
                 shot(page, "desktop-order-updated")
             steps.run("the fixed order updates and the page shows it", fix_and_update)
+
+            def package_and_notify():
+                with page.expect_download() as download:
+                    page.get_by_role("link", name="Download package").click()
+                assert download.value.suggested_filename == f"{number}.order", download.value.suggested_filename
+                page.get_by_role("button", name="Notify devices").click()
+                expect(page.get_by_role("status").filter(has_text="Pushes queued for 1 registered device")).to_be_visible()
+            steps.run("the signed package downloads and devices can be notified again", package_and_notify)
 
             def phone():
                 context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)

@@ -250,6 +250,32 @@ import Testing
         }
     }
 
+    @Test func theOrderPageDownloadsThePackageAndNotifiesDevices() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id) = try await Self.createOrder(client, number: "P-1")
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let page = "/dashboard/orders/\(type)/\(id)"
+            let package = try await client.call(.get, "\(page)/package", headers: [.cookie: browser.cookie])
+            #expect(package.status == .ok)
+            #expect(package.headers[.contentType] == "application/vnd.apple.finance.order")
+            #expect(package.headers[.contentDisposition] == #"attachment; filename="P-1.order""#)
+            #expect(ZipNames.of(package.body).contains("order.json"))
+
+            let unsigned = try await client.call(.post, "\(page)/notify", headers: [.cookie: browser.cookie])
+            #expect(unsigned.status == .forbidden)
+            let (headers, body) = Self.form(["csrf": browser.csrfToken])
+            var formHeaders = headers
+            formHeaders[.cookie] = browser.cookie
+            let notified = try await client.call(.post, "\(page)/notify", headers: formHeaders, body: body)
+            #expect(notified.status == .seeOther)
+            #expect(notified.headers[.location] == "\(page)?notified=0")
+            let shown = try await client.call(.get, "\(page)?notified=0", headers: [.cookie: browser.cookie])
+            #expect(shown.text.contains("No device has registered for this order yet"))
+        }
+    }
+
     @Test func validateAnswersEveryProblemAtItsPath() async throws {
         let server = try TestServer()
         defer { server.remove() }

@@ -34,6 +34,16 @@ struct DashboardRoutes: Sendable {
             .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
         pages.get { request, context in try await ordersPage(request, context) }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
+        pages.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
+            let (type, id) = try orderPath(context)
+            let (record, package) = try await orders.package(merchant: try context.merchant, type: type, id: id)
+            return MerchantRoutes.packageDownload(record, package)
+        }
+        pages.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
+            let (type, id) = try orderPath(context)
+            let devices = try await orders.notifyDevices(merchant: try context.merchant, type: type, id: id)
+            return Response.redirect(to: "\(Self.orderURL(type: type, id: id))?notified=\(devices)", type: .normal)
+        }
         pages.post("sign-out") { request, _ in
             if let id = request.cookies[DashboardSessions.cookieName]?.value { try await sessions.signOut(id: id) }
             var response = Response.redirect(to: Self.signInPath, type: .normal)
@@ -107,8 +117,7 @@ struct DashboardRoutes: Sendable {
 
     func orderPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         let merchant = try context.merchant
-        let type = try RequestParsing.identifier("orderTypeIdentifier", context)
-        let id = try RequestParsing.identifier("orderIdentifier", context)
+        let (type, id) = try orderPath(context)
         let record = try await orders.order(merchant: merchant, type: type, id: id)
         let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: 50)
         let document = try await cpu.run { try JSONValue.parse(record.document) }
@@ -121,12 +130,18 @@ struct DashboardRoutes: Sendable {
         values["preview"] = preview.templateValues
         values["orderJSON"] = json
         values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"
+        values["orderURL"] = Self.orderURL(type: type, id: id)
         values["pushes"] = pushes.map(TranscriptEntry.init).map(\.templateValues)
         values["hasPushes"] = !pushes.isEmpty
         switch request.uri.queryParameters["updated"].map(String.init) {
         case "changed"?: values["updated"] = "Order updated. Registered devices are notified and fetch the new version."
         case "unchanged"?: values["updated"] = "Nothing changed: the order and its devices were left alone."
         default: break
+        }
+        switch request.uri.queryParameters["notified"].map(String.init).flatMap(Int.init) {
+        case 0?: values["updated"] = "No device has registered for this order yet: nothing to notify."
+        case let count?: values["updated"] = "Pushes queued for \(count) registered device\(count == 1 ? "" : "s")."
+        case nil: break
         }
         return resources.page("order", values)
     }
@@ -138,6 +153,15 @@ struct DashboardRoutes: Sendable {
             let asset = try? await assets.asset(merchant: merchant, name: name), asset.info.contentType.hasPrefix("image/")
         else { return nil }
         return "data:\(asset.info.contentType);base64,\(Data(asset.bytes).base64EncodedString())"
+    }
+
+    func orderPath(_ context: OrderTrackRequestContext) throws -> (type: String, id: String) {
+        (try RequestParsing.identifier("orderTypeIdentifier", context), try RequestParsing.identifier("orderIdentifier", context))
+    }
+
+    /// The order page's path, with each component escaped.
+    static func orderURL(type: String, id: String) -> String {
+        "/dashboard/orders/\(pathComponent(type))/\(pathComponent(id))"
     }
 
     static func pathComponent(_ text: String) -> String {

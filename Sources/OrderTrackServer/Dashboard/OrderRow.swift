@@ -22,8 +22,7 @@ struct OrderRow: Sendable {
 
     var templateValues: [String: Any] {
         [
-            "href":
-                "/dashboard/orders/\(DashboardRoutes.pathComponent(record.orderTypeIdentifier))/\(DashboardRoutes.pathComponent(record.orderIdentifier))",
+            "href": DashboardRoutes.orderURL(type: record.orderTypeIdentifier, id: record.orderIdentifier),
             "orderNumber": orderNumber, "orderIdentifier": record.orderIdentifier, "statusLabel": WalletPreview.words(record.status ?? "open"),
             "statusTone": WalletPreview.tone(record.status), "fulfillment": fulfillment, "devices": devices,
             "updatedISO": DateTimeFormat.formatRFC3339(record.updatedAt), "updated": Self.format(record.updatedAt),
@@ -48,8 +47,8 @@ struct TranscriptEntry: Sendable {
 
     var templateValues: [String: Any] {
         var summary = "Push to device …\(entry.tokenSuffix), attempt \(entry.attempt)"
-        if let status = entry.status { summary += ": APNs \(status)" }
-        if let reason = entry.reason { summary += " \(reason)" }
+        if let status = entry.status { summary += " · APNs \(status)" }
+        if let reason = entry.reason { summary += " · \(reason)" }
         return [
             "outcome": WalletPreview.words(entry.outcome.rawValue), "tone": WalletPreview.tone(entry.outcome.rawValue), "summary": summary,
             "atISO": DateTimeFormat.formatRFC3339(entry.at), "at": OrderRow.format(entry.at),

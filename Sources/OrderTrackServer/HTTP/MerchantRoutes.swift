@@ -60,15 +60,7 @@ struct MerchantRoutes: Sendable {
         api.post("apple_pay/order_tracking/notify") { request, context in try await notifyForm(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
             let (record, package) = try await orders.package(merchant: try context.merchant, type: try type(context), id: try id(context))
-            let orderNumber = try await cpu.run { try JSONValue.parse(record.document)["orderNumber"]?.stringValue }
-            let fileName = (orderNumber ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
-            return Response(
-                status: .ok,
-                headers: [
-                    .contentType: WalletRoutes.packageContentType,
-                    .contentDisposition: "attachment; filename=\"\(fileName.isEmpty ? "order" : fileName).order\"",
-                    .lastModified: HTTPDate.format(record.updatedAt),
-                ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
+            return Self.packageDownload(record, package)
         }
         api.put("assets/**") { request, context in
             let name = try assetName(context)
@@ -237,6 +229,18 @@ struct MerchantRoutes: Sendable {
             body["certificateNotValidAfter"] = .string(DateTimeFormat.formatRFC3339(identity.notValidAfter))
         }
         return .object(body)
+    }
+
+    /// A signed package as a download named after the order number (the identifier when it has none).
+    static func packageDownload(_ record: OrderRecord, _ package: [UInt8]) -> Response {
+        let fileName = (record.orderNumber ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: WalletRoutes.packageContentType,
+                .contentDisposition: "attachment; filename=\"\(fileName.isEmpty ? "order" : fileName).order\"",
+                .lastModified: HTTPDate.format(record.updatedAt),
+            ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
     }
 
     /// A validation report as `POST /orders/validate` answers it: every problem with its JSON path, errors and
