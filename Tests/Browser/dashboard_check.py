@@ -8,9 +8,11 @@ download its own browser here. Prints one line per step and a closing `browser: 
 
 import json
 import re
+import struct
 import sys
 import urllib.request
 import uuid
+import zlib
 from pathlib import Path
 
 from playwright.sync_api import Page, expect, sync_playwright
@@ -33,9 +35,32 @@ def api(method: str, path: str, body: dict | None = None) -> dict:
         return json.load(response)
 
 
+def png(size: int, top: tuple[int, int, int], bottom: tuple[int, int, int]) -> bytes:
+    """A square PNG with a vertical gradient: stand-ins for a merchant's logo and product photos."""
+    rows = b""
+    for y in range(size):
+        mix = y / (size - 1)
+        pixel = bytes(round(a + (b - a) * mix) for a, b in zip(top, bottom))
+        rows += b"\x00" + pixel * size
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def upload(name: str, data: bytes) -> None:
+    request = urllib.request.Request(
+        f"{BASE}/api/v1/assets/{name}", method="PUT", data=data, headers={"Authorization": f"Bearer {API_KEY}"})
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 200, response.status
+
+
 def create_order(number: str, status: str, fulfillment: str) -> dict:
     return api("POST", "/api/v1/orders", {
-        "merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"},
+        "merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com",
+                     "logo": "logo.png"},
         "orderManagementURL": f"https://shop.example.com/orders/{number}",
         "orderNumber": number,
         "status": status,
@@ -46,7 +71,8 @@ def create_order(number: str, status: str, fulfillment: str) -> dict:
             "paymentMethods": ["Apple Pay · Visa 1234"],
         },
         "lineItems": [
-            {"title": "Coffee beans", "subtitle": "Ethiopia Yirgacheffe, 250 g", "quantity": 2, "price": {"amount": "18.00", "currency": "USD"}},
+            {"title": "Coffee beans", "subtitle": "Ethiopia Yirgacheffe, 250 g", "quantity": 2, "price": {"amount": "18.00", "currency": "USD"},
+             "image": "beans.png"},
             {"title": "Paper filters", "quantity": 1, "price": {"amount": "6.00", "currency": "USD"}},
         ],
         "fulfillments": [{
@@ -122,6 +148,8 @@ def main() -> int:
             steps.run("sign in with the API key", lambda: sign_in(page))
 
             def list_order():
+                upload("logo.png", png(120, (255, 149, 0), (200, 60, 20)))
+                upload("beans.png", png(96, (150, 95, 60), (70, 40, 25)))
                 create_order(f"W-{suffix}-1001", "completed", "delivered")
                 create_order(f"W-{suffix}-1002", "open", "onTheWay")
                 create_order(f"W-{suffix}-1003", "cancelled", "cancelled")
@@ -141,6 +169,9 @@ def main() -> int:
                 expect(preview).to_contain_text("Coffee beans")
                 expect(preview).to_contain_text("1Z999AA10123456784")
                 expect(preview).to_contain_text("$47.50")
+                expect(preview.locator("img")).to_have_count(2)
+                for image in preview.locator("img").all():
+                    assert image.evaluate("image => image.complete && image.naturalWidth > 0"), "the merchant's images load"
                 expect(page.get_by_role("region", name="Transcript")).to_be_visible()
                 shot(page, "desktop-order")
             steps.run("the order page shows the Wallet preview", open_order)

@@ -276,6 +276,50 @@ import Testing
         }
     }
 
+    @Test func thePreviewShowsTheMerchantsUploadedImages() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let png = try #require(
+                Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="))
+            let uploaded = try await client.call(
+                .put, "/api/v1/assets/logo.png", headers: [.authorization: "Bearer \(client.apiKey)"], body: Array(png))
+            #expect(uploaded.status == .ok)
+            var content = SampleContent.order
+            content["merchant"]?["logo"] = "logo.png"
+            let created = try await client.merchant(.post, "/api/v1/orders", json: content)
+            #expect(created.status == .created)
+            let id = try #require(created.json["orderDetails"]?["orderIdentifier"]?.stringValue)
+            let type = try #require(created.json["orderDetails"]?["orderTypeIdentifier"]?.stringValue)
+
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let page = try await client.call(.get, "/dashboard/orders/\(type)/\(id)", headers: [.cookie: browser.cookie])
+            #expect(page.text.contains(#"<img src="/dashboard/assets/logo.png" alt="">"#))
+            let image = try await client.call(.get, "/dashboard/assets/logo.png", headers: [.cookie: browser.cookie])
+            #expect(image.status == .ok)
+            #expect(image.headers[.contentType] == "image/png")
+            #expect(image.body == Array(png))
+            let anonymous = try await client.call(.get, "/dashboard/assets/logo.png")
+            #expect(anonymous.status == .seeOther)
+            let (_, otherKey) = try await Administration(store: client.store).createMerchant(name: "Other Shop")
+            let other = try await Self.signIn(client, apiKey: otherKey)
+            let foreign = try await client.call(.get, "/dashboard/assets/logo.png", headers: [.cookie: other.cookie])
+            #expect(foreign.status == .notFound)
+        }
+    }
+
+    @Test func aSignInPostedFromAnotherSiteIsRefused() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            var (headers, body) = Self.form(["api_key": client.apiKey])
+            headers[.origin] = "https://attacker.example"
+            let reply = try await client.call(.post, "/dashboard/sign-in", headers: headers, body: body)
+            #expect(reply.status == .forbidden)
+            #expect(reply.headers[.setCookie] == nil)
+        }
+    }
+
     @Test func validateAnswersEveryProblemAtItsPath() async throws {
         let server = try TestServer()
         defer { server.remove() }

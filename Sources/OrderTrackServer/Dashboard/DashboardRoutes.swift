@@ -39,6 +39,13 @@ struct DashboardRoutes: Sendable {
             let (record, package) = try await orders.package(merchant: try context.merchant, type: type, id: id)
             return MerchantRoutes.packageDownload(record, package)
         }
+        pages.get("assets/:name") { _, context in
+            let asset = try await assets.asset(merchant: try context.merchant, name: try RequestParsing.identifier("name", context))
+            guard asset.info.contentType.hasPrefix("image/") else { throw APIError.notFound("no image named \(asset.info.name)") }
+            return Response(
+                status: .ok, headers: [.contentType: asset.info.contentType, .cacheControl: "private, max-age=300"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+        }
         pages.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
             let (type, id) = try orderPath(context)
             let devices = try await orders.notifyDevices(merchant: try context.merchant, type: type, id: id)
@@ -121,9 +128,12 @@ struct DashboardRoutes: Sendable {
         let record = try await orders.order(merchant: merchant, type: type, id: id)
         let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: 50)
         let document = try await cpu.run { try JSONValue.parse(record.document) }
-        let logoURL = try await logoDataURL(merchant: merchant, document: document)
+        let images = Set(try await assets.assets(merchant: merchant).map(\.name))
         let (preview, json) = try await cpu.run {
-            (WalletPreview(order: document, orderIdentifier: id, logoURL: logoURL), document.serializedString(pretty: true))
+            (
+                WalletPreview(order: document, orderIdentifier: id, imageURL: { Self.imageURL($0, uploaded: images) }),
+                document.serializedString(pretty: true)
+            )
         }
         var values = try layoutValues(context, title: "Order \(preview.orderNumber)")
         values["script"] = "order-page.js"
@@ -146,13 +156,10 @@ struct DashboardRoutes: Sendable {
         return resources.page("order", values)
     }
 
-    /// The merchant's logo as a `data:` URL (the page's CSP allows those images and nothing external), when the
-    /// order names a logo the merchant uploaded.
-    func logoDataURL(merchant: MerchantRecord, document: JSONValue) async throws -> String? {
-        guard let name = document["merchant"]?["logo"]?.stringValue,
-            let asset = try? await assets.asset(merchant: merchant, name: name), asset.info.contentType.hasPrefix("image/")
-        else { return nil }
-        return "data:\(asset.info.contentType);base64,\(Data(asset.bytes).base64EncodedString())"
+    /// Where the page loads an image the order names (`logo.png`): the merchant's uploaded asset, served to the
+    /// signed-in merchant from this origin (the CSP allows no other); `nil` when it was never uploaded.
+    static func imageURL(_ name: String, uploaded: Set<String>) -> String? {
+        uploaded.contains(name) ? "/dashboard/assets/\(pathComponent(name))" : nil
     }
 
     func orderPath(_ context: OrderTrackRequestContext) throws -> (type: String, id: String) {

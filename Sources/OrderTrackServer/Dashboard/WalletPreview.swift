@@ -27,23 +27,24 @@ struct WalletPreview: Sendable {
     var orderNumber: String
     var status: String
     var fulfillments: [Fulfillment]
-    var lineItems: [(title: String, subtitle: String?, quantity: String, price: String?)]
+    var lineItems: [(title: String, subtitle: String?, quantity: String, price: String?, imageURL: String?)]
     var summaryItems: [(label: String, value: String)]
     var total: String
     var paymentStatus: String
     var paymentMethods: String?
 
-    /// `logoURL` is the merchant logo as a `data:` URL when the merchant uploaded the asset the order names.
-    init(order: JSONValue, orderIdentifier: String, logoURL: String?) {
+    /// `imageURL` says where the page loads an image the order names (the merchant logo, line items' images), `nil`
+    /// for one the merchant has not uploaded.
+    init(order: JSONValue, orderIdentifier: String, imageURL: (String) -> String?) {
         merchantName = order["merchant"]?["displayName"]?.stringValue ?? "Merchant"
-        self.logoURL = logoURL
+        logoURL = order["merchant"]?["logo"]?.stringValue.flatMap(imageURL)
         orderNumber = order["orderNumber"]?.stringValue ?? orderIdentifier
         status = order["status"]?.stringValue ?? "open"
         fulfillments = (order["fulfillments"]?.arrayValue ?? []).map(Self.fulfillment)
         lineItems = (order["lineItems"]?.arrayValue ?? []).map { item in
             (
                 item["title"]?.stringValue ?? "Item", item["subtitle"]?.stringValue, item["quantity"]?.numberLiteral ?? "1",
-                item["price"].map(Self.money)
+                item["price"].map(Self.money), item["image"]?.stringValue.flatMap(imageURL)
             )
         }
         let payment = order["payment"]
@@ -132,7 +133,10 @@ struct WalletPreview: Sendable {
                 ]
             },
             "lineItems": lineItems.map { item -> [String: Any] in
-                ["title": item.title, "subtitle": item.subtitle ?? false, "quantity": item.quantity, "price": item.price ?? ""]
+                [
+                    "title": item.title, "subtitle": item.subtitle ?? false, "quantity": item.quantity, "price": item.price ?? "",
+                    "imageURL": item.imageURL ?? false,
+                ]
             },
             "summaryItems": summaryItems.map { ["label": $0.label, "value": $0.value] }, "total": total, "paymentStatus": paymentStatus,
             "paymentMethods": paymentMethods ?? false,
