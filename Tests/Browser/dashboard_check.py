@@ -150,6 +150,7 @@ def main() -> int:
             def list_order():
                 upload("logo.png", png(120, (255, 149, 0), (200, 60, 20)))
                 upload("beans.png", png(96, (150, 95, 60), (70, 40, 25)))
+                upload("fr.lproj/order.strings", '"Coffee beans" = "Grains de café";\n'.encode())
                 create_order(f"W-{suffix}-1001", "completed", "delivered")
                 create_order(f"W-{suffix}-1002", "open", "onTheWay")
                 create_order(f"W-{suffix}-1003", "cancelled", "cancelled")
@@ -174,7 +175,11 @@ def main() -> int:
                     assert image.evaluate("image => image.complete && image.naturalWidth > 0"), "the merchant's images load"
                 expect(page.get_by_role("region", name="Transcript")).to_be_visible()
                 shot(page, "desktop-order")
-            steps.run("the order page shows the Wallet preview", open_order)
+                page.get_by_role("navigation", name="Preview language").get_by_role("link", name="fr").click()
+                expect(preview).to_contain_text("Grains de café")
+                page.get_by_role("link", name="Order text").click()
+                expect(preview).to_contain_text("Coffee beans")
+            steps.run("the order page shows the Wallet preview, in each localization", open_order)
 
             editor = page.get_by_label("Order JSON")
 

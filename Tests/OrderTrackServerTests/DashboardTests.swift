@@ -308,6 +308,27 @@ import Testing
         }
     }
 
+    @Test func thePreviewSpeaksTheChosenLocalization() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let strings = Array(#""Coffee beans" = "Grains de café";"#.utf8) + [0x0A]
+            let uploaded = try await client.call(
+                .put, "/api/v1/assets/fr.lproj/order.strings", headers: [.authorization: "Bearer \(client.apiKey)"], body: strings)
+            #expect(uploaded.status == .ok)
+            let (type, id) = try await Self.createOrder(client)
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let page = "/dashboard/orders/\(type)/\(id)"
+            let french = try await client.call(.get, "\(page)?locale=fr", headers: [.cookie: browser.cookie])
+            #expect(french.text.contains("Grains de café"))
+            #expect(french.text.contains(#"<a href="?locale=fr" aria-current="true">fr</a>"#))
+            let base = try await client.call(.get, "\(page)?locale=base", headers: [.cookie: browser.cookie])
+            #expect(!base.text.contains("Grains de café") && base.text.contains("Coffee beans"))
+            let browserLanguage = try await client.call(.get, page, headers: [.cookie: browser.cookie, .acceptLanguage: "fr-CH, en;q=0.5"])
+            #expect(browserLanguage.text.contains("Grains de café"))
+        }
+    }
+
     @Test func aSignInPostedFromAnotherSiteIsRefused() async throws {
         let server = try TestServer()
         defer { server.remove() }

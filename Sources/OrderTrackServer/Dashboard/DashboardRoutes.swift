@@ -128,10 +128,18 @@ struct DashboardRoutes: Sendable {
         let record = try await orders.order(merchant: merchant, type: type, id: id)
         let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: 50)
         let document = try await cpu.run { try JSONValue.parse(record.document) }
-        let images = Set(try await assets.assets(merchant: merchant).map(\.name))
-        let (preview, json) = try await cpu.run {
+        let uploaded = Set(try await assets.assets(merchant: merchant).map(\.name))
+        let localization = PreviewLocalization(
+            available: uploaded, requested: request.uri.queryParameters["locale"].map(String.init),
+            acceptLanguage: request.headers[.acceptLanguage])
+        var strings: [String: String] = [:]
+        if let chosen = localization.chosen {
+            let file = try await assets.asset(merchant: merchant, name: "\(chosen).lproj/order.strings")
+            strings = (try? StringsFile.parse(file.bytes)) ?? [:]
+        }
+        let (preview, json) = try await cpu.run { [strings] in
             (
-                WalletPreview(order: document, orderIdentifier: id, imageURL: { Self.imageURL($0, uploaded: images) }),
+                WalletPreview(order: document, orderIdentifier: id, strings: strings, imageURL: { Self.imageURL($0, uploaded: uploaded) }),
                 document.serializedString(pretty: true)
             )
         }
@@ -141,6 +149,9 @@ struct DashboardRoutes: Sendable {
         values["orderJSON"] = json
         values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"
         values["orderURL"] = Self.orderURL(type: type, id: id)
+        values["locales"] = localization.available.map { ["code": $0, "chosen": $0 == localization.chosen] }
+        values["hasLocales"] = !localization.available.isEmpty
+        values["orderTextChosen"] = localization.chosen == nil
         values["pushes"] = pushes.map(TranscriptEntry.init).map(\.templateValues)
         values["hasPushes"] = !pushes.isEmpty
         switch request.uri.queryParameters["updated"].map(String.init) {

@@ -34,24 +34,26 @@ struct WalletPreview: Sendable {
     var paymentMethods: String?
 
     /// `imageURL` says where the page loads an image the order names (the merchant logo, line items' images), `nil`
-    /// for one the merchant has not uploaded.
-    init(order: JSONValue, orderIdentifier: String, imageURL: (String) -> String?) {
-        merchantName = order["merchant"]?["displayName"]?.stringValue ?? "Merchant"
+    /// for one the merchant has not uploaded; `strings` is the chosen localization's `order.strings`, whose values
+    /// replace the localizable texts that are its keys, as Wallet does.
+    init(order: JSONValue, orderIdentifier: String, strings: [String: String] = [:], imageURL: (String) -> String?) {
+        let text = { (value: JSONValue?) in value?.stringValue.map { strings[$0] ?? $0 } }
+        merchantName = text(order["merchant"]?["displayName"]) ?? "Merchant"
         logoURL = order["merchant"]?["logo"]?.stringValue.flatMap(imageURL)
         orderNumber = order["orderNumber"]?.stringValue ?? orderIdentifier
         status = order["status"]?.stringValue ?? "open"
-        fulfillments = (order["fulfillments"]?.arrayValue ?? []).map(Self.fulfillment)
+        fulfillments = (order["fulfillments"]?.arrayValue ?? []).map { Self.fulfillment($0, text: text) }
         lineItems = (order["lineItems"]?.arrayValue ?? []).map { item in
             (
-                item["title"]?.stringValue ?? "Item", item["subtitle"]?.stringValue, item["quantity"]?.numberLiteral ?? "1",
+                text(item["title"]) ?? "Item", text(item["subtitle"]), item["quantity"]?.numberLiteral ?? "1",
                 item["price"].map(Self.money), item["image"]?.stringValue.flatMap(imageURL)
             )
         }
         let payment = order["payment"]
-        summaryItems = (payment?["summaryItems"]?.arrayValue ?? []).map { ($0["label"]?.stringValue ?? "", $0["value"].map(Self.money) ?? "") }
+        summaryItems = (payment?["summaryItems"]?.arrayValue ?? []).map { (text($0["label"]) ?? "", $0["value"].map(Self.money) ?? "") }
         total = payment?["total"].map(Self.money) ?? "—"
         paymentStatus = Self.words(payment?["status"]?.stringValue ?? "pending")
-        let methods = (payment?["paymentMethods"]?.arrayValue ?? []).compactMap(\.stringValue)
+        let methods = (payment?["paymentMethods"]?.arrayValue ?? []).compactMap { text($0) }
         paymentMethods = methods.isEmpty ? nil : methods.joined(separator: ", ")
     }
 
@@ -63,7 +65,7 @@ struct WalletPreview: Sendable {
         ("Ordered", ["open"]), ("Processing", ["processing"]), ("Ready for pickup", ["readyForPickup"]), ("Picked up", ["pickedUp"]),
     ]
 
-    static func fulfillment(_ value: JSONValue) -> Fulfillment {
+    static func fulfillment(_ value: JSONValue, text: (JSONValue?) -> String?) -> Fulfillment {
         let isPickup = value["fulfillmentType"]?.stringValue == "pickup"
         let status = value["status"]?.stringValue ?? "open"
         let stages = isPickup ? pickupSteps : shippingSteps
@@ -86,8 +88,8 @@ struct WalletPreview: Sendable {
         }
         let window = [value["pickupWindow"]?["startDate"]?.stringValue, value["pickupWindow"]?["endDate"]?.stringValue].compactMap { $0 }
         return Fulfillment(
-            headline: headline, statusDescription: value["statusDescription"]?.stringValue, steps: steps, carrier: value["carrier"]?.stringValue,
-            trackingNumber: value["trackingNumber"]?.stringValue, location: isPickup ? value["displayName"]?.stringValue : nil,
+            headline: headline, statusDescription: text(value["statusDescription"]), steps: steps, carrier: text(value["carrier"]),
+            trackingNumber: value["trackingNumber"]?.stringValue, location: isPickup ? text(value["displayName"]) : nil,
             pickupWindow: window.isEmpty ? nil : window.joined(separator: " – "))
     }
 
