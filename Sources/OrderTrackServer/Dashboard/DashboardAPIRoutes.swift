@@ -12,7 +12,8 @@ struct DashboardAPIRoutes: Sendable {
     let sessions: DashboardSessions
     let orders: OrderService
     let cpu: CPUWorkPool
-    let maximumBodySize = 1024 * 1024
+    /// The merchant API's body limit: the page sends what a merchant's server could.
+    let maximumBodySize: Int
 
     func add(to dashboard: RouterGroup<OrderTrackRequestContext>) {
         let api = dashboard.group("api").add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .unauthorized))

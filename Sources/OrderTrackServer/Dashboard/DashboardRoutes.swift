@@ -18,6 +18,8 @@ struct DashboardRoutes: Sendable {
     let cpu: CPUWorkPool
     /// Whether the cookie is `Secure`: when the public URL is https, so that it never travels in clear.
     let secureCookies: Bool
+    /// The limit of the pages' JSON bodies (order documents), the merchant API's.
+    let maximumBodySize: Int
 
     func add(to router: Router<OrderTrackRequestContext>) {
         let dashboard = router.group("dashboard").add(middleware: DashboardSecurityHeaders())
@@ -57,7 +59,7 @@ struct DashboardRoutes: Sendable {
             response.setCookie(sessionCookie(value: "", maxAge: 0))
             return response
         }
-        DashboardAPIRoutes(sessions: sessions, orders: orders, cpu: cpu).add(to: dashboard)
+        DashboardAPIRoutes(sessions: sessions, orders: orders, cpu: cpu, maximumBodySize: maximumBodySize).add(to: dashboard)
     }
 
     // MARK: Sign-in
@@ -69,12 +71,12 @@ struct DashboardRoutes: Sendable {
         }
         var request = request
         let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))
-        guard let signedIn = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
+        guard let sessionID = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
             return resources.page(
                 "sign-in", ["title": "Sign in", "error": "That API key is not valid. Check it and try again."], status: .unauthorized)
         }
         var response = Response.redirect(to: "/dashboard", type: .normal)
-        response.setCookie(sessionCookie(value: signedIn.id, maxAge: Int(DashboardSessions.lifetime)))
+        response.setCookie(sessionCookie(value: sessionID, maxAge: Int(DashboardSessions.lifetime)))
         return response
     }
 

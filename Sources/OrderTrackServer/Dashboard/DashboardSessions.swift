@@ -18,15 +18,15 @@ struct DashboardSessions: Sendable {
     struct Session: Sendable {
         var merchant: MerchantRecord
         var csrfToken: String
-        var expiresAt: Date
     }
 
     let store: any OrderStore
     let administration: Administration
     let now: @Sendable () -> Date
 
-    /// Starts a session for the merchant owning `apiKey`; `nil` when the key is not valid.
-    func signIn(apiKey: String) async throws -> (id: String, session: Session)? {
+    /// Starts a session for the merchant owning `apiKey` and answers its id (for the cookie); `nil` when the key is not
+    /// valid.
+    func signIn(apiKey: String) async throws -> String? {
         let key = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
         guard key.hasPrefix("sk_"), let merchant = try await administration.merchant(forAPIKey: key) else { return nil }
         let id = Secrets.randomToken(bytes: 32)
@@ -35,7 +35,7 @@ struct DashboardSessions: Sendable {
             idHash: Secrets.sha256Hex(Array(id.utf8)), merchantID: merchant.id, createdAt: created,
             expiresAt: created.addingTimeInterval(Self.lifetime))
         try await store.createDashboardSession(record)
-        return (id, Session(merchant: merchant, csrfToken: Self.csrfToken(sessionID: id), expiresAt: record.expiresAt))
+        return id
     }
 
     /// The live session with this id; an expired one is deleted and answers `nil`, as an unknown one does.
@@ -48,7 +48,7 @@ struct DashboardSessions: Sendable {
             return nil
         }
         guard let merchant = try await store.merchant(id: record.merchantID) else { return nil }
-        return Session(merchant: merchant, csrfToken: Self.csrfToken(sessionID: id), expiresAt: record.expiresAt)
+        return Session(merchant: merchant, csrfToken: Self.csrfToken(sessionID: id))
     }
 
     /// Ends the session; the cookie, if a browser kept it, no longer signs anybody in.
