@@ -114,7 +114,8 @@ public struct OrderTrackApplication: Sendable {
         ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
         DashboardRoutes(
             sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            resources: try DashboardResources.load(), cpu: cpu, secureCookies: !configuration.isInsecure,
+            administration: administration, packages: packages, now: now, resources: try DashboardResources.load(), cpu: cpu,
+            secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)
         router.answerUnsupportedMethods()

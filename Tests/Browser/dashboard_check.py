@@ -237,6 +237,13 @@ def main() -> int:
                 context.close()
             steps.run("the pages work at phone width", phone)
 
+            def order_types():
+                page.get_by_role("navigation", name="Sections").get_by_role("link", name="Order types").click()
+                expect(page.get_by_role("heading", name="Order types")).to_be_visible()
+                expect(page.get_by_role("cell", name="order.dev.ordertrack.demo", exact=True)).to_be_visible()
+                shot(page, "desktop-order-types")
+            steps.run("the order types page lists the certificate", order_types)
+
             def sign_out():
                 page.get_by_role("button", name="Sign out").click()
                 expect(page.get_by_role("heading", name="Sign in")).to_be_visible()

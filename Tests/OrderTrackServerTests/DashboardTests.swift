@@ -329,6 +329,24 @@ import Testing
         }
     }
 
+    @Test func theOrderTypesPageShowsEachCertificateAndItsExpiry() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let page = try await client.call(.get, "/dashboard/order-types", headers: [.cookie: browser.cookie])
+            #expect(page.status == .ok)
+            #expect(page.text.contains("order.dev.ordertrack.demo"))
+            #expect(page.text.contains("Order Type ID certificate"))
+            #expect(page.text.contains(#"<span class="badge badge-green">Valid</span>"#))
+            let (_, otherKey) = try await Administration(store: client.store).createMerchant(name: "Other Shop")
+            let other = try await Self.signIn(client, apiKey: otherKey)
+            let otherPage = try await client.call(.get, "/dashboard/order-types", headers: [.cookie: other.cookie])
+            #expect(!otherPage.text.contains("order.dev.ordertrack.demo"))
+            #expect(otherPage.text.contains("No order type yet"))
+        }
+    }
+
     @Test func aSignInPostedFromAnotherSiteIsRefused() async throws {
         let server = try TestServer()
         defer { server.remove() }

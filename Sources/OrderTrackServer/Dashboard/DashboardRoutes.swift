@@ -14,6 +14,10 @@ struct DashboardRoutes: Sendable {
     let sessions: DashboardSessions
     let orders: OrderService
     let assets: AssetService
+    let administration: Administration
+    /// Loads order types' signing identities (parsed once, shared with package building).
+    let packages: PackageService
+    let now: @Sendable () -> Date
     let resources: DashboardResources
     let cpu: CPUWorkPool
     /// Whether the cookie is `Secure`: when the public URL is https, so that it never travels in clear.
@@ -35,6 +39,16 @@ struct DashboardRoutes: Sendable {
         let pages = dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
             .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
         pages.get { request, context in try await ordersPage(request, context) }
+        pages.get("order-types") { _, context in
+            var rows: [OrderTypeRow] = []
+            for record in try await administration.orderTypes(merchantID: try context.merchant.id) {
+                rows.append(OrderTypeRow(record: record, identity: try? await packages.identity(for: record.orderTypeIdentifier)))
+            }
+            var values = try layoutValues(context, title: "Order types")
+            values["orderTypes"] = rows.map { $0.templateValues(now: now()) }
+            values["hasOrderTypes"] = !rows.isEmpty
+            return resources.page("order-types", values)
+        }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
             let (type, id) = try orderPath(context)
