@@ -130,7 +130,7 @@ def main() -> int:
     number = f"W-{suffix}-1004"
     console_errors: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"])
         page = browser.new_page(viewport=DESKTOP)
         # A script or style the CSP blocked shows up here.
         page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
