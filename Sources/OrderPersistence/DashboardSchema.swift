@@ -1,8 +1,9 @@
 import Foundation
 import SQLKit
 
-/// Schema version 4: dashboard sign-in sessions, shared by every instance on the same database, and each order's
-/// order number as a column, so that people can find an order by the number its customer quotes.
+/// Schema version 4: dashboard sign-in sessions, shared by every instance on the same database; each order's order
+/// number as a column, so that people can find an order by the number its customer quotes; and an index for the
+/// dashboard's "has anything changed" question.
 enum DashboardSchema {
     /// Orders whose order numbers are filled in per transaction statement batch.
     static let backfillBatch = 500
@@ -21,6 +22,8 @@ enum DashboardSchema {
 
         try await db.alter(table: "orders").column("order_number", type: .text).run()
         try await db.create(index: "orders_merchant_order_number").on("orders").column("merchant_id").column("order_number").run()
+        // The dashboard asks every few seconds for a merchant's latest change: one index lookup.
+        try await db.create(index: "orders_merchant_changes").on("orders").column("merchant_id").column("change_sequence").run()
         try await backfillOrderNumbers(db)
     }
 

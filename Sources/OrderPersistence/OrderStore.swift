@@ -164,6 +164,11 @@ public protocol OrderStore: Sendable {
     /// order number or order identifier is `search`; `before` is the previous page's ``OrderPage/nextCursor``.
     func recentOrders(merchantID: String, status: String?, search: String?, before cursor: String?, limit: Int) async throws
         -> OrderPage
+    /// The change sequence of the merchant's latest order change (0 before any): it moves whenever one of its orders
+    /// is created or updated, which is when a page showing them is out of date.
+    func latestChangeSequence(merchantID: String) async throws -> Int64
+    /// The id of the order's latest push log entry (0 before any): it moves with every push attempt recorded.
+    func latestPushLogID(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int64
     /// How many devices are registered for each of these orders (orders without any are left out).
     func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int]
 

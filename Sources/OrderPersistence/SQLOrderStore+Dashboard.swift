@@ -75,6 +75,28 @@ extension SQLOrderStore {
         }
     }
 
+    /// The change sequence of the merchant's latest order change (0 before any), from the `(merchant_id,
+    /// change_sequence)` index.
+    public func latestChangeSequence(merchantID: String) async throws -> Int64 {
+        try await read("read the latest change of merchant \(merchantID)") { db in
+            try await db.select()
+                .column(SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("change_sequence")), SQLLiteral.numeric("0")), as: "latest")
+                .from("orders").where("merchant_id", .equal, merchantID)
+                .first(decodingColumn: "latest", as: Int64.self) ?? 0
+        }
+    }
+
+    /// The id of the order's latest push log entry (0 before any), from the push log's order index.
+    public func latestPushLogID(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int64 {
+        try await read("read the latest push of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await db.select()
+                .column(SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("id")), SQLLiteral.numeric("0")), as: "latest")
+                .from("push_log")
+                .where("order_type_identifier", .equal, orderTypeIdentifier).where("order_identifier", .equal, orderIdentifier)
+                .first(decodingColumn: "latest", as: Int64.self) ?? 0
+        }
+    }
+
     /// How many devices are registered for each of these orders, in one query over the registrations' order index.
     public func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int] {
         guard !orders.isEmpty else { return [:] }

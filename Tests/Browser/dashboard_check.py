@@ -162,6 +162,12 @@ def main() -> int:
                 shot(page, "desktop-orders")
             steps.run("an order created through the API is in the list", list_order)
 
+            def list_refreshes_itself():
+                create_order(f"W-{suffix}-1005", "open", "open")
+                expect(page.get_by_role("link", name=f"W-{suffix}-1005")).to_be_visible(timeout=20_000)
+                shot(page, "desktop-orders")
+            steps.run("the list shows a new order by itself (server-sent events)", list_refreshes_itself)
+
             def open_order():
                 page.get_by_role("link", name=number).click()
                 expect(page.get_by_role("heading", name=f"Order {number}")).to_be_visible()

@@ -347,6 +347,43 @@ import Testing
         }
     }
 
+    @Test func eventsTellAnOpenPageThatItsOrderChanged() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id) = try await Self.createOrder(client)
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let reply = try await withThrowingTaskGroup(of: Client.Reply?.self) { group in
+                group.addTask { try await client.call(.get, "/dashboard/events?order=\(type)/\(id)", headers: [.cookie: browser.cookie]) }
+                // Changes until the stream reports one (it reads its starting point at some moment of its own). Through the
+                // store: the test client's one connection is busy with the stream, as another instance's change would be.
+                group.addTask {
+                    for _ in 1...60 {
+                        let current = try #require(try await client.store.order(type: type, id: id))
+                        _ = try await client.store.updateOrder(
+                            type: type, id: id, expectedVersion: current.version, document: current.document, status: current.status,
+                            orderNumber: current.orderNumber, updatedAt: Date())
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                    return nil
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let reply = next { return reply }
+                }
+                throw CancellationError()
+            }
+            #expect(reply.status == .ok)
+            #expect(reply.headers[.contentType] == "text/event-stream")
+            #expect(reply.text.hasSuffix("event: changed\ndata: {}\n\n"))
+
+            let (_, otherKey) = try await Administration(store: client.store).createMerchant(name: "Other Shop")
+            let other = try await Self.signIn(client, apiKey: otherKey)
+            let foreign = try await client.call(.get, "/dashboard/events?order=\(type)/\(id)", headers: [.cookie: other.cookie])
+            #expect(foreign.status == .notFound)
+        }
+    }
+
     @Test func aSignInPostedFromAnotherSiteIsRefused() async throws {
         let server = try TestServer()
         defer { server.remove() }

@@ -39,6 +39,7 @@ struct DashboardRoutes: Sendable {
         let pages = dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
             .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
         pages.get { request, context in try await ordersPage(request, context) }
+        pages.get("events") { request, context in try await DashboardEvents(orders: orders).response(request, context) }
         pages.get("order-types") { _, context in
             var rows: [OrderTypeRow] = []
             for record in try await administration.orderTypes(merchantID: try context.merchant.id) {
@@ -124,6 +125,7 @@ struct DashboardRoutes: Sendable {
         values["orders"] = rows
         values["hasOrders"] = !rows.isEmpty
         values["query"] = search ?? ""
+        values["events"] = "/dashboard/events"
         values["statuses"] = OrderSchema.orderStatuses.map { ["value": $0, "label": WalletPreview.words($0), "selected": $0 == status] }
         let filters = [("q", search), ("status", status)].compactMap { name, value in value.map { (name, $0) } }
         values["nextHref"] = page.nextCursor.map { Self.listURL(filters + [("cursor", $0)]) } ?? false
@@ -161,6 +163,7 @@ struct DashboardRoutes: Sendable {
         }
         var values = try layoutValues(context, title: "Order \(preview.orderNumber)")
         values["script"] = "order-page.js"
+        values["events"] = "/dashboard/events?order=\(Self.queryComponent(type))/\(Self.queryComponent(id))"
         values["preview"] = preview.templateValues
         values["orderJSON"] = json
         values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"
@@ -196,6 +199,10 @@ struct DashboardRoutes: Sendable {
     /// The order page's path, with each component escaped.
     static func orderURL(type: String, id: String) -> String {
         "/dashboard/orders/\(pathComponent(type))/\(pathComponent(id))"
+    }
+
+    static func queryComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_~"))) ?? text
     }
 
     static func pathComponent(_ text: String) -> String {

@@ -248,6 +248,16 @@ struct OrderService: Sendable {
         }
     }
 
+    /// A mark that changes whenever what the merchant's pages show may have changed: with `order`, that order's
+    /// version and push attempts; without, any change of any of the merchant's orders. Pages compare it over time to
+    /// know when to refresh.
+    func revision(merchant: MerchantRecord, order key: OrderKey?) async throws -> String {
+        guard let key else { return String(try await store.latestChangeSequence(merchantID: merchant.id)) }
+        let record = try await order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier)
+        let pushes = try await store.latestPushLogID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
+        return "\(record.changeSequence).\(pushes)"
+    }
+
     /// How many devices are registered for each of these orders of the merchant (other merchants' orders count 0).
     func registeredDeviceCounts(merchant: MerchantRecord, orders: [OrderRecord]) async throws -> [OrderKey: Int] {
         let owned = orders.filter { $0.merchantID == merchant.id }

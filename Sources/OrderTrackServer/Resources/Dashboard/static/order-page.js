@@ -6,6 +6,10 @@ const editor = document.getElementById("order-json");
 const problemList = document.getElementById("problems");
 const result = document.getElementById("result");
 const original = JSON.parse(editor.value);
+// live-refresh.js does not reload the page under an unsaved edit.
+editor.addEventListener("input", () => {
+  document.body.dataset.editing = String(editor.value !== editor.defaultValue);
+});
 
 function showMessage(text, tone) {
   result.replaceChildren();

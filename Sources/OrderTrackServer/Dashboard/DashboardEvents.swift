@@ -1,0 +1,67 @@
+import Hummingbird
+import NIOCore
+import OrderPersistence
+import ServiceLifecycle
+
+/// `GET /dashboard/events[?order=TYPE/ID]`: server-sent events that tell an open page when what it shows changed (the
+/// merchant's orders for the list; that order's version and push attempts for an order page).
+///
+/// Each stream asks the store for the page's revision every couple of seconds rather than listening to this
+/// process's own changes, so a change made through another instance on the same database reaches it too. It sends one
+/// `changed` event and ends (the page reloads); it also ends after `lifetime` (the browser's EventSource reconnects)
+/// and within a poll interval of the server starting to shut down, so it never holds a shutdown up for long.
+struct DashboardEvents: Sendable {
+    var pollInterval: Duration = .seconds(2)
+    var heartbeatInterval: Duration = .seconds(15)
+    var lifetime: Duration = .seconds(300)
+
+    let orders: OrderService
+
+    func response(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
+        let merchant = try context.merchant
+        let key = try request.uri.queryParameters["order"].map { try Self.orderKey(String($0)) }
+        let start = try await orders.revision(merchant: merchant, order: key)
+        let body = ResponseBody { [self] writer in
+            try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
+            if try await waitForChange(from: start, merchant: merchant, order: key, writer: &writer) {
+                try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+
+    /// Polls until the revision moves (`true`), or the lifetime runs out or the server shuts down (`false`); writes a
+    /// comment now and then, so that proxies do not close a quiet stream.
+    func waitForChange(from start: String, merchant: MerchantRecord, order key: OrderKey?, writer: inout any ResponseBodyWriter) async throws
+        -> Bool
+    {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: lifetime)
+        var heartbeat = clock.now.advanced(by: heartbeatInterval)
+        while clock.now < deadline {
+            do {
+                try await Task.sleep(for: pollInterval)
+            } catch {
+                return false
+            }
+            guard !Task.isShuttingDownGracefully else { return false }
+            guard try await orders.revision(merchant: merchant, order: key) == start else { return true }
+            if clock.now >= heartbeat {
+                try await writer.write(ByteBuffer(string: ": still watching\n\n"))
+                heartbeat = clock.now.advanced(by: heartbeatInterval)
+            }
+        }
+        return false
+    }
+
+    /// `TYPE/ID` of the order page that listens.
+    static func orderKey(_ text: String) throws -> OrderKey {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else {
+            throw APIError.badRequest("order_invalid", "order must be orderTypeIdentifier/orderIdentifier", param: "order")
+        }
+        return OrderKey(orderTypeIdentifier: parts[0], orderIdentifier: parts[1])
+    }
+}
