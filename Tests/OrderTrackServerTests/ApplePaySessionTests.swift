@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import ExternalTools
 import Foundation
 import Hummingbird
-import Logging
 import HummingbirdTLS
+import Logging
 import NIOCore
 import NIOSSL
 import OrderModel
