@@ -156,7 +156,7 @@ let package = Package(
         .target(
             name: "ApplePay",
             dependencies: [
-                "OrderModel", "WireFormats",
+                "BoundedCache", "OrderModel", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),

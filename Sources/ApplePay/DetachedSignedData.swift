@@ -14,6 +14,8 @@ struct DetachedSignedData {
     var certificates: [Certificate]
     /// The certificate the signer info names (by issuer and serial number, or by subject key identifier).
     var signer: Certificate
+    /// The signer certificate's DER, as carried.
+    var signerDER: [UInt8]
     var signatureAlgorithm: Certificate.SignatureAlgorithm
     var signature: [UInt8]
     /// The signed attributes as signed: their DER with the SET OF tag (RFC 5652 §5.4).
@@ -34,7 +36,10 @@ struct DetachedSignedData {
     private static let contextOne = ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific)
 
     /// Reads `bytes`; throws ``ApplePayError/Code/invalidSignature`` saying which part is missing or malformed.
-    init(ber bytes: [UInt8]) throws(ApplePayError) {
+    /// `certificate` parses each carried certificate's DER (a verifier passes a cache: Apple signs with few leaves).
+    init(ber bytes: [UInt8], certificate: (ArraySlice<UInt8>) throws -> Certificate = { try Certificate(derEncoded: Array($0)) })
+        throws(ApplePayError)
+    {
         do {
             let contentInfo = try Self.children(of: try BER.parse(bytes), "ContentInfo")
             guard contentInfo.count == 2, try ASN1ObjectIdentifier(derEncoded: contentInfo[0]) == Self.signedDataOID,
@@ -49,7 +54,8 @@ struct DetachedSignedData {
             guard let certificateSet = fields.dropFirst(3).first(where: { $0.identifier == Self.contextZero }) else {
                 throw Self.invalid("the SignedData carries no certificates")
             }
-            certificates = try Self.children(of: certificateSet, "certificates").map { try Certificate(derEncoded: Array($0.encodedBytes)) }
+            let encoded = try Self.children(of: certificateSet, "certificates").map(\.encodedBytes)
+            certificates = try encoded.map(certificate)
             let infos = try Self.children(of: signerInfos, "signerInfos")
             guard infos.count == 1 else { throw Self.invalid("the signature has \(infos.count) signers; Apple uses one") }
             let info = try Self.children(of: infos[0], "SignerInfo")
@@ -59,7 +65,9 @@ struct DetachedSignedData {
             }
             let digest = try Self.algorithm(info[2])
             guard digest == Self.sha256OID else { throw Self.invalid("the digest algorithm \(digest) is not SHA-256") }
-            signer = try Self.signer(named: info[1], among: certificates)
+            let signerIndex = try Self.signer(named: info[1], among: certificates)
+            signer = certificates[signerIndex]
+            signerDER = Array(encoded[signerIndex])
             switch try Self.algorithm(info[4]) {
             // Signers built on Security.framework write the key's algorithm (id-ecPublicKey) for ECDSA.
             case Self.ecdsaWithSHA256OID, Self.ecPublicKeyOID: signatureAlgorithm = .ecdsaWithSHA256
@@ -114,11 +122,12 @@ struct DetachedSignedData {
         }
     }
 
-    private static func signer(named sid: ASN1Node, among certificates: [Certificate]) throws -> Certificate {
-        let found: Certificate?
+    /// The index of the certificate `sid` names.
+    private static func signer(named sid: ASN1Node, among certificates: [Certificate]) throws -> Int {
+        let found: Int?
         if sid.identifier == contextZero {
             guard case .primitive(let keyIdentifier) = sid.content else { throw invalid("the signer's key identifier is malformed") }
-            found = certificates.first { certificate in
+            found = certificates.firstIndex { certificate in
                 (try? certificate.extensions.subjectKeyIdentifier)?.keyIdentifier == keyIdentifier
             }
         } else {
@@ -127,7 +136,7 @@ struct DetachedSignedData {
             let issuer = try DistinguishedName(derEncoded: parts[0])
             let serial = try ArraySlice<UInt8>(derEncoded: parts[1])
             let serialNumber = Certificate.SerialNumber(bytes: serial)
-            found = certificates.first { $0.issuer == issuer && $0.serialNumber == serialNumber }
+            found = certificates.firstIndex { $0.issuer == issuer && $0.serialNumber == serialNumber }
         }
         guard let found else { throw invalid("the signature does not carry the certificate of its signer") }
         return found

@@ -2,7 +2,7 @@ import OrderModel
 
 /// ISO 4217 numeric codes, which Apple Pay payloads use, for the alphabetic codes orders use.
 public enum ISO4217 {
-    /// The numeric code of every currency ``OrderModel/ISOCodes/currencies`` knows.
+    /// The numeric code of every currency `OrderModel`'s `ISOCodes.currencies` knows.
     public static let numericCodes: [String: Int] = [
         "AED": 784, "AFN": 971, "ALL": 8, "AMD": 51, "ANG": 532, "AOA": 973, "ARS": 32, "AUD": 36, "AWG": 533, "AZN": 944,
         "BAM": 977, "BBD": 52, "BDT": 50, "BGN": 975, "BHD": 48, "BIF": 108, "BMD": 60, "BND": 96, "BOB": 68, "BOV": 984,

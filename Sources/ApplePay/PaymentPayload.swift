@@ -24,7 +24,7 @@ public struct ApplePayPayload: Hashable, Sendable, CustomStringConvertible, Cust
     public var cardholderName: String?
     /// Hex identifier of the device's manufacturer.
     public var deviceManufacturerIdentifier: String
-    /// Which credential ``paymentData`` carries.
+    /// Which credential the payload's `paymentData` object carries.
     public var paymentDataType: DataType
     /// 3-D Secure: the cryptogram (Base64).
     public var onlinePaymentCryptogram: String?

@@ -1,3 +1,4 @@
+import BoundedCache
 import Crypto
 import Foundation
 import SwiftASN1
@@ -34,7 +35,10 @@ public struct ApplePaySignature: Sendable {
 struct SignatureVerifier: Sendable {
     let trustRoots: CertificateStore
     let signingTimeTolerance: TimeInterval
-    private let validatedChains = ValidatedChains()
+    private let validatedChains = VerifierMemory<DERBytes, ClosedRange<Date>>()
+    /// Parsed certificates by DER: every token carries Apple's leaf and intermediate again, and parsing them costs
+    /// about as much as the signature check.
+    private let parsedCertificates = VerifierMemory<DERBytes, Certificate>()
 
     init(trustRoots: [Certificate], signingTimeTolerance: TimeInterval) {
         self.trustRoots = CertificateStore(trustRoots)
@@ -42,8 +46,14 @@ struct SignatureVerifier: Sendable {
     }
 
     func verify(_ paymentData: ApplePayPaymentData, now: Date) async throws(ApplePayError) -> ApplePaySignature {
-        let signed = try DetachedSignedData(ber: paymentData.signature)
-        try await validateChain(of: signed.signer, intermediates: signed.certificates, now: now)
+        let signed = try DetachedSignedData(ber: paymentData.signature) { der in
+            let key = DERBytes(der)
+            if let known = parsedCertificates[key] { return known }
+            let parsed = try Certificate(derEncoded: key.bytes)
+            parsedCertificates[key] = parsed
+            return parsed
+        }
+        try await validateChain(of: signed.signer, der: signed.signerDER, intermediates: signed.certificates, now: now)
         guard [.ecdsaWithSHA256, .sha256WithRSAEncryption].contains(signed.signatureAlgorithm) else {
             throw ApplePayError(.invalidSignature, "the signature algorithm \(signed.signatureAlgorithm) is not one Apple uses")
         }
@@ -65,8 +75,9 @@ struct SignatureVerifier: Sendable {
         return ApplePaySignature(signer: signed.signer, signingTime: signingTime)
     }
 
-    private func validateChain(of leaf: Certificate, intermediates: [Certificate], now: Date) async throws(ApplePayError) {
-        if let validity = validatedChains[leaf], validity.contains(now) { return }
+    private func validateChain(of leaf: Certificate, der: [UInt8], intermediates: [Certificate], now: Date) async throws(ApplePayError) {
+        let key = DERBytes(der[...])
+        if let validity = validatedChains[key], validity.contains(now) { return }
         var verifier = Verifier(rootCertificates: trustRoots) {
             MarkerExtensionPolicy()
             RFC5280Policy(fixedExpiryValidationTime: now)
@@ -75,7 +86,7 @@ struct SignatureVerifier: Sendable {
         case .validCertificate(let chain):
             let from = chain.map(\.notValidBefore).max() ?? now
             let until = chain.map(\.notValidAfter).min() ?? now
-            validatedChains[leaf] = from...max(from, until)
+            validatedChains[key] = from...max(from, until)
         case .couldNotValidate(let failures):
             if failures.contains(where: { $0.policyFailureReason.description.hasPrefix(MarkerExtensionPolicy.prefix) }) {
                 throw ApplePayError(.missingMarkerExtension, Self.reasons(failures))
@@ -112,18 +123,37 @@ struct MarkerExtensionPolicy: VerifierPolicy {
     }
 }
 
-/// Signer certificates whose chain validated, with the period in which every certificate of that chain is valid.
-final class ValidatedChains: Sendable {
-    private static let capacity = 64
-    private let entries = Mutex<[Certificate: ClosedRange<Date>]>([:])
+/// A certificate's DER as a map key, hashed as one block of bytes: hashing `[UInt8]` through the generic map would hash
+/// byte by byte, which cost as much as the signature check (measured with `ordertrack bench apple-pay` under perf).
+struct DERBytes: Hashable, Sendable {
+    let bytes: [UInt8]
 
-    subscript(leaf: Certificate) -> ClosedRange<Date>? {
-        get { entries.withLock { $0[leaf] } }
-        set {
-            entries.withLock { entries in
-                if entries.count >= Self.capacity { entries.removeAll() }
-                entries[leaf] = newValue
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = Array(bytes) }
+
+    static func == (left: DERBytes, right: DERBytes) -> Bool {
+        left.bytes.withUnsafeBytes { a in
+            right.bytes.withUnsafeBytes { b in
+                guard a.count == b.count, let first = a.baseAddress, let second = b.baseAddress else { return a.count == b.count }
+                return memcmp(first, second, a.count) == 0
             }
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// A verifier's memory (validated chains, parsed certificates), least recently used out: Apple signs with a handful of
+/// certificates, so a few dozen entries hold them all.
+final class VerifierMemory<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let entries = Mutex(LRUCache<Key, Value>(capacity: 64))
+
+    subscript(key: Key) -> Value? {
+        get { entries.withLock { $0.value(forKey: key) } }
+        set {
+            guard let newValue else { return }
+            entries.withLock { $0.setValue(newValue, forKey: key, cost: 1) }
         }
     }
 }

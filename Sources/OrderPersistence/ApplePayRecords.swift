@@ -4,14 +4,19 @@ import Foundation
 public struct PaymentIdentityRecord: Sendable, Hashable {
     /// Lowercase UUID string.
     public var id: String
+    /// The merchant that owns it.
     public var merchantID: String
     /// The merchant identifier the certificate names (`merchant.com.example`).
     public var merchantIdentifier: String
     /// Base64 SHA-256 of the certificate's SubjectPublicKeyInfo, as tokens carry it in `header.publicKeyHash`.
     public var publicKeyHash: String
+    /// When the certificate expires.
     public var notValidAfter: Date
+    /// The certificate, PEM.
     public var certificatePEM: String
+    /// The private key, PEM (PKCS#8 or SEC 1 for P-256, PKCS#1 or PKCS#8 for RSA).
     public var privateKeyPEM: String
+    /// When it was added, by the store's clock.
     public var createdAt: Date
 
     /// A record with every field given.
@@ -32,6 +37,7 @@ public struct PaymentIdentityRecord: Sendable, Hashable {
 
 /// A merchant's Apple Pay Merchant Identity certificate (PKCS#12) and what merchant validation sends with it.
 public struct ApplePayMerchantIdentityRecord: Sendable, Hashable {
+    /// The merchant it belongs to.
     public var merchantID: String
     /// The merchant identifier sent to Apple's gateway.
     public var merchantIdentifier: String
@@ -39,8 +45,11 @@ public struct ApplePayMerchantIdentityRecord: Sendable, Hashable {
     public var displayName: String
     /// The domains registered for the certificate; a session is only requested for one of them.
     public var domains: [String]
+    /// The certificate and its key as a PKCS#12 file.
     public var pkcs12: [UInt8]
+    /// The PKCS#12 password.
     public var password: String
+    /// When it was last replaced.
     public var updatedAt: Date
 
     /// A record with every field given.

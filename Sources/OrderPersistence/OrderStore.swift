@@ -147,6 +147,7 @@ public protocol OrderStore: Sendable {
     func deletePaymentIdentity(merchantID: String, id: String) async throws -> Bool
     /// Creates or replaces the merchant's Merchant Identity certificate for merchant validation.
     func putApplePayMerchantIdentity(_ record: ApplePayMerchantIdentityRecord) async throws
+    /// The merchant's Merchant Identity configuration, or `nil` when it has none.
     func applePayMerchantIdentity(merchantID: String) async throws -> ApplePayMerchantIdentityRecord?
 
     // MARK: Dashboard

@@ -6,6 +6,9 @@ extension SQLOrderStore {
         "id", "merchant_id", "merchant_identifier", "public_key_hash", "not_valid_after", "certificate_pem", "private_key_pem", "created_at",
     ]
 
+    /// Stores a payment-processing identity; the same public key again for the merchant answers the stored one.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``.
     public func addPaymentIdentity(_ record: PaymentIdentityRecord) async throws -> PaymentIdentityRecord {
         try await write("add Apple Pay payment identity for merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
@@ -26,6 +29,7 @@ extension SQLOrderStore {
         }
     }
 
+    /// The merchant's payment-processing identities, oldest first.
     public func paymentIdentities(merchantID: String) async throws -> [PaymentIdentityRecord] {
         try await read("list Apple Pay payment identities of merchant \(merchantID)") { db in
             try await db.select().columns(Self.paymentIdentityColumns).from("apple_pay_payment_identities")
@@ -37,6 +41,7 @@ extension SQLOrderStore {
         }
     }
 
+    /// Deletes one of the merchant's payment-processing identities; `false` if it has none with this id.
     public func deletePaymentIdentity(merchantID: String, id: String) async throws -> Bool {
         try await write("delete Apple Pay payment identity \(id)") { db in
             let found = try await db.select().column("id").from("apple_pay_payment_identities")
@@ -49,6 +54,9 @@ extension SQLOrderStore {
         }
     }
 
+    /// Creates or replaces the merchant's Merchant Identity configuration.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``.
     public func putApplePayMerchantIdentity(_ record: ApplePayMerchantIdentityRecord) async throws {
         let domains = try Self.encodeJSON(record.domains, name: "domains")
         try await write("save Apple Pay merchant identity of merchant \(record.merchantID)") { db in
@@ -67,6 +75,9 @@ extension SQLOrderStore {
         }
     }
 
+    /// The merchant's Merchant Identity configuration, or `nil`.
+    ///
+    /// - Throws: ``OrderStoreError/corruptRecord(table:reason:)`` when its stored domains do not decode.
     public func applePayMerchantIdentity(merchantID: String) async throws -> ApplePayMerchantIdentityRecord? {
         try await read("read Apple Pay merchant identity of merchant \(merchantID)") { db in
             guard

@@ -137,7 +137,8 @@ import Testing
     @Test func migrateBringsADatabaseToTheLatestSchemaAndRefusesANewerOne() throws {
         let first = try run(["migrate", "--data-dir", "data"])
         #expect(first.status == 0, "\(first.errors)")
-        #expect(first.output.contains("schema is at version 2"), "\(first.output)")
+        let reported = first.output.firstMatch(of: /schema is at version (\d+), the latest this ordertrack knows \((\d+)\)/)
+        #expect(reported.map { $0.1 == $0.2 } == true, "\(first.output)")
         #expect(try run(["migrate", "--data-dir", "data"]).output == first.output, "migrating twice changes nothing")
 
         // A newer ordertrack migrated this database: this one must not touch it.

@@ -89,8 +89,9 @@ import X509
     @Test func decryptAnswersThePayloadAndNamesEachFailedCheck() async throws {
         let fixture = try ApplePayBenchmark.Fixture(merchantIdentifier: "merchant.test.ordertrack")
         let server = try Self.server(fixture)
+        let log = RecordingLogHandler.Entries()
         defer { server.remove() }
-        try await server.run { client in
+        try await server.run(logger: Logger(label: "apple-pay", factory: { _ in RecordingLogHandler(entries: log) })) { client in
             let none = try await client.merchant(.post, "/api/v1/apple_pay/decrypt", json: ["token": try Self.token(fixture, amount: 4200)])
             #expect(none.status == .unprocessableContent && none.json["error"]?["code"] == "no_matching_key")
             _ = try await client.merchant(.post, "/api/v1/apple_pay/payment-identities", json: try Self.identityBody(fixture))
@@ -139,6 +140,7 @@ import X509
             let anonymous = try await client.call(.post, "/api/v1/apple_pay/decrypt", body: (["token": token] as JSONValue).serialized())
             #expect(anonymous.status == .unauthorized)
         }
+        #expect(log.messages(atLeast: .warning).contains { $0.contains("--apple-pay-root") }, "an extra trusted root is warned about at start")
     }
 
     @Test func checkoutCreatesTheOrderOncePerTransaction() async throws {

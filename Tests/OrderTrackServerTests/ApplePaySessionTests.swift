@@ -3,6 +3,7 @@ import ExternalTools
 import Foundation
 import Hummingbird
 import HummingbirdTLS
+import Logging
 import NIOCore
 import NIOSSL
 import OrderModel
@@ -224,8 +225,9 @@ struct MockApplePayGateway {
         // Nothing listens on port 9 of loopback.
         server.applePay.testGateway = .init(origin: URL(string: "https://localhost:9")!, trustRootPEM: pki.gatewayRootPEM)
         server.applePay.gatewayTimeout = .seconds(2)
+        let log = RecordingLogHandler.Entries()
         defer { server.remove() }
-        try await server.run { client in
+        try await server.run(logger: Logger(label: "apple-pay", factory: { _ in RecordingLogHandler(entries: log) })) { client in
             let identity: JSONValue = [
                 "pkcs12": .string(Data(pki.merchantIdentityPKCS12).base64EncodedString()), "password": .string(MockApplePayGateway.PKI.password),
                 "merchantIdentifier": "merchant.test.ordertrack", "displayName": "Demo Shop", "domains": ["shop.example.com"],
@@ -235,5 +237,6 @@ struct MockApplePayGateway {
                 .post, "/api/v1/apple_pay/sessions", json: ["validationURL": .string(Self.validationURL), "domain": "shop.example.com"])
             #expect(failed.status == .badGateway && failed.json["error"]?["code"] == "apple_pay_gateway_failed", "\(failed.text)")
         }
+        #expect(log.messages(atLeast: .warning).contains { $0.contains("--apple-pay-gateway-test-url") }, "a test gateway is warned about at start")
     }
 }

@@ -54,13 +54,7 @@ final class ApplePayService: Sendable {
             guard let text = encoded.stringValue, let bytes = Data(base64Encoded: text) else {
                 throw OrderTrackError(.invalidPaymentIdentity, "pkcs12 must be a base64 PKCS#12 (.p12) file", field: "pkcs12")
             }
-            let password = body["password"]?.stringValue ?? ""
-            let signing: SigningIdentity
-            do {
-                signing = try await cpu.run { try SigningIdentity(pkcs12: Array(bytes), password: password) }
-            } catch {
-                throw OrderTrackError(.invalidPaymentIdentity, "the PKCS#12 file cannot be read: \(error)", field: "pkcs12")
-            }
+            let signing = try await readPKCS12(Array(bytes), password: body["password"]?.stringValue ?? "", refusedAs: .invalidPaymentIdentity)
             do {
                 certificatePEM = try signing.certificate.serializeAsPEM().pemString
                 privateKeyPEM = try signing.privateKey.serializeAsPEM().pemString
@@ -233,12 +227,7 @@ final class ApplePayService: Sendable {
             domains.append(domain)
         }
         let password = body["password"]?.stringValue ?? ""
-        let signing: SigningIdentity
-        do {
-            signing = try await cpu.run { try SigningIdentity(pkcs12: Array(pkcs12), password: password) }
-        } catch {
-            throw OrderTrackError(.invalidMerchantIdentity, "the PKCS#12 file cannot be read: \(error)", field: "pkcs12")
-        }
+        let signing = try await readPKCS12(Array(pkcs12), password: password, refusedAs: .invalidMerchantIdentity)
         let record = ApplePayMerchantIdentityRecord(
             merchantID: merchant.id, merchantIdentifier: merchantIdentifier, displayName: displayName, domains: domains, pkcs12: Array(pkcs12),
             password: password, updatedAt: now())
@@ -279,6 +268,15 @@ final class ApplePayService: Sendable {
                 .domainNotRegistered, "\(domain) is not one of the merchant's domains (\(record.domains.joined(separator: ", ")))", field: "domain")
         }
         return try await validation.requestSession(url: url, domain: requested, identity: record, signing: identity)
+    }
+
+    /// An uploaded PKCS#12 file, decrypted on the CPU pool (key derivation takes up to a second); refused with `code`.
+    private func readPKCS12(_ bytes: [UInt8], password: String, refusedAs code: OrderTrackError.Code) async throws -> SigningIdentity {
+        do {
+            return try await cpu.run { try SigningIdentity(pkcs12: bytes, password: password) }
+        } catch {
+            throw OrderTrackError(code, "the PKCS#12 file cannot be read: \(error)", field: "pkcs12")
+        }
     }
 
     /// A fully-qualified host name: dot-separated labels of letters, digits and inner hyphens, at most 253 bytes.
