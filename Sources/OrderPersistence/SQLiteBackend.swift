@@ -104,17 +104,25 @@ final class SQLiteBackend: SQLStoreBackend {
 
     func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await writer.withConnection { connection in
-            let database = connection.sql(queryLogLevel: .trace)
-            try await database.raw("BEGIN IMMEDIATE").run()
+            try await Self.control("BEGIN IMMEDIATE", on: connection)
             do {
-                let result = try await body(database)
-                try await database.raw("COMMIT").run()
+                let result = try await body(connection.sql(queryLogLevel: .trace))
+                try await Self.control("COMMIT", on: connection)
                 return result
             } catch {
-                try? await database.raw("ROLLBACK").run()
+                try? await Self.control("ROLLBACK", on: connection)
                 throw error
             }
         }
+    }
+
+    /// Runs a transaction-control statement even when the calling task is cancelled. sqlite-nio's async queries give
+    /// up on cancellation before they start (NIOThreadPool.runIfActive), so a request cancelled inside a transaction
+    /// would skip its ROLLBACK and hand the single writer back with the transaction still open; the future-based
+    /// query always runs.
+    private static func control(_ statement: String, on connection: SQLiteConnection) async throws {
+        let done: EventLoopFuture<[SQLiteRow]> = connection.query(statement, [])
+        _ = try await done.get()
     }
 
     func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {

@@ -110,4 +110,32 @@ import Testing
             #expect(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").count == 1)
         }
     }
+    /// A request cancelled in the middle of a write (a client that hangs up) must leave no transaction open behind it:
+    /// the writer connection goes back to the pool, and the next write on it must not find itself nested in a
+    /// transaction nobody will finish. Cancellation lands at random points: before BEGIN, in the body, at COMMIT.
+    @Test func writesCancelledAtAnyPointLeaveTheConnectionClean() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let type = fixture.orderType
+            try await store.createOrder(fixture.order("O1"))
+            for round in 0..<200 {
+                let writer = Task {
+                    while !Task.isCancelled {
+                        let current = try #require(try await store.order(type: type, id: "O1"))
+                        _ = try await store.updateOrder(
+                            type: type, id: "O1", expectedVersion: current.version, document: Array("round \(round)".utf8),
+                            status: nil, updatedAt: Date())
+                    }
+                }
+                try await Task.sleep(for: .microseconds(200 * (round % 10)))
+                writer.cancel()
+                _ = await writer.result
+                let current = try #require(try await store.order(type: type, id: "O1"))
+                let updated = try await store.updateOrder(
+                    type: type, id: "O1", expectedVersion: current.version, document: Array("after \(round)".utf8), status: nil,
+                    updatedAt: Date())
+                #expect(updated.version == current.version + 1)
+            }
+        }
+    }
 }

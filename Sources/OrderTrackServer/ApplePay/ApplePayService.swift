@@ -1,4 +1,5 @@
 import ApplePay
+import BoundedCache
 import Foundation
 import Logging
 import OrderModel
@@ -13,9 +14,6 @@ import X509
 /// Decrypted card data passes through in memory only: it is never logged and never stored (a replayed checkout
 /// decrypts its token again rather than keeping the first answer's card data).
 final class ApplePayService: Sendable {
-    /// A verified and decrypted token with the payload a merchant forwards to its processor.
-    typealias Decrypted = ApplePayDecryptedToken
-
     private let store: any OrderStore
     private let orders: OrderService
     private let cpu: CPUWorkPool
@@ -24,10 +22,14 @@ final class ApplePayService: Sendable {
     /// Shares its remembered certificate chains with every per-merchant copy.
     private let decryptor: ApplePayDecryptor
     private let validation: MerchantValidation
-    /// Parsed payment identities by record id; parsing PEM keys costs more than the decryption they serve.
-    private let paymentIdentities = Mutex([String: ApplePayPaymentIdentity]())
+    /// Parsed payment identities by record id; parsing PEM keys costs more than the decryption they serve. Bounded:
+    /// identities deleted through another instance are never removed here, they age out.
+    private let paymentIdentities = Mutex(LRUCache<String, ApplePayPaymentIdentity>(capacity: ApplePayService.cachedIdentities))
     /// Parsed Merchant Identity certificates by merchant, with the record they were parsed from.
-    private let merchantIdentities = Mutex([String: (record: ApplePayMerchantIdentityRecord, identity: SigningIdentity)]())
+    private let merchantIdentities = Mutex(
+        LRUCache<String, (record: ApplePayMerchantIdentityRecord, identity: SigningIdentity)>(capacity: ApplePayService.cachedIdentities))
+    /// Parsed identities kept in memory, of each kind.
+    static let cachedIdentities = 10_000
 
     init(
         store: any OrderStore, orders: OrderService, cpu: CPUWorkPool, configuration: ApplePayConfiguration, logger: Logger,
@@ -85,7 +87,7 @@ final class ApplePayService: Sendable {
             publicKeyHash: Data(identity.publicKeyHash).base64EncodedString(), notValidAfter: identity.certificate.notValidAfter,
             certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM, createdAt: now())
         let stored = try await store.addPaymentIdentity(record)
-        paymentIdentities.withLock { $0[stored.id] = identity }
+        paymentIdentities.withLock { $0.setValue(identity, forKey: stored.id, cost: 1) }
         return stored
     }
 
@@ -105,7 +107,7 @@ final class ApplePayService: Sendable {
     /// Verifies and decrypts a token with the merchant's payment-processing identities.
     ///
     /// - Throws: ``ApplePay/ApplePayError`` naming the check that failed.
-    func decrypt(merchant: MerchantRecord, token: JSONValue) async throws -> Decrypted {
+    func decrypt(merchant: MerchantRecord, token: JSONValue) async throws -> ApplePayDecryptedToken {
         let parsed = try ApplePayToken(json: token)
         let records = try await store.paymentIdentities(merchantID: merchant.id)
         guard !records.isEmpty else {
@@ -118,14 +120,14 @@ final class ApplePayService: Sendable {
     }
 
     private func parsedIdentity(_ record: PaymentIdentityRecord) throws -> ApplePayPaymentIdentity {
-        if let cached = paymentIdentities.withLock({ $0[record.id] }) { return cached }
+        if let cached = paymentIdentities.withLock({ $0.value(forKey: record.id) }) { return cached }
         let identity: ApplePayPaymentIdentity
         do {
             identity = try ApplePayPaymentIdentity(certificatePEM: record.certificatePEM, privateKeyPEM: record.privateKeyPEM)
         } catch {
             throw OrderStoreError.corruptRecord(table: "apple_pay_payment_identities", reason: "identity \(record.id): \(error.reason)")
         }
-        paymentIdentities.withLock { $0[record.id] = identity }
+        paymentIdentities.withLock { $0.setValue(identity, forKey: record.id, cost: 1) }
         return identity
     }
 
@@ -232,7 +234,7 @@ final class ApplePayService: Sendable {
             merchantID: merchant.id, merchantIdentifier: merchantIdentifier, displayName: displayName, domains: domains, pkcs12: Array(pkcs12),
             password: password, updatedAt: now())
         try await store.putApplePayMerchantIdentity(record)
-        merchantIdentities.withLock { $0[merchant.id] = (record, signing) }
+        merchantIdentities.withLock { $0.setValue((record, signing), forKey: merchant.id, cost: 1) }
         return record
     }
 
@@ -242,14 +244,14 @@ final class ApplePayService: Sendable {
             throw OrderTrackError(
                 .applePayNotConfigured, "no Merchant Identity certificate is configured; PUT /api/v1/apple_pay/merchant-identity first")
         }
-        if let cached = merchantIdentities.withLock({ $0[merchant.id] }), cached.record == record { return cached }
+        if let cached = merchantIdentities.withLock({ $0.value(forKey: merchant.id) }), cached.record == record { return cached }
         let signing: SigningIdentity
         do {
             signing = try await cpu.run { try SigningIdentity(pkcs12: record.pkcs12, password: record.password) }
         } catch {
             throw OrderTrackError(.applePayNotConfigured, "the stored Merchant Identity certificate cannot be read: \(error)")
         }
-        merchantIdentities.withLock { $0[merchant.id] = (record, signing) }
+        merchantIdentities.withLock { $0.setValue((record, signing), forKey: merchant.id, cost: 1) }
         return (record, signing)
     }
 
