@@ -27,10 +27,10 @@ extension Matrix {
     /// Scored before the format and version information is drawn, following the order of §7.1 (mask in step 6,
     /// format and version information in step 7), as the segno reference encoder does too.
     func maskPenalties() -> [Int] {
-        var trial = self
-        return Mask.all.map { mask in
+        Mask.all.map { mask in
+            // One copy of the grid per mask (copied on the first write), not per module.
+            var trial = self
             trial.apply(mask)
-            defer { trial.apply(mask) }
             return Penalty(size: size, dark: trial.dark).total
         }
     }

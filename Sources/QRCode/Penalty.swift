@@ -13,57 +13,86 @@ struct Penalty: Sendable, Equatable {
 
     var total: Int { runs + blocks + finderLike + balance }
 
+    /// Light modules on either side of a line copied into a ``Line``: the quiet zone, as far as N3 looks.
+    static let margin = 4
+
+    /// One row or column between light margins, so the rules read past its ends without bounds checks.
+    typealias Line = UnsafeBufferPointer<Bool>
+
     /// Scores a `size` × `size` grid given row-major.
     init(size: Int, dark: [Bool]) {
-        func at(_ x: Int, _ y: Int) -> Bool { dark[y * size + x] }
-        var darkCount = 0
-        for line in 0..<size {
-            runs += Self.runPenalty(size) { at($0, line) } + Self.runPenalty(size) { at(line, $0) }
-            finderLike += Self.finderLikePenalty(size) { at($0, line) } + Self.finderLikePenalty(size) { at(line, $0) }
-            for x in 0..<size where at(x, line) { darkCount += 1 }
-        }
-        for y in 0..<(size - 1) {
-            for x in 0..<(size - 1) {
-                let colour = at(x, y)
-                if at(x + 1, y) == colour && at(x, y + 1) == colour && at(x + 1, y + 1) == colour { blocks += 3 }
+        // One buffer for every row and column, rather than one per line: a symbol is scored 8 times. Read through
+        // unsafe buffers, all indices being within the grid and the margins by construction.
+        var buffer = [Bool](repeating: false, count: size + 2 * Self.margin)
+        dark.withUnsafeBufferPointer { grid in
+            buffer.withUnsafeMutableBufferPointer { line in
+                for index in 0..<size {
+                    for i in 0..<size { line[Self.margin + i] = grid[index * size + i] }
+                    score(Line(line), length: size)
+                    for i in 0..<size { line[Self.margin + i] = grid[i * size + index] }
+                    score(Line(line), length: size)
+                }
             }
+            // Counted without branches: on masked data they would be mispredicted half the time.
+            var darkCount = 0
+            for index in grid.indices { darkCount += bit(grid[index]) }
+            for y in 0..<max(0, size - 1) {
+                for x in 0..<(size - 1) {
+                    let index = y * size + x
+                    let sum = bit(grid[index]) + bit(grid[index + 1]) + bit(grid[index + size]) + bit(grid[index + size + 1])
+                    blocks += sum & 3 == 0 ? 3 : 0 // 0 or 4 dark: one colour
+                }
+            }
+            let total = size * size
+            if total > 0 { balance = 10 * (abs(darkCount * 20 - total * 10) / total) }
         }
-        let total = size * size
-        if total > 0 { balance = 10 * (abs(darkCount * 20 - total * 10) / total) }
     }
 
-    /// N1 for one line of `length` modules read through `module`.
-    private static func runPenalty(_ length: Int, _ module: (Int) -> Bool) -> Int {
+    private mutating func score(_ line: Line, length: Int) {
+        runs += Self.runPenalty(line, length: length)
+        finderLike += Self.finderLikePenalty(line, length: length)
+    }
+
+    /// N1 for one line of `length` modules after the margin.
+    static func runPenalty(_ line: Line, length: Int) -> Int {
+        // A run of L ≥ 5 scores L − 2: 1 for each of its L − 4 windows of five like modules, and 2 more for the first.
+        // Found through a sliding 6-module window (bit 0 the newest), without branches on the modules.
+        guard length >= 5 else { return 0 }
+        var window = bit(!line[margin]) // a module unlike the first stands before the line
+        for i in margin..<(margin + 4) { window = window << 1 | bit(line[i]) }
         var penalty = 0
-        var run = 0
-        for i in 0..<length {
-            run = i > 0 && module(i) == module(i - 1) ? run + 1 : 1
-            // A run of five scores 3 when it is reached, and each module beyond adds 1.
-            if run == 5 { penalty += 3 } else if run > 5 { penalty += 1 }
+        for i in (margin + 4)..<(margin + length) {
+            window = (window << 1 | bit(line[i])) & 0x3F
+            let five = window & 0x1F
+            let alike = five == 0 || five == 0x1F
+            let first = (window >> 5 ^ window >> 4) & 1 == 1
+            penalty += alike ? (first ? 3 : 1) : 0
         }
         return penalty
     }
 
-    /// Dark-light-dark-dark-dark-light-dark, the cross-section of a finder pattern.
-    private static let finderPattern = [true, false, true, true, true, false, true]
-
     /// N3 for one line: occurrences of the 1:1:3:1:1 pattern with a light area of four on either side, counted from
     /// left to right without sharing modules. Table 11 leaves overlapping occurrences (`10111011101`) open; counting
     /// them once is what the segno reference encoder does, so both choose the same masks.
-    private static func finderLikePenalty(_ length: Int, _ module: (Int) -> Bool) -> Int {
-        func isLight(_ range: Range<Int>) -> Bool { range.allSatisfy { !(0..<length).contains($0) || !module($0) } }
+    static func finderLikePenalty(_ line: Line, length: Int) -> Int {
+        // A 15-module window slides along: four before the candidate, its seven, four after (bit 0 the last).
+        guard length >= 7 else { return 0 }
+        var window = 0
+        for i in 0..<14 { window = window << 1 | bit(line[i]) }
         var penalty = 0
-        var start = 0
-        while start + finderPattern.count <= length {
-            if finderPattern.indices.allSatisfy({ module(start + $0) == finderPattern[$0] })
-                && (isLight((start - 4)..<start) || isLight((start + 7)..<(start + 11)))
-            {
+        var nextStart = margin
+        for start in margin..<(margin + max(0, length - 6)) {
+            window = (window << 1 | bit(line[start + 10])) & 0x7FFF
+            let lightBefore = window >> 11 == 0
+            let lightAfter = window & 0xF == 0
+            if window >> 4 & 0x7F == 0b1011101 && (lightBefore || lightAfter) && start >= nextStart {
                 penalty += 40
-                start += finderPattern.count
-            } else {
-                start += 1
+                nextStart = start + 7
             }
         }
         return penalty
     }
 }
+
+/// 1 for dark, 0 for light, for arithmetic instead of branches.
+@inline(__always) private func bit(_ dark: Bool) -> Int { dark ? 1 : 0 }

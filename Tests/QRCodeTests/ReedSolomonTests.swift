@@ -27,26 +27,27 @@ struct ReedSolomonTests {
 
 /// Each penalty rule on lines and grids small enough to count by hand.
 struct PenaltyTests {
-    private func line(_ text: String) -> (Int) -> Bool {
-        let modules = text.map { $0 == "#" }
-        return { modules[$0] }
+    /// The text's modules ("#" dark) between the light margins the rules expect, scored by `rule`.
+    private func score(_ text: String, _ rule: (Penalty.Line, Int) -> Int) -> Int {
+        let margin = [Bool](repeating: false, count: Penalty.margin)
+        return (margin + text.map { $0 == "#" } + margin).withUnsafeBufferPointer { rule($0, text.count) }
     }
 
     @Test func runsOfFiveOrMoreScoreThreePlusTheExcess() {
-        #expect(Penalty.runPenalty(4, line("####")) == 0)
-        #expect(Penalty.runPenalty(5, line(".....")) == 3)
-        #expect(Penalty.runPenalty(6, line("######")) == 4)
-        #expect(Penalty.runPenalty(11, line("#####.#####")) == 6)
+        #expect(score("####", Penalty.runPenalty) == 0)
+        #expect(score(".....", Penalty.runPenalty) == 3)
+        #expect(score("######", Penalty.runPenalty) == 4)
+        #expect(score("#####.#####", Penalty.runPenalty) == 6)
     }
 
     @Test func finderLikePatternsNeedFourLightModulesOnOneSideAndCountOnce() {
-        #expect(Penalty.finderLikePenalty(11, line("#.###.#....")) == 40)
-        #expect(Penalty.finderLikePenalty(12, line("##.###.#....")) == 40) // light after only
-        #expect(Penalty.finderLikePenalty(13, line("....#.###.#.#")) == 40) // light before only
-        #expect(Penalty.finderLikePenalty(7, line("#.###.#")) == 40) // outside the symbol is light
-        #expect(Penalty.finderLikePenalty(16, line("#.#.#.###.#.#.#.")) == 0) // no light area on either side
+        #expect(score("#.###.#....", Penalty.finderLikePenalty) == 40)
+        #expect(score("##.###.#....", Penalty.finderLikePenalty) == 40) // light after only
+        #expect(score("....#.###.#.#", Penalty.finderLikePenalty) == 40) // light before only
+        #expect(score("#.###.#", Penalty.finderLikePenalty) == 40) // outside the symbol is light
+        #expect(score("#.#.#.###.#.#.#.", Penalty.finderLikePenalty) == 0) // no light area on either side
         // Two occurrences sharing a module count once.
-        #expect(Penalty.finderLikePenalty(19, line("....#.###.###.#....")) == 40)
+        #expect(score("....#.###.###.#....", Penalty.finderLikePenalty) == 40)
     }
 
     @Test func blocksAndBalanceScoreAsTable11Says() {
