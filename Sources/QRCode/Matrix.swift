@@ -19,8 +19,6 @@ struct Matrix: Sendable, Equatable {
         reserveFormatAndVersionAreas(hasVersionInformation: version.number >= 7)
     }
 
-    subscript(x: Int, y: Int) -> Bool { dark[y * size + x] }
-
     /// Marks the module as part of a function pattern and colours it.
     mutating func setFunction(x: Int, y: Int, dark isDark: Bool) {
         dark[y * size + x] = isDark

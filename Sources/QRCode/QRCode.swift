@@ -33,7 +33,7 @@ public struct QRCode: Sendable, Equatable {
     public let version: Int
     /// The error correction level the symbol was encoded with.
     public let errorCorrection: ErrorCorrection
-    /// The data mask pattern, 0 to 7, chosen for the lowest penalty score.
+    /// The data mask pattern, chosen for the lowest penalty score unless a test forced one.
     let mask: Mask
     /// Row-major, `size` × `size`: one flat array rather than nested rows, so a symbol is a single allocation.
     private let modules: [Bool]
