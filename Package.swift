@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "APNs", targets: ["APNs"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
         .library(name: "ApplePay", targets: ["ApplePay"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -59,6 +60,10 @@ let package = Package(
         // A cost-bounded LRU map for every in-memory cache. No dependencies.
         .target(name: "BoundedCache"),
         .testTarget(name: "BoundedCacheTests", dependencies: ["BoundedCache"]),
+        // QR codes (byte mode, ISO/IEC 18004) as SVG or PGM, for links shown to phones. No dependencies.
+        .target(name: "QRCode"),
+        // Compared with segno module by module and read back with zbarimg.
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "ExternalTools"]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Minimal zip writer/reader for .order packages, with safety checks on read.
         .target(name: "OrderZip", dependencies: ["CZlib", "WireFormats"]),
