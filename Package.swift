@@ -107,7 +107,8 @@ let package = Package(
         .target(
             name: "OrderTrackServer",
             dependencies: [
-                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "RequestSyntax", "WireFormats",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "QRCode", "RequestSyntax",
+                "WireFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),

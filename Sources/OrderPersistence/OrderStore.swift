@@ -173,6 +173,23 @@ public protocol OrderStore: Sendable {
     /// How many devices are registered for each of these orders (orders without any are left out).
     func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int]
 
+    // MARK: Payment-provider compatibility
+
+    /// Sets a merchant's order defaults, replacing any earlier ones.
+    func putOrderDefaults(_ record: MerchantOrderDefaultsRecord) async throws
+    /// A merchant's order defaults, or `nil` if it never set any.
+    func orderDefaults(merchantID: String) async throws -> MerchantOrderDefaultsRecord?
+    /// The orders whose authentication token is `token`, at most two (merchants may reuse a token they chose).
+    func orders(authenticationToken token: String) async throws -> [OrderRecord]
+    /// Stores a new wallet link (its token only as a hash) for an order of the link's merchant.
+    func createWalletLink(_ link: WalletLinkRecord) async throws
+    /// The wallet link whose token has this SHA-256, expired, revoked or not (the caller judges by its clock).
+    func walletLink(tokenHash: String) async throws -> WalletLinkRecord?
+    /// Revokes one of the merchant's wallet links; `nil` when it has none with that id.
+    func revokeWalletLink(merchantID: String, id: String, at date: Date) async throws -> WalletLinkRecord?
+    /// Deletes wallet links that expired before `date`; returns the number deleted.
+    func deleteWalletLinks(expiredBefore date: Date) async throws -> Int
+
     // MARK: Package cache
 
     /// The signed package built for this version of the order, if cached.

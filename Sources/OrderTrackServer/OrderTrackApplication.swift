@@ -112,9 +112,14 @@ public struct OrderTrackApplication: Sendable {
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
         ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
+        ProviderRoutes(administration: administration, walletLinks: walletLinks, maximumBodySize: configuration.maximumMerchantBodySize)
+            .add(to: merchantAPI)
+        let resources = try DashboardResources.load()
+        TrackRoutes(walletLinks: walletLinks, packages: packages, resources: resources).add(to: router)
         DashboardRoutes(
             sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            administration: administration, packages: packages, now: now, resources: try DashboardResources.load(), cpu: cpu,
+            administration: administration, packages: packages, now: now, resources: resources, cpu: cpu,
             secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)

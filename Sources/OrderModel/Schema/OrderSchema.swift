@@ -141,7 +141,7 @@ public enum OrderSchema {
         "Payment",
         [
             Property("total", .object(currencyAmount), required: true),
-            Property("status", .enumeration(["pending", "authorized", "paid", "refunded", "declined", "voided"]), required: true),
+            Property("status", .enumeration(paymentStatuses), required: true),
             Property("summaryItems", .array(.object(summaryItem), uniqueBy: nil, maximumCount: maximumSummaryItems)),
             Property("transactions", .array(.object(paymentTransaction), uniqueBy: nil, maximumCount: maximumTransactions)),
             Property("paymentMethods", .array(.string(.localizable), uniqueBy: nil, maximumCount: maximumPaymentMethods)),
@@ -158,6 +158,8 @@ public enum OrderSchema {
             Property("address", .object(address)),
         ])
 
+    /// The values of a payment's `status`.
+    public static let paymentStatuses = ["pending", "authorized", "paid", "refunded", "declined", "voided"]
     /// The values of a shipping fulfillment's `status`.
     public static let shippingStatuses = ["open", "processing", "onTheWay", "outForDelivery", "delivered", "shipped", "issue", "cancelled"]
     /// The values of a pickup fulfillment's `status`.

@@ -23,11 +23,13 @@ struct DashboardAPIRoutes: Sendable {
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
-            let (record, changed) = try await orders.updateOrder(
+            let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
             return SerializedJSON(
-                bytes: try await cpu.run { (["order": try JSONValue.parse(record.document), "changed": .bool(changed)] as JSONValue).serialized() })
+                bytes: try await cpu.run {
+                    (["order": try JSONValue.parse(updated.record.document), "changed": .bool(updated.changed)] as JSONValue).serialized()
+                })
         }
     }
 }

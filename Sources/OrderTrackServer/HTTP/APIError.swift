@@ -72,11 +72,11 @@ extension APIError {
         var param = error.field
         switch error.code {
         case .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
-            .invalidAssetType, .invalidStrings, .invalidMerchantName:
+            .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
         case .incompleteOrder:
             (status, kind, code) = (.badRequest, .invalidRequest, OrderTrackError.Code.invalidOrder.name)
-        case .invalidOrder, .invalidPatch:
+        case .invalidOrder, .invalidPatch, .invalidOrderDefaults:
             (status, kind, code) = (.unprocessableContent, .invalidRequest, error.code.name)
         case .orderTypeRejected:
             // Refused configurations reach the API only through PUT /order-types, whose body is the identity.
@@ -86,7 +86,8 @@ extension APIError {
             (status, kind, code) = (.forbidden, .permission, error.code.name)
         case .notFound:
             (status, kind, code) = (.notFound, .notFound, error.code.name)
-        case .orderExists, .updateContention, .idempotencyKeyReused, .paymentAlreadyUsed, .applePayNotConfigured:
+        case .orderExists, .updateContention, .idempotencyKeyReused, .paymentAlreadyUsed, .applePayNotConfigured,
+            .ambiguousAuthenticationToken:
             (status, kind, code) = (.conflict, .conflict, error.code.name)
         case .validationURLNotAllowed, .domainNotRegistered:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)

@@ -40,9 +40,10 @@ struct MerchantRoutes: Sendable {
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
-            let (record, changed) = try await orders.updateOrder(
-                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch)
-            return try await ordersJSON { ["order": try orderJSON(record), "changed": .bool(changed)] }
+            let updated = try await orders.updateOrder(merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch)
+            return try await ordersJSON {
+                ["order": try orderJSON(updated.record), "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
+            }
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
             let count = try await orders.notifyDevices(merchant: try context.merchant, type: try type(context), id: try id(context))

@@ -25,6 +25,14 @@ struct WalletRoutes: Sendable {
         wallet.post("log") { request, context in try await receiveLog(request, context) }
         let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(lookup: lookup))
         order.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
+        // The payment providers' names for the same service: the package, and a push registration whose order is the
+        // one the token authenticates. Such a registration has no device library identifier; one is derived from the
+        // push token, so registering again is idempotent and pushes go out exactly as for Apple's registrations.
+        order.get("packages/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
+        order.post("push") { request, context in
+            let pushToken = try await pushToken(request)
+            return registered(try await devices.register(device: Self.providerDevice(pushToken), pushToken: pushToken, for: try context.order))
+        }
         order.post("devices/:deviceLibraryIdentifier/registrations/:orderTypeIdentifier/:orderIdentifier") { request, context in
             try await register(request, context)
         }
@@ -52,6 +60,24 @@ struct WalletRoutes: Sendable {
 
     func register(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
+        let pushToken = try await pushToken(request)
+        return registered(try await devices.register(device: device, pushToken: pushToken, for: try context.order))
+    }
+
+    func registered(_ outcome: RegistrationOutcome) -> Response {
+        switch outcome {
+        case .created: Response(status: .created)
+        case .alreadyRegistered: Response(status: .ok)
+        }
+    }
+
+    /// The device library identifier of a registration made through `POST /v1/push`.
+    static func providerDevice(_ pushToken: String) -> String {
+        "push-" + String(Secrets.sha256Hex(Array(pushToken.utf8)).prefix(32))
+    }
+
+    /// The body's `pushToken`, lowercase hex.
+    func pushToken(_ request: Request) async throws -> String {
         let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
         guard let pushToken = body["pushToken"]?.stringValue else {
             throw APIError.badRequest("push_token_missing", "the body must be {\"pushToken\": \"<hex APNs device token>\"}", param: "pushToken")
@@ -60,10 +86,7 @@ struct WalletRoutes: Sendable {
             throw APIError.badRequest(
                 "push_token_invalid", "pushToken must be the device token in hexadecimal (16–512 hex digits)", param: "pushToken")
         }
-        switch try await devices.register(device: device, pushToken: pushToken.lowercased(), for: try context.order) {
-        case .created: return Response(status: .created)
-        case .alreadyRegistered: return Response(status: .ok)
-        }
+        return pushToken.lowercased()
     }
 
     func registrations(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {

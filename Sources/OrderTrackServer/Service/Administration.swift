@@ -93,4 +93,41 @@ public struct Administration: Sendable {
         }
         return identity
     }
+
+    // MARK: Order defaults
+
+    /// Sets the merchant's order defaults: what fills the fields the payment providers' simplified order form lacks.
+    /// Each is checked as Wallet would check it in an order, so a default can never make an order invalid.
+    public func setOrderDefaults(merchantID: String, _ defaults: ProviderVocabulary.Defaults) async throws {
+        if let url = defaults.orderManagementURL, TextFormat.scheme(of: url) != "https" || !TextFormat.isAbsoluteURI(url) {
+            throw OrderTrackError(.invalidOrderDefaults, "orderManagementURL must be an absolute https URL, not \"\(url)\"", field: "orderManagementURL")
+        }
+        if let type = defaults.fulfillmentType, !Self.fulfillmentTypes.contains(type) {
+            throw OrderTrackError(
+                .invalidOrderDefaults, "fulfillmentType must be \(Self.fulfillmentTypes.map { "\"\($0)\"" }.joined(separator: " or ")), not \"\(type)\"",
+                field: "fulfillmentType")
+        }
+        if let status = defaults.paymentStatus, !OrderSchema.paymentStatuses.contains(status) {
+            throw OrderTrackError(
+                .invalidOrderDefaults, "paymentStatus must be one of \(OrderSchema.paymentStatuses.joined(separator: ", ")), not \"\(status)\"",
+                field: "paymentStatus")
+        }
+        do {
+            try await store.putOrderDefaults(
+                MerchantOrderDefaultsRecord(
+                    merchantID: merchantID, orderManagementURL: defaults.orderManagementURL, fulfillmentType: defaults.fulfillmentType,
+                    paymentStatus: defaults.paymentStatus, updatedAt: Date()))
+        } catch OrderStoreError.merchantNotFound {
+            throw OrderTrackError(.notFound, "no merchant with id \(merchantID)")
+        }
+    }
+
+    /// The merchant's order defaults; none set is all `nil`.
+    public func orderDefaults(merchantID: String) async throws -> ProviderVocabulary.Defaults {
+        guard let record = try await store.orderDefaults(merchantID: merchantID) else { return ProviderVocabulary.Defaults() }
+        return ProviderVocabulary.Defaults(
+            orderManagementURL: record.orderManagementURL, fulfillmentType: record.fulfillmentType, paymentStatus: record.paymentStatus)
+    }
+
+    static let fulfillmentTypes = ["shipping", "pickup"]
 }

@@ -38,6 +38,12 @@ final class OrderLookup: Sendable {
         return record
     }
 
+    /// The orders whose authentication token is `token` (at most two), always from the database: only the payment
+    /// providers' push registration asks, rarely, and the cache is keyed by order.
+    func orders(authenticationToken token: String) async throws -> [OrderRecord] {
+        try await store.orders(authenticationToken: token)
+    }
+
     /// Keeps the newest version of a record this process just wrote or read.
     func remember(_ record: OrderRecord) {
         let key = Key(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier)

@@ -32,7 +32,7 @@ struct OrderService: Sendable {
                     "webServiceURL": .string(webServiceURL),
                     "authenticationToken": .string(record.authenticationToken),
                 ],
-                "warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
+                "warnings": .array(warnings.map(\.warningJSON)),
             ]
         }
     }
@@ -72,6 +72,7 @@ struct OrderService: Sendable {
         merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, now: Date = Date(),
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
+        let (content, translationWarnings) = try await translated(content, merchant: merchant)
         guard var document = content.objectValue else {
             throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(content.kindName)")
         }
@@ -96,7 +97,8 @@ struct OrderService: Sendable {
         document["createdAt"] = document["createdAt"] ?? timestamp
         document["updatedAt"] = document["updatedAt"] ?? document["createdAt"]
 
-        let (normalized, serialized, warnings) = try await validated(.object(document), merchantID: merchant.id)
+        let (normalized, serialized, validationWarnings) = try await validated(.object(document), merchantID: merchant.id)
+        let warnings = translationWarnings + validationWarnings
         guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
@@ -141,34 +143,38 @@ struct OrderService: Sendable {
         return .created(CreatedOrder(record: stored, document: normalized, warnings: warnings), responseBody: response)
     }
 
+    /// An order after an update, whether the update changed it, and the warnings of its content.
+    struct UpdatedOrder: Sendable {
+        var record: OrderRecord
+        var changed: Bool
+        var warnings: [ValidationProblem]
+    }
+
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
-    func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> (
-        OrderRecord, changed: Bool
-    ) {
+    func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, now: now)
         }
     }
 
-    private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> (
-        OrderRecord, changed: Bool
-    ) {
+    private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> UpdatedOrder {
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
-            var (patched, changed) = try await cpu.run {
+            let (merged, existing) = try await cpu.run {
                 let existing = try JSONValue.parse(current.document)
-                let patched: JSONValue
                 do throws(OrderPatchError) {
-                    patched = try OrderPatch.apply(patch, to: existing)
+                    return (try OrderPatch.apply(patch, to: existing), existing)
                 } catch {
                     throw OrderTrackError(.invalidPatch, error.description, field: error.path)
                 }
-                return (patched, patched != existing)
             }
-            guard changed else { return (current, false) }
+            // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
+            // fulfillments the patch may not name.
+            var (patched, translationWarnings) = try await translated(merged, merchant: merchant)
+            guard patched != existing else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
             let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
             patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
-            let (normalized, serialized, _) = try await validated(patched, merchantID: merchant.id)
+            let (normalized, serialized, validationWarnings) = try await validated(patched, merchantID: merchant.id)
             do {
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: serialized,
@@ -176,7 +182,7 @@ struct OrderService: Sendable {
                 lookup.remember(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
-                return (stored, true)
+                return UpdatedOrder(record: stored, changed: true, warnings: translationWarnings + validationWarnings)
             } catch OrderStoreError.versionConflict {
                 continue
             }
@@ -228,13 +234,34 @@ struct OrderService: Sendable {
                 return (nil, "\(error)")
             }
         }
-        guard let document = parsed.document else {
+        guard let parsedDocument = parsed.document else {
             return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(parsed.failure)")])
         }
+        let translation = try await translation(of: parsedDocument, merchant: merchant)
+        let document = translation.document
+        guard translation.errors.isEmpty else { return ValidationReport(problems: translation.errors + translation.warnings) }
         let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
         let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchant.id)
         let options = validationOptions
-        return try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
+        let report = try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
+        return ValidationReport(problems: translation.warnings + report.problems)
+    }
+
+    /// A document in the payment providers' simplified vocabulary, translated with the merchant's order defaults;
+    /// any other document as it is. The defaults are read only for a simplified document.
+    private func translation(of document: JSONValue, merchant: MerchantRecord) async throws -> ProviderVocabulary.Translation {
+        let defaults =
+            ProviderVocabulary.isSimplified(document)
+            ? try await Administration(store: store).orderDefaults(merchantID: merchant.id) : ProviderVocabulary.Defaults()
+        return try await cpu.run { [defaults] in ProviderVocabulary.translate(document, defaults: defaults) }
+    }
+
+    /// The document in Apple's vocabulary and a warning per rewrite; a field the simplified form lacks and no default
+    /// fills is a 422 naming it.
+    private func translated(_ document: JSONValue, merchant: MerchantRecord) async throws -> (JSONValue, warnings: [ValidationProblem]) {
+        let translation = try await translation(of: document, merchant: merchant)
+        guard translation.errors.isEmpty else { throw OrderTrackError.invalidOrder(translation.errors + translation.warnings) }
+        return (translation.document, translation.warnings)
     }
 
     /// A page of the merchant's orders newest first, for people browsing them: optionally one status, or the orders
@@ -323,5 +350,12 @@ struct OrderService: Sendable {
             }
             return (normalized, normalized.serialized(), report.warnings)
         }
+    }
+}
+
+extension ValidationProblem {
+    /// A warning as the API's answers list it: its path and its message.
+    var warningJSON: JSONValue {
+        ["path": .string(path), "message": .string(message)]
     }
 }

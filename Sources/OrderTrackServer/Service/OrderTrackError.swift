@@ -71,6 +71,12 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let applePayGatewayFailed = Code("apple_pay_gateway_failed")
         /// An order type whose credential cannot authenticate to APNs.
         public static let apnsCredentialUnusable = Code("apns_credential_unusable")
+        /// Merchant order defaults that Wallet would refuse (a URL that is not https, an unknown fulfillment type).
+        public static let invalidOrderDefaults = Code("order_defaults_invalid")
+        /// An authentication token that several orders share, sent where it alone must name the order.
+        public static let ambiguousAuthenticationToken = Code("authentication_token_ambiguous")
+        /// A wallet link lifetime out of range.
+        public static let invalidWalletLink = Code("wallet_link_invalid")
     }
 
     /// What went wrong.

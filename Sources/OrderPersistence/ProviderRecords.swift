@@ -1,0 +1,54 @@
+import Foundation
+
+/// A merchant's defaults for what the payment providers' simplified order form lacks and Wallet requires.
+public struct MerchantOrderDefaultsRecord: Sendable, Hashable {
+    /// The merchant the defaults belong to.
+    public var merchantID: String
+    /// `orderManagementURL` of orders that name none.
+    public var orderManagementURL: String?
+    /// `fulfillmentType` of fulfillments that name none.
+    public var fulfillmentType: String?
+    /// `payment.status` of a `total` given without one.
+    public var paymentStatus: String?
+    /// When the defaults were last set.
+    public var updatedAt: Date
+
+    /// The defaults of one merchant; `nil` leaves a field without default.
+    public init(merchantID: String, orderManagementURL: String?, fulfillmentType: String?, paymentStatus: String?, updatedAt: Date) {
+        self.merchantID = merchantID
+        self.orderManagementURL = orderManagementURL
+        self.fulfillmentType = fulfillmentType
+        self.paymentStatus = paymentStatus
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A "Track in Wallet" link: whoever holds its token gets the order's current signed package until it expires or is
+/// revoked. Only the token's SHA-256 is stored.
+public struct WalletLinkRecord: Sendable, Hashable {
+    /// The link's public identifier, for revoking it; not a secret.
+    public var id: String
+    /// Lowercase hex SHA-256 of the token in the link's URL.
+    public var tokenHash: String
+    /// The merchant whose order the link opens.
+    public var merchantID: String
+    /// The order the link opens.
+    public var order: OrderKey
+    /// Millisecond precision; the store truncates finer values.
+    public var createdAt: Date
+    /// After this instant the link opens nothing.
+    public var expiresAt: Date
+    /// When the merchant revoked the link, if it did.
+    public var revokedAt: Date?
+
+    /// A link record to pass to ``OrderStore/createWalletLink(_:)``.
+    public init(id: String, tokenHash: String, merchantID: String, order: OrderKey, createdAt: Date, expiresAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.tokenHash = tokenHash
+        self.merchantID = merchantID
+        self.order = order
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    // MARK: Merchant order defaults
+
+    /// Sets a merchant's order defaults, replacing any earlier ones.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)`` for a merchant that does not exist.
+    public func putOrderDefaults(_ record: MerchantOrderDefaultsRecord) async throws {
+        try await write("save order defaults of merchant \(record.merchantID)") { db in
+            try await Self.requireMerchant(db, record.merchantID)
+            try await db.insert(into: "merchant_order_defaults")
+                .columns("merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at")
+                .values(
+                    record.merchantID, record.orderManagementURL, record.fulfillmentType, record.paymentStatus,
+                    record.updatedAt.millisecondsSince1970
+                )
+                .onConflict(with: "merchant_id") {
+                    $0.set(excludedValueOf: "order_management_url").set(excludedValueOf: "fulfillment_type")
+                        .set(excludedValueOf: "payment_status").set(excludedValueOf: "updated_at")
+                }
+                .run()
+        }
+    }
+
+    /// A merchant's order defaults, or `nil` if it never set any.
+    public func orderDefaults(merchantID: String) async throws -> MerchantOrderDefaultsRecord? {
+        try await read("read order defaults of merchant \(merchantID)") { db in
+            try await db.select().columns("merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at")
+                .from("merchant_order_defaults")
+                .where("merchant_id", .equal, merchantID)
+                .first()
+                .map {
+                    MerchantOrderDefaultsRecord(
+                        merchantID: try $0.string("merchant_id"), orderManagementURL: try $0.optionalString("order_management_url"),
+                        fulfillmentType: try $0.optionalString("fulfillment_type"), paymentStatus: try $0.optionalString("payment_status"),
+                        updatedAt: try $0.date("updated_at"))
+                }
+        }
+    }
+
+    /// The orders whose authentication token is `token`: one for tokens OrderTrack made, possibly more for tokens a
+    /// merchant chose and reused. At most two are read, enough to tell.
+    public func orders(authenticationToken token: String) async throws -> [OrderRecord] {
+        try await read("find orders by authentication token") { db in
+            try await db.select().columns(Self.orderColumns).from("orders").where("authentication_token", .equal, token).limit(2).all()
+                .map(Self.order(from:))
+        }
+    }
+
+    // MARK: Wallet links
+
+    static let walletLinkColumns = [
+        "id", "token_hash", "merchant_id", "order_type_identifier", "order_identifier", "created_at", "expires_at", "revoked_at",
+    ]
+
+    /// Stores a new wallet link.
+    ///
+    /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` when the order does not exist.
+    public func createWalletLink(_ link: WalletLinkRecord) async throws {
+        try await write("create a wallet link for order \(link.order.orderIdentifier)") { db in
+            guard
+                try await db.select().column("merchant_id").from("orders")
+                    .where("order_type_identifier", .equal, link.order.orderTypeIdentifier)
+                    .where("order_identifier", .equal, link.order.orderIdentifier)
+                    .first()?.string("merchant_id") == link.merchantID
+            else {
+                throw OrderStoreError.orderNotFound(orderTypeIdentifier: link.order.orderTypeIdentifier, orderIdentifier: link.order.orderIdentifier)
+            }
+            try await db.insert(into: "wallet_links")
+                .columns(Self.walletLinkColumns)
+                .values(
+                    link.id, link.tokenHash, link.merchantID, link.order.orderTypeIdentifier, link.order.orderIdentifier,
+                    link.createdAt.millisecondsSince1970, link.expiresAt.millisecondsSince1970, link.revokedAt?.millisecondsSince1970
+                )
+                .run()
+        }
+    }
+
+    /// The wallet link whose token has this SHA-256, expired, revoked or not.
+    public func walletLink(tokenHash: String) async throws -> WalletLinkRecord? {
+        try await read("read a wallet link") { db in
+            try await db.select().columns(Self.walletLinkColumns).from("wallet_links").where("token_hash", .equal, tokenHash).first()
+                .map(Self.walletLink(from:))
+        }
+    }
+
+    /// Revokes one of the merchant's wallet links at `date`; `nil` when the merchant has no link with that id, the
+    /// link as it is now otherwise (revoking twice keeps the first date).
+    public func revokeWalletLink(merchantID: String, id: String, at date: Date) async throws -> WalletLinkRecord? {
+        try await write("revoke wallet link \(id)") { db in
+            try await db.update("wallet_links").set("revoked_at", to: date.millisecondsSince1970)
+                .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("revoked_at", .is, SQLLiteral.null)
+                .run()
+            return try await db.select().columns(Self.walletLinkColumns).from("wallet_links")
+                .where("id", .equal, id).where("merchant_id", .equal, merchantID)
+                .first()
+                .map(Self.walletLink(from:))
+        }
+    }
+
+    /// Deletes wallet links that expired before `date`; returns the number deleted.
+    public func deleteWalletLinks(expiredBefore date: Date) async throws -> Int {
+        try await write("delete expired wallet links") { db in
+            try await db.delete(from: "wallet_links").where("expires_at", .lessThan, date.millisecondsSince1970).returning("id").all().count
+        }
+    }
+
+    static func walletLink(from row: any SQLRow) throws -> WalletLinkRecord {
+        WalletLinkRecord(
+            id: try row.string("id"), tokenHash: try row.string("token_hash"), merchantID: try row.string("merchant_id"),
+            order: OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier")),
+            createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
+            revokedAt: try row.decodeNil(column: "revoked_at") ? nil : try row.date("revoked_at"))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OrderModel
+import OrderPersistence
+
+/// What merchants moving from a payment provider use on the merchant API: their order defaults, which fill what the
+/// provider's simplified order form lacks, and "Track in Wallet" links.
+struct ProviderRoutes: Sendable {
+    let administration: Administration
+    let walletLinks: WalletLinkService
+    let maximumBodySize: Int
+
+    func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
+        merchantAPI.get("order-defaults") { _, context in
+            Self.json(try await administration.orderDefaults(merchantID: try context.merchant.id))
+        }
+        merchantAPI.put("order-defaults") { request, context in
+            let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
+            guard let members = body.objectValue else {
+                throw APIError.badRequest("body_not_object", "the body must be a JSON object such as {\"orderManagementURL\": \"https://…\"}")
+            }
+            let known: Set = ["orderManagementURL", "fulfillmentType", "paymentStatus"]
+            if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
+                throw APIError.badRequest("field_unknown", "\(unknown) is not an order default; the defaults are \(known.sorted().joined(separator: ", "))", param: unknown)
+            }
+            var defaults = ProviderVocabulary.Defaults()
+            defaults.orderManagementURL = try Self.optionalString(members, "orderManagementURL")
+            defaults.fulfillmentType = try Self.optionalString(members, "fulfillmentType")
+            defaults.paymentStatus = try Self.optionalString(members, "paymentStatus")
+            let merchant = try context.merchant
+            try await administration.setOrderDefaults(merchantID: merchant.id, defaults)
+            return Self.json(try await administration.orderDefaults(merchantID: merchant.id))
+        }
+        merchantAPI.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
+            // The body is optional: an empty one asks for the default lifetime.
+            let bytes = try await RequestParsing.body(request, limit: maximumBodySize)
+            var lifetime: TimeInterval?
+            if !bytes.isEmpty, let value = try RequestParsing.json(bytes)["expiresIn"] {
+                guard let seconds = value.numberLiteral.flatMap(Int.init) else {
+                    throw APIError.badRequest("wallet_link_invalid", "expiresIn must be a whole number of seconds", param: "expiresIn")
+                }
+                lifetime = TimeInterval(seconds)
+            }
+            let link = try await walletLinks.create(
+                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime)
+            var json = Self.json(link.record)
+            json["url"] = .string(link.url)
+            return EditedResponse(status: .created, headers: [.cacheControl: "no-store"], response: json)
+        }
+        merchantAPI.delete("wallet-links/:id") { _, context in
+            Self.json(try await walletLinks.revoke(merchant: try context.merchant, id: try RequestParsing.identifier("id", context)))
+        }
+    }
+
+    static func optionalString(_ members: [String: JSONValue], _ name: String) throws -> String? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw APIError.badRequest("field_invalid", "\(name) must be a string or null, not \(other.kindName)", param: name)
+        }
+    }
+
+    static func json(_ defaults: ProviderVocabulary.Defaults) -> JSONValue {
+        [
+            "orderManagementURL": defaults.orderManagementURL.map(JSONValue.string) ?? .null,
+            "fulfillmentType": defaults.fulfillmentType.map(JSONValue.string) ?? .null,
+            "paymentStatus": defaults.paymentStatus.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    /// A link as the API shows it; the URL (and so the token) only in the answer that created it.
+    static func json(_ link: WalletLinkRecord) -> JSONValue {
+        [
+            "id": .string(link.id), "orderTypeIdentifier": .string(link.order.orderTypeIdentifier),
+            "orderIdentifier": .string(link.order.orderIdentifier), "createdAt": .string(DateTimeFormat.formatRFC3339(link.createdAt)),
+            "expiresAt": .string(DateTimeFormat.formatRFC3339(link.expiresAt)),
+            "revokedAt": link.revokedAt.map { .string(DateTimeFormat.formatRFC3339($0)) } ?? .null,
+        ]
+    }
+}

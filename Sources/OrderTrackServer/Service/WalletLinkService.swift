@@ -1,0 +1,81 @@
+import Foundation
+import OrderPersistence
+
+/// "Track in Wallet" links: a URL that hands an order's current signed package to whoever holds it, so a customer can
+/// add the order to Wallet from a checkout page, an e-mail or an app.
+///
+/// The URL's token is 192 random bits, stored only as its SHA-256, and is never the order's authenticationToken: a
+/// link that leaks opens the package until it expires or is revoked, but cannot register devices or fetch later
+/// versions once it is gone.
+struct WalletLinkService: Sendable {
+    /// How long a link works unless the merchant asks otherwise.
+    static let defaultLifetime: TimeInterval = 7 * 24 * 3600
+    /// The longest lifetime a merchant may ask for.
+    static let maximumLifetime: TimeInterval = 90 * 24 * 3600
+    /// Where links live under the public URL.
+    static let pathPrefix = "/track/"
+
+    let store: any OrderStore
+    let orders: OrderService
+    /// The public base URL links are made on.
+    let publicURL: String
+    let now: @Sendable () -> Date
+
+    /// A new link and its URL (shown once: only the token's hash is kept).
+    struct CreatedLink: Sendable {
+        var record: WalletLinkRecord
+        var url: String
+    }
+
+    /// Why a link opens nothing.
+    enum Refusal: Error, Sendable {
+        /// No link has this token.
+        case unknown
+        /// The link expired at this date.
+        case expired(Date)
+        /// The merchant revoked the link at this date.
+        case revoked(Date)
+    }
+
+    /// Makes a link to one of the merchant's orders, valid for `lifetime` seconds (default 7 days, at most 90).
+    func create(merchant: MerchantRecord, type: String, id: String, lifetime: TimeInterval?) async throws -> CreatedLink {
+        let lifetime = lifetime ?? Self.defaultLifetime
+        guard lifetime >= 60, lifetime <= Self.maximumLifetime else {
+            throw OrderTrackError(
+                .invalidWalletLink, "expiresIn must be from 60 to \(Int(Self.maximumLifetime)) seconds (90 days), not \(lifetime)",
+                field: "expiresIn")
+        }
+        _ = try await orders.order(merchant: merchant, type: type, id: id)
+        let token = Secrets.randomToken(bytes: 24)
+        let created = now()
+        let record = WalletLinkRecord(
+            id: UUID().uuidString.lowercased(), tokenHash: Secrets.sha256Hex(Array(token.utf8)), merchantID: merchant.id,
+            order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id), createdAt: created, expiresAt: created.addingTimeInterval(lifetime))
+        do {
+            try await store.createWalletLink(record)
+        } catch OrderStoreError.orderNotFound {
+            throw OrderTrackError(.notFound, "no order \(id) of type \(type)")
+        }
+        return CreatedLink(record: record, url: publicURL + Self.pathPrefix + token)
+    }
+
+    /// Revokes one of the merchant's links; revoking twice keeps the first date.
+    func revoke(merchant: MerchantRecord, id: String) async throws -> WalletLinkRecord {
+        guard let record = try await store.revokeWalletLink(merchantID: merchant.id, id: id, at: now()) else {
+            throw OrderTrackError(.notFound, "no wallet link \(id)")
+        }
+        return record
+    }
+
+    /// The order a link's token opens now, or why it opens nothing.
+    func resolve(token: String) async throws -> Result<OrderRecord, Refusal> {
+        guard let record = try await store.walletLink(tokenHash: Secrets.sha256Hex(Array(token.utf8))) else { return .failure(.unknown) }
+        if let revokedAt = record.revokedAt { return .failure(.revoked(revokedAt)) }
+        guard record.expiresAt > now() else { return .failure(.expired(record.expiresAt)) }
+        // Deleting the order deletes its links; one deleted a moment ago is as unknown as a token never issued.
+        guard let order = try await store.order(type: record.order.orderTypeIdentifier, id: record.order.orderIdentifier) else {
+            return .failure(.unknown)
+        }
+        return .success(order)
+    }
+}
