@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import OrderModel
 import OrderPersistence
 import OrderTrackServer
 
@@ -74,7 +75,7 @@ struct MigrateCommand: AsyncParsableCommand {
 struct MerchantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merchant", abstract: "Manage merchants (tenants) and their API keys.",
-        subcommands: [CreateMerchantCommand.self, CreateAPIKeyCommand.self, ListMerchantsCommand.self])
+        subcommands: [CreateMerchantCommand.self, CreateAPIKeyCommand.self, ListMerchantsCommand.self, OrderDefaultsCommand.self])
 }
 
 struct CreateMerchantCommand: AsyncParsableCommand {
@@ -99,6 +100,33 @@ struct CreateAPIKeyCommand: AsyncParsableCommand {
     func run() async throws {
         let apiKey = try await database.withAdministration { try await $0.createAPIKey(merchantID: merchant) }
         print(apiKey)
+    }
+}
+
+struct OrderDefaultsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "order-defaults",
+        abstract: "Show or set what fills the fields a payment provider's simplified order form lacks.",
+        discussion: "Without options, prints the merchant's defaults. Options replace all three; an option left out has no default.")
+
+    @Option(help: "Merchant id") var merchant: String
+    @Option(help: "orderManagementURL of orders that name none (https)") var orderManagementURL: String?
+    @Option(help: "fulfillmentType of fulfillments that name none (shipping or pickup)") var fulfillmentType: String?
+    @Option(help: "payment.status of a total given without one (e.g. paid)") var paymentStatus: String?
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let defaults = try await database.withAdministration { administration in
+            if orderManagementURL != nil || fulfillmentType != nil || paymentStatus != nil {
+                try await administration.setOrderDefaults(
+                    merchantID: merchant,
+                    ProviderVocabulary.Defaults(orderManagementURL: orderManagementURL, fulfillmentType: fulfillmentType, paymentStatus: paymentStatus))
+            }
+            return try await administration.orderDefaults(merchantID: merchant)
+        }
+        print("orderManagementURL: \(defaults.orderManagementURL ?? "(none)")")
+        print("fulfillmentType:    \(defaults.fulfillmentType ?? "(none)")")
+        print("paymentStatus:      \(defaults.paymentStatus ?? "(none)")")
     }
 }
 

@@ -125,6 +125,16 @@ import Testing
         #expect(try run(["merchant", "api-key", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
         let listed = try run(["merchant", "list", "--data-dir", "data"])
         #expect(listed.output.contains("Platform Shop") && listed.output.contains("order.com.example.platform"))
+
+        let defaults = try run([
+            "merchant", "order-defaults", "--merchant", merchant, "--order-management-url", "https://shop.example.com/orders",
+            "--fulfillment-type", "shipping", "--payment-status", "paid", "--data-dir", "data",
+        ])
+        #expect(defaults.status == 0, "\(defaults.errors)")
+        let shown = try run(["merchant", "order-defaults", "--merchant", merchant, "--data-dir", "data"])
+        #expect(shown.output.contains("orderManagementURL: https://shop.example.com/orders") && shown.output.contains("paymentStatus:      paid"))
+        let refused = try run(["merchant", "order-defaults", "--merchant", merchant, "--fulfillment-type", "drone", "--data-dir", "data"])
+        #expect(refused.status == 1 && refused.errors.contains("fulfillmentType must be"))
     }
 
     @Test func benchPackageRunsAndReportsTheRatio() throws {
