@@ -42,27 +42,33 @@ final class RetentionService: Service, Sendable {
         }
     }
 
-    /// Deletes what expired by `now`; returns the push log entries, idempotency keys and dashboard sessions deleted
-    /// (a session is also deleted when presented after its expiry; this removes those never presented again).
+    /// How long an expired wallet link is kept, so that it answers "expired" (410) rather than "not found".
+    static let expiredWalletLinks: TimeInterval = 30 * 86_400
+
+    /// Deletes what expired by `now`; returns the push log entries, idempotency keys, dashboard sessions and wallet
+    /// links deleted (a session is also deleted when presented after its expiry; this removes those never presented
+    /// again).
     @discardableResult
-    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int) {
+    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int, walletLinks: Int) {
         var pushLog = 0
         if let retention = configuration.pushLog {
             pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
         }
         let keys = try await store.deleteIdempotentResponses(createdBefore: now.addingTimeInterval(-configuration.idempotencyKeys))
-        return (pushLog, keys, try await store.deleteDashboardSessions(expiredBefore: now))
+        let sessions = try await store.deleteDashboardSessions(expiredBefore: now)
+        return (pushLog, keys, sessions, try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(-Self.expiredWalletLinks)))
     }
 
     private func pruneLoggingFailures(now: Date) async {
         do {
             let deleted = try await prune(now: now)
-            if deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions > 0 {
+            if deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.walletLinks > 0 {
                 logger.info(
                     "pruned expired records",
                     metadata: [
                         "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
                         "dashboard_sessions": .stringConvertible(deleted.dashboardSessions),
+                        "wallet_links": .stringConvertible(deleted.walletLinks),
                     ])
             }
         } catch {
