@@ -94,12 +94,7 @@ private struct Translator {
                 fulfillments.enumerated().map { fulfillment($1, at: "fulfillments[\($0)]", inProgress: inProgress) })
         }
         if order["orderManagementURL"] == nil {
-            if let url = defaults.orderManagementURL {
-                order["orderManagementURL"] = .string(url)
-                warn("orderManagementURL", "missing, so the merchant's default \(url) was used")
-            } else {
-                errors.append(ValidationProblem(path: "orderManagementURL", message: Self.noDefault("orderManagementURL")))
-            }
+            order["orderManagementURL"] = defaulted(defaults.orderManagementURL, setting: "orderManagementURL", at: "orderManagementURL")
         }
         return order
     }
@@ -153,12 +148,7 @@ private struct Translator {
         payment["total"] = amount(total["price"] ?? .null, currency: total["currencyCode"], at: "total.price", currencyPath: "total.currencyCode")
         warn("total", "was read as \"payment.total\"")
         if payment["status"] == nil {
-            if let status = defaults.paymentStatus {
-                payment["status"] = .string(status)
-                warn("payment.status", "missing, so the merchant's default \"\(status)\" was used")
-            } else {
-                errors.append(ValidationProblem(path: "payment.status", message: Self.noDefault("paymentStatus")))
-            }
+            payment["status"] = defaulted(defaults.paymentStatus, setting: "paymentStatus", at: "payment.status")
         }
         return payment
     }
@@ -186,13 +176,7 @@ private struct Translator {
             warn("\(path).trackingUrl", "was read as \"trackingURL\"")
         }
         if fulfillment["fulfillmentType"] == nil {
-            if let type = defaults.fulfillmentType {
-                fulfillment["fulfillmentType"] = .string(type)
-                warn("\(path).fulfillmentType", "missing, so the merchant's default \"\(type)\" was used")
-            } else {
-                errors.append(
-                    ValidationProblem(path: "\(path).fulfillmentType", message: Self.noDefault("fulfillmentType")))
-            }
+            fulfillment["fulfillmentType"] = defaulted(defaults.fulfillmentType, setting: "fulfillmentType", at: "\(path).fulfillmentType")
         }
         if inProgress, fulfillment["status"]?.stringValue ?? "open" == "open" {
             fulfillment["status"] = "processing"
@@ -203,8 +187,15 @@ private struct Translator {
         return fulfillment
     }
 
-    /// The error of a required field missing from the simplified form; `setting` names the merchant's default.
-    static func noDefault(_ setting: String) -> String {
-        "required by Wallet: give it in the order, or set the merchant's order default \(setting)"
+    /// The merchant's default for a field Wallet requires and the simplified form lacks, with a warning saying it was
+    /// used; without a default, an error naming the field and the setting that would fill it.
+    mutating func defaulted(_ value: String?, setting: String, at path: String) -> JSONValue? {
+        guard let value else {
+            errors.append(
+                ValidationProblem(path: path, message: "required by Wallet: give it in the order, or set the merchant's order default \(setting)"))
+            return nil
+        }
+        warn(path, "missing, so the merchant's default \"\(value)\" was used")
+        return .string(value)
     }
 }
