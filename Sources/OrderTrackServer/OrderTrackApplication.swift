@@ -114,7 +114,7 @@ public struct OrderTrackApplication: Sendable {
         ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
         DashboardRoutes(
             sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            administration: administration, packages: packages, now: now, resources: try DashboardResources.load(), cpu: cpu,
+            administration: administration, packages: packages, applePay: applePay, now: now, resources: try DashboardResources.load(), cpu: cpu,
             secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)
