@@ -28,17 +28,20 @@ struct CheckoutPage: Sendable {
         let merchantIdentifier =
             identity?.merchantIdentifier ?? paymentIdentities.first?.merchantIdentifier ?? Self.placeholderMerchantIdentifier
         let label = identity?.displayName ?? merchant.name
-        var missing: [String] = []
-        if identity == nil { missing.append("a Merchant Identity certificate (PUT /api/v1/apple_pay/merchant-identity)") }
-        if paymentIdentities.isEmpty { missing.append("a payment processing identity (POST /api/v1/apple_pay/payment-identities)") }
+        var missing: [(what: String, call: String)] = []
+        if identity == nil { missing.append(("a Merchant Identity certificate", "PUT /api/v1/apple_pay/merchant-identity")) }
+        if paymentIdentities.isEmpty { missing.append(("a payment processing identity", "POST /api/v1/apple_pay/payment-identities")) }
         return [
             "paymentRequestJSON": Self.paymentRequest(label: label).serializedString(pretty: true),
             "orderJSON": Self.order(merchantName: merchant.name, merchantIdentifier: merchantIdentifier, orderType: orderTypes.first, number: orderNumber)
                 .serializedString(pretty: true),
             "merchantIdentifier": merchantIdentifier,
             "hasOrderTypes": !orderTypes.isEmpty,
-            "applePayDomains": identity?.domains.joined(separator: ", ") ?? "",
-            "applePayMissing": missing.isEmpty ? false : missing.joined(separator: " and "),
+            "applePayDomains": identity.map { $0.domains.joined(separator: ", ") } ?? false,
+            "applePayMissing": missing.enumerated().map { index, item in
+                ["what": item.what, "call": item.call, "joiner": index == 0 ? "" : " and "]
+            },
+            "hasApplePayMissing": !missing.isEmpty,
         ]
     }
 

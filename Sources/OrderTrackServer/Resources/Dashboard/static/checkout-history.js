@@ -22,10 +22,12 @@ export function record(method, path, status, sent, answer) {
   document.getElementById("transcript-empty").hidden = true;
   const ok = typeof status === "number" && status >= 200 && status < 300;
   const head = element("div", "transcript-head");
-  head.append(element("span", `badge badge-${ok ? "green" : "red"}`, String(status)), element("code", "call", `${method} ${path}`), time(new Date()));
+  head.append(element("span", `badge badge-${ok ? "green" : "red"}`, String(status)), element("code", "call", `${method} ${path}`));
+  const summary = element("summary", "", "JSON");
+  summary.append(time(new Date()));
   const bodies = element("details");
   bodies.append(
-    element("summary", "", "JSON"),
+    summary,
     element("p", "body-label", "Sent"),
     element("pre", "code", JSON.stringify(sent, null, 2)),
     element("p", "body-label", "Answered"),

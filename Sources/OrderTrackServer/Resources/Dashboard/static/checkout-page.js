@@ -136,8 +136,13 @@ function showProblems(problems) {
 function showOrderDetails(orderDetails, order) {
   const shown = Object.fromEntries(DETAIL_KEYS.map((key) => [key, orderDetails[key]]));
   const code = document.createElement("pre");
-  code.className = "code";
-  code.textContent = JSON.stringify(shown, null, 2);
+  code.className = "code json-lines";
+  // One block per line, so that a long value wraps under its key rather than at the left edge.
+  code.replaceChildren(
+    ...JSON.stringify(shown, null, 2)
+      .split("\n")
+      .map((line) => Object.assign(document.createElement("span"), { textContent: line })),
+  );
   const note = document.createElement("p");
   note.className = "muted small";
   note.textContent = "Apple Pay JS hands them to completePayment, the Payment Request API to complete(\"success\", {data: {orderDetails}}).";
@@ -235,6 +240,11 @@ if (applePayAvailable()) {
   simulateButton.classList.replace("primary", "secondary");
   document.getElementById("pay-note").textContent =
     "Apple Pay runs the real flow with the chosen API. Simulate payment creates the order the same way, without a payment token.";
+}
+// The server's pretty JSON sorts keys and spaces colons; the page shows the payloads as the source code writes them.
+for (const box of [requestBox, orderBox]) {
+  const value = read(box, "", { quiet: true });
+  if (value) box.value = JSON.stringify(value, null, 2);
 }
 renderMadeOrders();
 edited();
