@@ -177,6 +177,9 @@ def checkout_source(page: Page, made: dict) -> None:
 
 
 def checkout_open_made_order(page: Page, made: dict) -> None:
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name="Orders").click()
+    expect(page.get_by_role("link", name=made["number"])).to_be_visible()
+    page.go_back()
     page.get_by_role("region", name="Orders made here").get_by_role("link", name=made["number"]).click()
     expect(page.get_by_role("heading", name=f"Order {made['number']}")).to_be_visible()
     assert json.loads(page.get_by_label("Order JSON").input_value())["orderIdentifier"] == made["id"]
@@ -347,7 +350,7 @@ def main() -> int:
             steps.run("the checkout playground simulates a payment and shows orderDetails", lambda: checkout_simulate(page, checkout))
             steps.run("the payment request converts to the Payment Request API", lambda: checkout_payment_request(page))
             steps.run("the source shows the calls with the order made", lambda: checkout_source(page, checkout))
-            steps.run("an order made in the playground opens its editor", lambda: checkout_open_made_order(page, checkout))
+            steps.run("an order made in the playground is in the list and opens its editor", lambda: checkout_open_made_order(page, checkout))
             steps.run("bad JSON and a refused order are explained", lambda: checkout_bad_input(page, console_errors))
             steps.run("the playground works at phone width, back from sign-in", lambda: checkout_phone(browser))
 

@@ -174,11 +174,14 @@ import Testing
             #expect(fromPage.json == fromAPI.json, "the page's call answers as the API does")
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.isEmpty == true)
 
-            let session: JSONValue = ["validationURL": "https://apple-pay-gateway.apple.com/paymentservices/startSession", "domain": "shop.example.com"]
+            let session: JSONValue = [
+                "validationURL": "https://apple-pay-gateway.apple.com/paymentservices/startSession", "domain": "shop.example.com",
+            ]
             let unconfigured = try await Self.post(client, "/dashboard/api/checkout/session", browser, json: session)
             #expect(unconfigured.status == .conflict && unconfigured.json["error"]?["code"] == "apple_pay_not_configured", "\(unconfigured.text)")
             let elsewhere = try await Self.post(
-                client, "/dashboard/api/checkout/session", browser, json: ["validationURL": "https://attacker.example/", "domain": "shop.example.com"])
+                client, "/dashboard/api/checkout/session", browser,
+                json: ["validationURL": "https://attacker.example/", "domain": "shop.example.com"])
             #expect(elsewhere.status == .badRequest && elsewhere.json["error"]?["code"] == "validation_url_not_allowed")
             let missing = try await Self.post(client, "/dashboard/api/checkout/session", browser, json: ["domain": "shop.example.com"])
             #expect(missing.status == .badRequest && missing.json["error"]?["code"] == "validation_url_missing")

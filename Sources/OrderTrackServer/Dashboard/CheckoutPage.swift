@@ -31,10 +31,10 @@ struct CheckoutPage: Sendable {
         var missing: [(what: String, call: String)] = []
         if identity == nil { missing.append(("a Merchant Identity certificate", "PUT /api/v1/apple_pay/merchant-identity")) }
         if paymentIdentities.isEmpty { missing.append(("a payment processing identity", "POST /api/v1/apple_pay/payment-identities")) }
+        let order = Self.order(merchantName: merchant.name, merchantIdentifier: merchantIdentifier, orderType: orderTypes.first, number: orderNumber)
         return [
             "paymentRequestJSON": Self.paymentRequest(label: label).serializedString(pretty: true),
-            "orderJSON": Self.order(merchantName: merchant.name, merchantIdentifier: merchantIdentifier, orderType: orderTypes.first, number: orderNumber)
-                .serializedString(pretty: true),
+            "orderJSON": order.serializedString(pretty: true),
             "merchantIdentifier": merchantIdentifier,
             "hasOrderTypes": !orderTypes.isEmpty,
             "applePayDomains": identity.map { $0.domains.joined(separator: ", ") } ?? false,

@@ -41,7 +41,8 @@ struct DashboardAPIRoutes: Sendable {
             // No token, or null: a simulation. (Not `nil` literals: JSONValue's reads as `.null`.)
             let token: JSONValue? = if let given = body["token"], given != .null { try ApplePayRoutes.token(body) } else { .none }
             let checkout = try await playground.pay(
-                merchant: try context.merchant, token: token, order: try ApplePayRoutes.order(body), attempt: try MerchantRoutes.idempotencyKey(request))
+                merchant: try context.merchant, token: token, order: try ApplePayRoutes.order(body),
+                attempt: try MerchantRoutes.idempotencyKey(request))
             return ApplePayRoutes.checkoutResponse(checkout, request, context)
         }
     }
