@@ -3,6 +3,7 @@
 import { callJSON } from "./dashboard-api.js";
 import { sameAmount, toApplePayJS, toPaymentRequestAPI, totalOf } from "./checkout-request.js";
 import { record, rememberOrder, renderMadeOrders } from "./checkout-history.js";
+import { formatJSON } from "./checkout-source.js";
 import { showSource } from "./checkout-source-panel.js";
 import { applePayAvailable, payWithApplePayJS, payWithPaymentRequest } from "./checkout-wallet.js";
 
@@ -103,7 +104,7 @@ function switchMethod(next) {
     return;
   }
   const converted = next === "paymentRequest" ? toPaymentRequestAPI(request, root.dataset.merchantIdentifier) : toApplePayJS(request);
-  requestBox.value = JSON.stringify(converted, null, 2);
+  requestBox.value = formatJSON(converted);
   method = next;
   document.getElementById("payment-request-hint").innerHTML = hints[next];
   edited();
@@ -133,8 +134,12 @@ function showProblems(problems) {
   );
 }
 
-function showOrderDetails(orderDetails, order) {
-  const shown = Object.fromEntries(DETAIL_KEYS.map((key) => [key, orderDetails[key]]));
+/** The four values in the order Apple documents them (the server's JSON sorts its keys). */
+function inAppleOrder(orderDetails) {
+  return Object.fromEntries(DETAIL_KEYS.map((key) => [key, orderDetails[key]]));
+}
+
+function showOrderDetails(shown, order) {
   const code = document.createElement("pre");
   code.className = "code json-lines";
   // One block per line, so that a long value wraps under its key rather than at the left edge.
@@ -185,10 +190,10 @@ async function submit(token, order) {
   attempt ??= randomKey();
   const { status, json } = await send(root.dataset.paymentsUrl, token ? { token, order } : { order }, token ? {} : { "Idempotency-Key": attempt });
   attempt = null;
-  lastDetails = json.orderDetails;
+  lastDetails = inAppleOrder(json.orderDetails);
   const number = json.order?.orderNumber;
-  rememberOrder(json.orderDetails, number, !token);
-  showOrderDetails(json.orderDetails, json.order);
+  rememberOrder(lastDetails, number, !token);
+  showOrderDetails(lastDetails, json.order);
   const made = status === 201 ? `Order ${number ?? json.orderDetails.orderIdentifier} created` : "This payment was made before: its order is answered again";
   showMessage(token ? `Paid with Apple Pay. ${made}.` : `Simulated payment. ${made}; in Safari, Apple Pay would now hand its orderDetails to Wallet.`, "success");
   showProblems((json.warnings ?? []).map((warning) => ({ ...warning, severity: "warning" })));
@@ -244,7 +249,7 @@ if (applePayAvailable()) {
 // The server's pretty JSON sorts keys and spaces colons; the page shows the payloads as the source code writes them.
 for (const box of [requestBox, orderBox]) {
   const value = read(box, "", { quiet: true });
-  if (value) box.value = JSON.stringify(value, null, 2);
+  if (value) box.value = formatJSON(value);
 }
 renderMadeOrders();
 edited();

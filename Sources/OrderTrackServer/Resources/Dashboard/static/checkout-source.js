@@ -2,10 +2,26 @@
 // payloads, with the orderDetails of the last payment made here.
 import { APPLE_PAY_VERSION } from "./checkout-request.js";
 
-/** `value` as indented JSON, each line after the first indented by `indent` more spaces. */
-function json(value, indent = 0) {
-  return JSON.stringify(value, null, 2).replaceAll("\n", `\n${" ".repeat(indent)}`);
+/**
+ * `value` as JSON indented by two spaces, lines after the first by `indent` more; short lists of plain values stay on
+ * one line (`["visa", "masterCard"]`), as people write them.
+ */
+export function formatJSON(value, indent = 0) {
+  const pad = " ".repeat(indent);
+  if (Array.isArray(value)) {
+    const line = `[${value.map((item) => JSON.stringify(item)).join(", ")}]`;
+    if (value.every((item) => item === null || typeof item !== "object") && line.length <= 72) return line;
+    return `[\n${value.map((item) => `${pad}  ${formatJSON(item, indent + 2)}`).join(",\n")}\n${pad}]`;
+  }
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, member]) => member !== undefined);
+    if (!entries.length) return "{}";
+    return `{\n${entries.map(([key, member]) => `${pad}  ${JSON.stringify(key)}: ${formatJSON(member, indent + 2)}`).join(",\n")}\n${pad}}`;
+  }
+  return JSON.stringify(value);
 }
+
+const json = formatJSON;
 
 function detailsComment(orderDetails, indent) {
   const pad = " ".repeat(indent);
@@ -39,9 +55,7 @@ curl -X POST '${origin}/api/v1/apple_pay/sessions' \\
 }
 
 function applePayJS({ applePayRequest, orderDetails }) {
-  return `${postJSON}
-
-// In your Apple Pay button's click handler.
+  return `// In your Apple Pay button's click handler.
 const session = new ApplePaySession(${APPLE_PAY_VERSION}, ${json(applePayRequest)});
 
 session.onvalidatemerchant = async (event) => {
@@ -59,13 +73,13 @@ ${detailsComment(orderDetails, 4)}
   }
 };
 
-session.begin();`;
+session.begin();
+
+${postJSON}`;
 }
 
 function paymentRequest({ paymentRequestShape, orderDetails }) {
-  return `${postJSON}
-
-// In your Apple Pay button's click handler.
+  return `// In your Apple Pay button's click handler (an async function).
 const request = new PaymentRequest(
   ${json(paymentRequestShape.methodData, 2)},
   ${json(paymentRequestShape.details, 2)},
@@ -82,7 +96,9 @@ ${detailsComment(orderDetails, 2)}
   await response.complete("success", { data: { orderDetails } });
 } catch {
   await response.complete("fail");
-}`;
+}
+
+${postJSON}`;
 }
 
 function swift({ orderDetails }) {
