@@ -123,6 +123,102 @@ def sign_in(page: Page) -> None:
     expect(page.get_by_role("heading", name="Orders")).to_be_visible()
 
 
+# Checkout playground (/checkout). Chromium has no Apple Pay, so the page offers "Simulate payment": the same server
+# call without a token.
+ORDER_DETAILS_KEYS = ("orderTypeIdentifier", "orderIdentifier", "webServiceURL", "authenticationToken")
+
+
+def checkout_simulate(page: Page, made: dict) -> None:
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name="Checkout playground").click()
+    expect(page.get_by_role("heading", name="Checkout playground")).to_be_visible()
+    expect(page.get_by_role("button", name="Pay with Apple Pay")).to_be_hidden()
+    made["number"] = json.loads(page.get_by_label("Order content").input_value())["orderNumber"]
+    page.get_by_role("button", name="Simulate payment").click()
+    details = page.get_by_role("region", name="orderDetails")
+    expect(details.locator("pre")).to_be_visible()
+    shown = json.loads(details.locator("pre").inner_text())
+    assert tuple(shown) == ORDER_DETAILS_KEYS, shown
+    made["id"] = shown["orderIdentifier"]
+    expect(page.get_by_role("status").filter(has_text="Simulated payment")).to_contain_text(made["number"])
+    latest = page.get_by_role("region", name="Transcript").get_by_role("listitem").first
+    expect(latest).to_contain_text("POST /dashboard/api/checkout/payments")
+    expect(latest).to_contain_text("201")
+    shot(page, "checkout-desktop")
+
+
+def checkout_payment_request(page: Page) -> None:
+    request_box = page.get_by_label("Payment request", exact=True)
+    page.get_by_label("Payment Request API").check()
+    method = json.loads(request_box.input_value())["methodData"][0]
+    assert method["supportedMethods"] == "https://apple.com/apple-pay" and method["data"]["version"] == 13, method
+    page.get_by_label("Apple Pay JS").check()
+    assert json.loads(request_box.input_value())["total"]["type"] == "final"
+
+
+def checkout_source(page: Page, made: dict) -> None:
+    page.get_by_role("button", name="Show source").click()
+    source = page.get_by_role("region", name="Source")
+    expect(source).to_contain_text("/api/v1/apple_pay/payments")
+    expect(source).to_contain_text(made["number"])
+    expect(source).to_contain_text("Bearer $ORDERTRACK_API_KEY")
+    assert API_KEY not in source.inner_text(), "the page never shows the secret key"
+    source.get_by_role("tab", name="Payment Request API").click()
+    expect(source).to_contain_text('response.complete("success", { data: { orderDetails } })')
+    source.get_by_role("tab", name="Swift").click()
+    expect(source).to_contain_text(f'orderIdentifier: "{made["id"]}"')
+    source.get_by_role("tab", name="Apple Pay JS").click()
+    expect(source).to_contain_text("session.completePayment({ status: ApplePaySession.STATUS_SUCCESS, orderDetails })")
+    expect(source).to_contain_text(made["id"])
+    source.get_by_role("button", name="Copy").click()
+    expect(source.get_by_role("status")).to_contain_text(re.compile("Copied|copy it with"))
+    shot(page, "checkout-source-desktop")
+    page.get_by_role("button", name="Hide source").click()
+    expect(source).to_be_hidden()
+
+
+def checkout_open_made_order(page: Page, made: dict) -> None:
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name="Orders").click()
+    expect(page.get_by_role("link", name=made["number"])).to_be_visible()
+    page.go_back()
+    page.get_by_role("region", name="Orders made here").get_by_role("link", name=made["number"]).click()
+    expect(page.get_by_role("heading", name=f"Order {made['number']}")).to_be_visible()
+    assert json.loads(page.get_by_label("Order JSON").input_value())["orderIdentifier"] == made["id"]
+    page.go_back()
+    expect(page.get_by_role("region", name="Orders made here").get_by_role("link", name=made["number"])).to_be_visible()
+
+
+def checkout_bad_input(page: Page, console_errors: list[str]) -> None:
+    page.goto(BASE + "/checkout")
+    box = page.get_by_label("Order content")
+    valid = box.input_value()
+    box.fill(valid.rstrip()[:-1])
+    page.get_by_role("button", name="Simulate payment").click()
+    expect(page.get_by_role("alert").filter(has_text="Order content is not valid JSON")).to_be_visible()
+    expect(page.get_by_role("status").filter(has_text="Nothing was sent")).to_be_visible()
+    transcript = page.get_by_role("region", name="Transcript")
+    expect(transcript.get_by_role("listitem")).to_have_count(0)
+    before = len(console_errors)
+    box.fill(re.sub(r'(?m)^(  "status"\s*:\s*)"open"', r'\1"shipped"', valid))
+    page.get_by_role("button", name="Simulate payment").click()
+    expect(page.get_by_role("list", name="Problems").get_by_role("listitem").first).to_contain_text("status")
+    expect(transcript.get_by_role("listitem").first).to_contain_text("422")
+    # The refused call's 422 is what this step expects: Chromium logs it as a failed resource.
+    console_errors[before:] = [error for error in console_errors[before:] if "422" not in error]
+
+
+def checkout_phone(browser) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    phone_page = context.new_page()
+    phone_page.goto(BASE + "/checkout")
+    phone_page.get_by_label("API key").fill(API_KEY)
+    phone_page.get_by_role("button", name="Sign in").click()
+    expect(phone_page.get_by_role("heading", name="Checkout playground")).to_be_visible()
+    phone_page.get_by_role("button", name="Simulate payment").click()
+    expect(phone_page.get_by_role("region", name="orderDetails").locator("pre")).to_be_visible()
+    shot(phone_page, "checkout-phone")
+    context.close()
+
+
 def main() -> int:
     SHOTS.mkdir(parents=True, exist_ok=True)
     steps = Steps()
@@ -249,6 +345,14 @@ def main() -> int:
                 expect(page.get_by_role("cell", name="order.dev.ordertrack.demo", exact=True)).to_be_visible()
                 shot(page, "desktop-order-types")
             steps.run("the order types page lists the certificate", order_types)
+
+            checkout: dict = {}
+            steps.run("the checkout playground simulates a payment and shows orderDetails", lambda: checkout_simulate(page, checkout))
+            steps.run("the payment request converts to the Payment Request API", lambda: checkout_payment_request(page))
+            steps.run("the source shows the calls with the order made", lambda: checkout_source(page, checkout))
+            steps.run("an order made in the playground is in the list and opens its editor", lambda: checkout_open_made_order(page, checkout))
+            steps.run("bad JSON and a refused order are explained", lambda: checkout_bad_input(page, console_errors))
+            steps.run("the playground works at phone width, back from sign-in", lambda: checkout_phone(browser))
 
             def sign_out():
                 page.get_by_role("button", name="Sign out").click()

@@ -7,10 +7,12 @@ import OrderModel
 /// Why not accept the cookie on `/api/v1`: that API is for servers, authenticated by a secret key that browsers never
 /// send by themselves; accepting an ambient cookie there would put every merchant endpoint within reach of cross-site
 /// requests and make each need a CSRF check. These few routes call the same services as their `/api/v1` twins
-/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`) and answer the same JSON, so nothing is done twice.
+/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`, `POST /apple_pay/sessions` and `POST /apple_pay/payments`)
+/// and answer the same JSON, so nothing is done twice.
 struct DashboardAPIRoutes: Sendable {
     let sessions: DashboardSessions
     let orders: OrderService
+    let playground: CheckoutPlayground
     let cpu: CPUWorkPool
     /// The merchant API's body limit: the page sends what a merchant's server could.
     let maximumBodySize: Int
@@ -30,6 +32,20 @@ struct DashboardAPIRoutes: Sendable {
                 bytes: try await cpu.run {
                     (["order": try JSONValue.parse(updated.record.document), "changed": .bool(updated.changed)] as JSONValue).serialized()
                 })
+        }
+        api.post("checkout/session") { request, context in
+            let body = try await ApplePayRoutes.object(request, limit: maximumBodySize, cpu: cpu)
+            return try await ApplePayRoutes.session(request, context, applePay: playground.applePay, body: body)
+        }
+        // `{token, order}` as `POST /api/v1/apple_pay/payments` takes it; without a token, a simulated payment.
+        api.post("checkout/payments") { request, context in
+            let body = try await ApplePayRoutes.object(request, limit: maximumBodySize, cpu: cpu)
+            // No token, or null: a simulation. (Not `nil` literals: JSONValue's reads as `.null`.)
+            let token: JSONValue? = if let given = body["token"], given != .null { try ApplePayRoutes.token(body) } else { .none }
+            let checkout = try await playground.pay(
+                merchant: try context.merchant, token: token, order: try ApplePayRoutes.order(body),
+                attempt: try MerchantRoutes.idempotencyKey(request))
+            return ApplePayRoutes.checkoutResponse(checkout, request, context)
         }
     }
 }

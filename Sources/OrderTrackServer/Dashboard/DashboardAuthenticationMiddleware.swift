@@ -16,7 +16,7 @@ struct DashboardAuthenticationMiddleware: RouterMiddleware {
 
     /// What a request without a live session gets.
     enum SignedOut: Sendable {
-        /// Pages send the browser to the sign-in form.
+        /// Pages send the browser to the sign-in form, which returns to the page it was on.
         case redirectToSignIn
         /// The pages' JSON calls answer 401 in the error envelope.
         case unauthorized
@@ -28,7 +28,9 @@ struct DashboardAuthenticationMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let id = request.cookies[DashboardSessions.cookieName]?.value, let session = try await sessions.session(id: id) else {
             switch signedOut {
-            case .redirectToSignIn: return .redirect(to: DashboardRoutes.signInPath, type: .normal)
+            case .redirectToSignIn:
+                let path = request.method == .get ? request.uri.path : "/dashboard"
+                return .redirect(to: DashboardRoutes.signInURL(returningTo: path), type: .normal)
             case .unauthorized: throw APIError.unauthorized("sign in to the dashboard again: the session is missing or has expired")
             }
         }

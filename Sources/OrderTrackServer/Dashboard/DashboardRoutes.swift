@@ -5,8 +5,9 @@ import NIOCore
 import OrderModel
 import OrderPersistence
 
-/// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list and the order page, and their
-/// static files. Pages are rendered on the server from the services' answers; the session middleware authenticates.
+/// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list, the order page and the checkout
+/// playground, and their static files. Pages are rendered on the server from the services' answers; the session
+/// middleware authenticates.
 struct DashboardRoutes: Sendable {
     static let signInPath = "/dashboard/sign-in"
     static let pageSize = 25
@@ -17,6 +18,8 @@ struct DashboardRoutes: Sendable {
     let administration: Administration
     /// Loads order types' signing identities (parsed once, shared with package building).
     let packages: PackageService
+    /// Apple Pay for the checkout playground, the service `/api/v1/apple_pay` calls.
+    let applePay: ApplePayService
     let now: @Sendable () -> Date
     let resources: DashboardResources
     let cpu: CPUWorkPool
@@ -26,6 +29,8 @@ struct DashboardRoutes: Sendable {
     let maximumBodySize: Int
 
     func add(to router: Router<OrderTrackRequestContext>) {
+        // The playground's short address; its page lives under /dashboard, where the session cookie is sent.
+        router.get("checkout") { _, _ in Response.redirect(to: Self.checkoutPath, type: .normal) }
         let dashboard = router.group("dashboard").add(middleware: DashboardSecurityHeaders())
         dashboard.get("static/:file") { request, context in
             guard let name = context.parameters.get("file"), let response = resources.staticFile(name, request: request) else {
@@ -33,7 +38,9 @@ struct DashboardRoutes: Sendable {
             }
             return response
         }
-        dashboard.get("sign-in") { _, _ in resources.page("sign-in", ["title": "Sign in"]) }
+        dashboard.get("sign-in") { request, _ in
+            resources.page("sign-in", ["title": "Sign in", "next": Self.returnPath(request.uri.queryParameters["next"].map(String.init)) ?? false])
+        }
         dashboard.post("sign-in") { request, _ in try await signIn(request) }
 
         let pages = dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
@@ -51,6 +58,14 @@ struct DashboardRoutes: Sendable {
             return resources.page("order-types", values)
         }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
+        pages.get("checkout") { _, context in
+            var values = try layoutValues(context, title: "Checkout playground")
+            let page = CheckoutPage(administration: administration, applePay: applePay)
+            // A fresh number for each visit, so that the orders made in one session are told apart in the list.
+            values.merge(try await page.values(merchant: try context.merchant, orderNumber: "PG-\(Int.random(in: 10_000...99_999))")) { $1 }
+            values["script"] = "checkout-page.js"
+            return resources.page("checkout", values)
+        }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
             let (type, id) = try orderPath(context)
             let (record, package) = try await orders.package(merchant: try context.merchant, type: type, id: id)
@@ -74,7 +89,10 @@ struct DashboardRoutes: Sendable {
             response.setCookie(sessionCookie(value: "", maxAge: 0))
             return response
         }
-        DashboardAPIRoutes(sessions: sessions, orders: orders, cpu: cpu, maximumBodySize: maximumBodySize).add(to: dashboard)
+        DashboardAPIRoutes(
+            sessions: sessions, orders: orders, playground: CheckoutPlayground(orders: orders, applePay: applePay), cpu: cpu,
+            maximumBodySize: maximumBodySize
+        ).add(to: dashboard)
     }
 
     // MARK: Sign-in
@@ -88,11 +106,30 @@ struct DashboardRoutes: Sendable {
         let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))
         guard let sessionID = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
             return resources.page(
-                "sign-in", ["title": "Sign in", "error": "That API key is not valid. Check it and try again."], status: .unauthorized)
+                "sign-in",
+                ["title": "Sign in", "error": "That API key is not valid. Check it and try again.", "next": Self.returnPath(form["next"]) ?? false],
+                status: .unauthorized)
         }
-        var response = Response.redirect(to: "/dashboard", type: .normal)
+        var response = Response.redirect(to: Self.returnPath(form["next"]) ?? "/dashboard", type: .normal)
         response.setCookie(sessionCookie(value: sessionID, maxAge: Int(DashboardSessions.lifetime)))
         return response
+    }
+
+    static let checkoutPath = "/dashboard/checkout"
+
+    /// The sign-in form's address for a browser sent there from `path`, which it returns to once signed in.
+    static func signInURL(returningTo path: String) -> String {
+        guard path != "/dashboard", returnPath(path) != nil else { return signInPath }
+        return "\(signInPath)?next=\(queryComponent(path))"
+    }
+
+    /// `path` if sign-in may send the browser there: a dashboard page of this server, never another site (an open
+    /// redirect would lend the sign-in form's trust to any address).
+    static func returnPath(_ path: String?) -> String? {
+        guard let path, path == "/dashboard" || path.hasPrefix("/dashboard/"), path != signInPath, !path.contains("//"), !path.contains("\\"),
+            path.utf8.count <= 512, let components = URLComponents(string: path), components.host == nil, components.scheme == nil
+        else { return nil }
+        return path
     }
 
     /// The session cookie: script cannot read it, other sites' requests never carry it, only `/dashboard` receives it.

@@ -39,12 +39,8 @@ struct ApplePayRoutes: Sendable {
         }
         api.post("payments") { request, context -> Response in
             let body = try await object(request)
-            guard let order = body["order"], order.objectValue != nil else {
-                throw APIError.badRequest("order_missing", "the body needs order: the order content as POST /api/v1/orders takes it", param: "order")
-            }
-            let checkout = try await applePay.checkout(merchant: try context.merchant, token: try Self.token(body), order: order)
-            return Self.noStore(
-                SerializedJSON(bytes: checkout.body).response(from: request, context: context), status: checkout.created ? .created : .ok)
+            let checkout = try await applePay.checkout(merchant: try context.merchant, token: try Self.token(body), order: try Self.order(body))
+            return Self.checkoutResponse(checkout, request, context)
         }
         api.put("merchant-identity") { request, context -> JSONValue in
             _ = try await applePay.putMerchantIdentity(merchant: try context.merchant, body: try await object(request))
@@ -52,26 +48,52 @@ struct ApplePayRoutes: Sendable {
         }
         api.get("merchant-identity") { _, context -> JSONValue in try await merchantIdentityJSON(context) }
         api.post("sessions") { request, context -> Response in
-            let body = try await object(request)
-            guard let validationURL = body["validationURL"]?.stringValue else {
-                throw APIError.badRequest(
-                    "validation_url_missing", "the body needs validationURL, as the browser's validation event gives it", param: "validationURL")
-            }
-            guard let domain = body["domain"]?.stringValue else {
-                throw APIError.badRequest("domain_missing", "the body needs domain: the domain the payment page is served from", param: "domain")
-            }
-            let session = try await applePay.session(merchant: try context.merchant, validationURL: validationURL, domain: domain)
-            return Self.noStore(SerializedJSON(bytes: session).response(from: request, context: context), status: .ok)
+            try await Self.session(request, context, applePay: applePay, body: try await object(request))
         }
     }
 
     private func object(_ request: Request) async throws -> JSONValue {
-        let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+        try await Self.object(request, limit: maximumBodySize, cpu: cpu)
+    }
+
+    // MARK: Shared with the checkout playground's calls, which answer exactly as these routes do.
+
+    /// The request's JSON body, which must be an object.
+    static func object(_ request: Request, limit: Int, cpu: CPUWorkPool) async throws -> JSONValue {
+        let body = try await RequestParsing.jsonBody(request, limit: limit, on: cpu)
         guard body.objectValue != nil else { throw APIError.badRequest("body_not_object", "the body must be a JSON object") }
         return body
     }
 
-    private static func token(_ body: JSONValue) throws -> JSONValue {
+    /// Merchant validation for the body's `validationURL` and `domain`: Apple's session, uncached.
+    static func session(_ request: Request, _ context: OrderTrackRequestContext, applePay: ApplePayService, body: JSONValue) async throws
+        -> Response
+    {
+        guard let validationURL = body["validationURL"]?.stringValue else {
+            throw APIError.badRequest(
+                "validation_url_missing", "the body needs validationURL, as the browser's validation event gives it", param: "validationURL")
+        }
+        guard let domain = body["domain"]?.stringValue else {
+            throw APIError.badRequest("domain_missing", "the body needs domain: the domain the payment page is served from", param: "domain")
+        }
+        let session = try await applePay.session(merchant: try context.merchant, validationURL: validationURL, domain: domain)
+        return noStore(SerializedJSON(bytes: session).response(from: request, context: context), status: .ok)
+    }
+
+    /// The body's `order`: the order content, as POST /api/v1/orders takes it.
+    static func order(_ body: JSONValue) throws -> JSONValue {
+        guard let order = body["order"], order.objectValue != nil else {
+            throw APIError.badRequest("order_missing", "the body needs order: the order content as POST /api/v1/orders takes it", param: "order")
+        }
+        return order
+    }
+
+    /// A checkout's answer: 201 when it created the order, 200 when it answers a replay; never cached.
+    static func checkoutResponse(_ checkout: ApplePayService.Checkout, _ request: Request, _ context: OrderTrackRequestContext) -> Response {
+        noStore(SerializedJSON(bytes: checkout.body).response(from: request, context: context), status: checkout.created ? .created : .ok)
+    }
+
+    static func token(_ body: JSONValue) throws -> JSONValue {
         guard let token = body["token"], token.objectValue != nil else {
             throw APIError.badRequest(
                 "token_missing", "the body needs token: the ApplePayPayment token object (or its paymentData)", param: "token")
@@ -79,7 +101,7 @@ struct ApplePayRoutes: Sendable {
         return token
     }
 
-    private static func noStore(_ response: Response, status: HTTPResponse.Status) -> Response {
+    static func noStore(_ response: Response, status: HTTPResponse.Status) -> Response {
         var response = response
         response.status = status
         response.headers[.cacheControl] = "no-store"

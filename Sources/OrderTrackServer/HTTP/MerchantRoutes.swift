@@ -98,10 +98,7 @@ struct MerchantRoutes: Sendable {
         let merchant = try context.merchant
         let body = try await RequestParsing.body(request, limit: maximumBodySize)
         var idempotency: OrderService.IdempotentRequest?
-        if let key = request.headers[Self.idempotencyKeyHeader] {
-            guard (1...255).contains(key.utf8.count) else {
-                throw APIError.badRequest("idempotency_key_invalid", "Idempotency-Key must be 1–255 characters")
-            }
+        if let key = try Self.idempotencyKey(request) {
             let idempotent = OrderService.IdempotentRequest(key: key, requestHash: Secrets.sha256Hex(Array("POST /api/v1/orders\n".utf8) + body))
             if let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotent) {
                 return try replay(saved, request, context)
@@ -118,6 +115,15 @@ struct MerchantRoutes: Sendable {
         case .replayed(let saved):
             return try replay(saved, request, context)
         }
+    }
+
+    /// The request's `Idempotency-Key`, if it sent one: 1–255 characters.
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[idempotencyKeyHeader] else { return nil }
+        guard (1...255).contains(key.utf8.count) else {
+            throw APIError.badRequest("idempotency_key_invalid", "Idempotency-Key must be 1–255 characters")
+        }
+        return key
     }
 
     /// The response stored under an idempotency key, with its status.

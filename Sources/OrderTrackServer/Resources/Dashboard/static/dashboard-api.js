@@ -1,13 +1,13 @@
 // Calls the dashboard's JSON endpoints with the session cookie (sent by the browser) and the page's CSRF token.
 const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 
-/** Sends `body` (a string) and answers the status and the parsed JSON answer. */
-export async function callJSON(method, url, body) {
+/** Sends `body` (a string) with any extra `headers` and answers the status and the parsed JSON answer. */
+export async function callJSON(method, url, body, headers = {}) {
   const response = await fetch(url, {
     method,
     body,
     credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
+    headers: { ...headers, "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
   });
   let json = null;
   try {

@@ -1,0 +1,130 @@
+// The "Show source" panel: the code a merchant's own server, web page or app runs for the playground's current
+// payloads, with the orderDetails of the last payment made here.
+import { APPLE_PAY_VERSION } from "./checkout-request.js";
+
+/**
+ * `value` as JSON indented by two spaces, lines after the first by `indent` more; short lists of plain values stay on
+ * one line (`["visa", "masterCard"]`), as people write them.
+ */
+export function formatJSON(value, indent = 0) {
+  const pad = " ".repeat(indent);
+  if (Array.isArray(value)) {
+    const line = `[${value.map((item) => JSON.stringify(item)).join(", ")}]`;
+    if (value.every((item) => item === null || typeof item !== "object") && line.length <= 72) return line;
+    return `[\n${value.map((item) => `${pad}  ${formatJSON(item, indent + 2)}`).join(",\n")}\n${pad}]`;
+  }
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, member]) => member !== undefined);
+    if (!entries.length) return "{}";
+    return `{\n${entries.map(([key, member]) => `${pad}  ${JSON.stringify(key)}: ${formatJSON(member, indent + 2)}`).join(",\n")}\n${pad}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const json = formatJSON;
+
+function detailsComment(orderDetails, indent) {
+  const pad = " ".repeat(indent);
+  if (!orderDetails) return `${pad}// Pay or simulate a payment above to see its orderDetails here.`;
+  return `${pad}// The last payment here answered:\n${json(orderDetails).replace(/^/gm, `${pad}// `)}`;
+}
+
+const postJSON = `// A call to your own server, which calls OrderTrack with its secret API key (never the browser).
+async function postJSON(path, body) {
+  const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(\`\${path} answered \${response.status}\`);
+  return response.json();
+}`;
+
+function curl({ origin, order }) {
+  const token = { paymentData: "…", paymentMethod: "…", transactionIdentifier: "…" };
+  return `# Your server, with the token the browser posts (event.payment.token or response.details.token) and the order.
+# It answers 201 with orderDetails for Apple Pay, the order, the decrypted payment and its transactionId.
+curl -X POST '${origin}/api/v1/apple_pay/payments' \\
+  -H "Authorization: Bearer $ORDERTRACK_API_KEY" \\
+  -H 'Content-Type: application/json' \\
+  --data-binary @- <<'JSON'
+${json({ token, order })}
+JSON
+
+# Merchant validation, with the validationURL the browser's event gives:
+curl -X POST '${origin}/api/v1/apple_pay/sessions' \\
+  -H "Authorization: Bearer $ORDERTRACK_API_KEY" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"validationURL": "https://apple-pay-gateway.apple.com/paymentservices/startSession", "domain": "shop.example.com"}'`;
+}
+
+function applePayJS({ applePayRequest, orderDetails }) {
+  return `// In your Apple Pay button's click handler.
+const session = new ApplePaySession(${APPLE_PAY_VERSION}, ${json(applePayRequest)});
+
+session.onvalidatemerchant = async (event) => {
+  const merchantSession = await postJSON("/apple-pay/session", { validationURL: event.validationURL, domain: location.hostname });
+  session.completeMerchantValidation(merchantSession);
+};
+
+session.onpaymentauthorized = async (event) => {
+  try {
+    const { orderDetails } = await postJSON("/apple-pay/pay", { token: event.payment.token });
+${detailsComment(orderDetails, 4)}
+    session.completePayment({ status: ApplePaySession.STATUS_SUCCESS, orderDetails });
+  } catch {
+    session.completePayment({ status: ApplePaySession.STATUS_FAILURE });
+  }
+};
+
+session.begin();
+
+${postJSON}`;
+}
+
+function paymentRequest({ paymentRequestShape, orderDetails }) {
+  return `// In your Apple Pay button's click handler (an async function).
+const request = new PaymentRequest(
+  ${json(paymentRequestShape.methodData, 2)},
+  ${json(paymentRequestShape.details, 2)},
+);
+
+request.onmerchantvalidation = (event) => {
+  event.complete(postJSON("/apple-pay/session", { validationURL: event.validationURL, domain: location.hostname }));
+};
+
+const response = await request.show();
+try {
+  const { orderDetails } = await postJSON("/apple-pay/pay", { token: response.details.token });
+${detailsComment(orderDetails, 2)}
+  await response.complete("success", { data: { orderDetails } });
+} catch {
+  await response.complete("fail");
+}
+
+${postJSON}`;
+}
+
+function swift({ orderDetails }) {
+  const value = (key) => JSON.stringify(orderDetails?.[key] ?? `<${key} from your server>`);
+  return `import PassKit
+
+// PKPaymentAuthorizationControllerDelegate: your app sends payment.token to your server, which posts it with the
+// order to /api/v1/apple_pay/payments (see curl) and answers orderDetails.
+func paymentAuthorizationController(
+    _ controller: PKPaymentAuthorizationController, didAuthorizePayment payment: PKPayment,
+    handler completion: @escaping (PKPaymentAuthorizationResult) -> Void
+) {
+    let result = PKPaymentAuthorizationResult(status: .success, errors: nil)
+    // Your server's orderDetails (here, ${orderDetails ? "those of the last payment made in the playground" : "placeholders until a payment"}):
+    result.orderDetails = PKPaymentOrderDetails(
+        orderTypeIdentifier: ${value("orderTypeIdentifier")},
+        orderIdentifier: ${value("orderIdentifier")},
+        webServiceURL: URL(string: ${value("webServiceURL")})!,
+        authenticationToken: ${value("authenticationToken")})
+    completion(result)
+}`;
+}
+
+const sources = { curl, applePayJS, paymentRequest, swift };
+
+/** The code of one tab (`curl`, `applePayJS`, `paymentRequest` or `swift`) for the current payloads. */
+export function sourceFor(kind, payloads) {
+  return sources[kind](payloads);
+}
