@@ -119,7 +119,8 @@ public struct OrderTrackApplication: Sendable {
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: resources).add(to: router)
         DashboardRoutes(
             sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            administration: administration, packages: packages, applePay: applePay, now: now, resources: resources, cpu: cpu,
+            administration: administration, packages: packages, applePay: applePay, walletLinks: walletLinks, now: now, resources: resources,
+            cpu: cpu,
             secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)

@@ -140,9 +140,14 @@ def checkout_simulate(page: Page, made: dict) -> None:
     assert tuple(shown) == ORDER_DETAILS_KEYS, shown
     made["id"] = shown["orderIdentifier"]
     expect(page.get_by_role("status").filter(has_text="Simulated payment")).to_contain_text(made["number"])
-    latest = page.get_by_role("region", name="Transcript").get_by_role("listitem").first
-    expect(latest).to_contain_text("POST /dashboard/api/checkout/payments")
-    expect(latest).to_contain_text("201")
+    payment = page.get_by_role("region", name="Transcript").get_by_role("listitem").filter(has_text="POST /dashboard/api/checkout/payments")
+    expect(payment).to_contain_text("201")
+    # After the payment, the Track in Wallet button of /js/ordertrack.js with a new link to the order, and its QR code.
+    track = page.get_by_role("region", name="Track in Wallet")
+    button = track.get_by_role("link", name="Add to Apple Wallet")
+    expect(button).to_be_visible()
+    assert button.get_attribute("href").startswith(BASE + "/track/"), button.get_attribute("href")
+    expect(track.get_by_role("img", name="QR code of the link that adds this order to Apple Wallet")).to_be_visible()
     shot(page, "checkout-desktop")
 
 

@@ -7,12 +7,13 @@ import OrderModel
 /// Why not accept the cookie on `/api/v1`: that API is for servers, authenticated by a secret key that browsers never
 /// send by themselves; accepting an ambient cookie there would put every merchant endpoint within reach of cross-site
 /// requests and make each need a CSRF check. These few routes call the same services as their `/api/v1` twins
-/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`, `POST /apple_pay/sessions` and `POST /apple_pay/payments`)
-/// and answer the same JSON, so nothing is done twice.
+/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`, `POST /orders/{type}/{id}/wallet-link`, `POST
+/// /apple_pay/sessions` and `POST /apple_pay/payments`) and answer the same JSON, so nothing is done twice.
 struct DashboardAPIRoutes: Sendable {
     let sessions: DashboardSessions
     let orders: OrderService
     let playground: CheckoutPlayground
+    let walletLinks: WalletLinkService
     let cpu: CPUWorkPool
     /// The merchant API's body limit: the page sends what a merchant's server could.
     let maximumBodySize: Int
@@ -32,6 +33,12 @@ struct DashboardAPIRoutes: Sendable {
                 bytes: try await cpu.run {
                     (["order": try JSONValue.parse(updated.record.document), "changed": .bool(updated.changed)] as JSONValue).serialized()
                 })
+        }
+        api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { _, context in
+            let link = try await walletLinks.create(
+                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: nil)
+            return ProviderRoutes.createdResponse(link)
         }
         api.post("checkout/session") { request, context in
             let body = try await ApplePayRoutes.object(request, limit: maximumBodySize, cpu: cpu)

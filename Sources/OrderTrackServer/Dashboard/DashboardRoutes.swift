@@ -20,6 +20,8 @@ struct DashboardRoutes: Sendable {
     let packages: PackageService
     /// Apple Pay for the checkout playground, the service `/api/v1/apple_pay` calls.
     let applePay: ApplePayService
+    /// Makes the "Track in Wallet" links the checkout playground offers after a payment.
+    let walletLinks: WalletLinkService
     let now: @Sendable () -> Date
     let resources: DashboardResources
     let cpu: CPUWorkPool
@@ -90,7 +92,8 @@ struct DashboardRoutes: Sendable {
             return response
         }
         DashboardAPIRoutes(
-            sessions: sessions, orders: orders, playground: CheckoutPlayground(orders: orders, applePay: applePay), cpu: cpu,
+            sessions: sessions, orders: orders, playground: CheckoutPlayground(orders: orders, applePay: applePay), walletLinks: walletLinks,
+            cpu: cpu,
             maximumBodySize: maximumBodySize
         ).add(to: dashboard)
     }

@@ -47,13 +47,18 @@ struct ProviderRoutes: Sendable {
             let link = try await walletLinks.create(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime)
-            var json = Self.json(link.record)
-            json["url"] = .string(link.url)
-            return EditedResponse(status: .created, headers: [.cacheControl: "no-store"], response: json)
+            return Self.createdResponse(link)
         }
         merchantAPI.delete("wallet-links/:id") { _, context in
             Self.json(try await walletLinks.revoke(merchant: try context.merchant, id: try RequestParsing.identifier("id", context)))
         }
+    }
+
+    /// A new link as its creator sees it, the only answer that shows its URL.
+    static func createdResponse(_ link: WalletLinkService.CreatedLink) -> EditedResponse<JSONValue> {
+        var json = Self.json(link.record)
+        json["url"] = .string(link.url)
+        return EditedResponse(status: .created, headers: [.cacheControl: "no-store"], response: json)
     }
 
     static func optionalString(_ members: [String: JSONValue], _ name: String) throws -> String? {

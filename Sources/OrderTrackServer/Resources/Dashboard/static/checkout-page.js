@@ -194,11 +194,28 @@ async function submit(token, order) {
   const number = json.order?.orderNumber;
   rememberOrder(lastDetails, number, !token);
   showOrderDetails(lastDetails, json.order);
+  await offerTrackInWallet(lastDetails);
   const made = status === 201 ? `Order ${number ?? json.orderDetails.orderIdentifier} created` : "This payment was made before: its order is answered again";
   showMessage(token ? `Paid with Apple Pay. ${made}.` : `Simulated payment. ${made}; in Safari, Apple Pay would now hand its orderDetails to Wallet.`, "success");
   showProblems((json.warnings ?? []).map((warning) => ({ ...warning, severity: "warning" })));
   edited();
   return json;
+}
+
+/** A Track in Wallet link to the new order, shown with the button a confirmation page gets from /js/ordertrack.js. */
+async function offerTrackInWallet(details) {
+  const box = document.getElementById("track-in-wallet");
+  const path = box.dataset.urlTemplate
+    .replace("{type}", encodeURIComponent(details.orderTypeIdentifier))
+    .replace("{id}", encodeURIComponent(details.orderIdentifier));
+  const { json } = await send(path, {});
+  const note = Object.assign(document.createElement("p"), {
+    className: "muted small",
+    textContent: `POST /api/v1/orders/{type}/{id}/wallet-link made this link; it works until ${json.expiresAt}.`,
+  });
+  box.replaceChildren();
+  window.OrderTrack.addToWallet({ url: json.url, container: box });
+  box.append(note);
 }
 
 // MARK: Buttons
