@@ -124,7 +124,7 @@ import Testing
                         let current = try #require(try await store.order(type: type, id: "O1"))
                         _ = try await store.updateOrder(
                             type: type, id: "O1", expectedVersion: current.version, document: Array("round \(round)".utf8),
-                            status: nil, updatedAt: Date())
+                            status: nil, orderNumber: nil, updatedAt: Date())
                     }
                 }
                 try await Task.sleep(for: .microseconds(200 * (round % 10)))
@@ -133,7 +133,7 @@ import Testing
                 let current = try #require(try await store.order(type: type, id: "O1"))
                 let updated = try await store.updateOrder(
                     type: type, id: "O1", expectedVersion: current.version, document: Array("after \(round)".utf8), status: nil,
-                    updatedAt: Date())
+                    orderNumber: nil, updatedAt: Date())
                 #expect(updated.version == current.version + 1)
             }
         }
