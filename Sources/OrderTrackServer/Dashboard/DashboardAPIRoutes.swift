@@ -7,10 +7,12 @@ import OrderModel
 /// Why not accept the cookie on `/api/v1`: that API is for servers, authenticated by a secret key that browsers never
 /// send by themselves; accepting an ambient cookie there would put every merchant endpoint within reach of cross-site
 /// requests and make each need a CSRF check. These few routes call the same services as their `/api/v1` twins
-/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`) and answer the same JSON, so nothing is done twice.
+/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`, `PUT /order-types/{type}`; validating a patch is the PATCH's
+/// own validation) and answer the same JSON (less the order's authentication token), so nothing is done twice.
 struct DashboardAPIRoutes: Sendable {
     let sessions: DashboardSessions
     let orders: OrderService
+    let orderTypes: OrderTypeService
     let cpu: CPUWorkPool
     /// The merchant API's body limit: the page sends what a merchant's server could.
     let maximumBodySize: Int
@@ -21,13 +23,41 @@ struct DashboardAPIRoutes: Sendable {
             let body = try await RequestParsing.body(request, limit: maximumBodySize)
             return MerchantRoutes.validationJSON(try await orders.validate(merchant: try context.merchant, orderJSON: body))
         }
+        // The order page's editor omits the authentication token, so it validates its edit as the patch it would send.
+        api.post("orders/:orderTypeIdentifier/:orderIdentifier/validate") { request, context in
+            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            let report = try await orders.validatePatch(
+                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
+            return MerchantRoutes.validationJSON(report)
+        }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let (record, changed) = try await orders.updateOrder(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: .dashboard)
             return SerializedJSON(
-                bytes: try await cpu.run { (["order": try JSONValue.parse(record.document), "changed": .bool(changed)] as JSONValue).serialized() })
+                bytes: try await cpu.run {
+                    // As on the page, the answer leaves out the token: nothing the page's scripts see reveals it.
+                    let order = try JSONValue.parse(record.document).setting("authenticationToken", to: nil)
+                    return (["order": order, "changed": .bool(changed)] as JSONValue).serialized()
+                })
+        }
+        // The order types page's uploads: the merchant API's body fields, read and checked by the same service. A new
+        // certificate keeps the APNs key the order type pushes with.
+        api.put("order-types/:orderTypeIdentifier") { request, context in
+            let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            try await orderTypes.replaceIdentity(
+                merchant: try context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
+                identity: try OrderTypeService.identity(from: body))
+            return ["uploaded": true] as JSONValue
+        }
+        api.put("order-types/:orderTypeIdentifier/apns-key") { request, context in
+            let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            try await orderTypes.setAPNsKey(
+                merchant: try context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
+                key: try OrderTypeService.apnsKey(from: body))
+            return ["uploaded": true] as JSONValue
         }
     }
 }
