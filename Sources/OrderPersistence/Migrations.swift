@@ -15,6 +15,7 @@ enum Migrations {
         Migration(version: 2, name: "push outbox", apply: PushOutboxSchema.apply),
         Migration(version: 3, name: "apple pay identities", apply: ApplePaySchema.apply),
         Migration(version: 4, name: "dashboard sessions and order numbers", apply: DashboardSchema.apply),
+        Migration(version: 5, name: "order activity and dashboard list indexes", apply: ActivitySchema.apply),
         Migration(version: 6, name: "merchant order defaults and wallet links", apply: ProviderSchema.apply),
     ]
 

@@ -35,18 +35,19 @@ public protocol OrderStore: Sendable {
 
     // MARK: Orders
 
-    /// Stores a new order with version 1 and a new change sequence; returns it as stored.
+    /// Stores a new order with version 1 and a new change sequence, and its `created` activity entry (with `note`'s
+    /// author); returns it as stored.
     /// Throws ``OrderStoreError/orderAlreadyExists(orderTypeIdentifier:orderIdentifier:)`` on a duplicate.
     @discardableResult
-    func createOrder(_ order: OrderRecord) async throws -> OrderRecord
+    func createOrder(_ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord
     /// Stores a new order and, in the same transaction, the response to the request that created it under the
     /// request's idempotency key. When the key already holds a response (a retry, or a concurrent request with the same
     /// key), nothing is written and that response is returned as `.replayed`.
-    func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome
+    func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote) async throws -> IdempotentCreationOutcome
     /// The order with this type and identifier, or `nil`.
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
-    /// change sequence. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
+    /// change sequence and records the `updated` activity entry described by `note`. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
     /// when another update came first (re-read and retry) or ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     func updateOrder(
         type orderTypeIdentifier: String,
@@ -55,7 +56,8 @@ public protocol OrderStore: Sendable {
         document: [UInt8],
         status: String?,
         orderNumber: String?,
-        updatedAt: Date
+        updatedAt: Date,
+        note: ChangeNote
     ) async throws -> OrderRecord
     /// A merchant's orders in creation order, optionally filtered; `after` is the cursor of the previous page.
     func listOrders(
@@ -189,6 +191,16 @@ public protocol OrderStore: Sendable {
     func revokeWalletLink(merchantID: String, id: String, at date: Date) async throws -> WalletLinkRecord?
     /// Deletes wallet links that expired before `date`; returns the number deleted.
     func deleteWalletLinks(expiredBefore date: Date) async throws -> Int
+    // MARK: Order activity
+
+    /// Appends activity recorded outside a change's transaction (package fetches, written behind), in one transaction.
+    func appendActivity(_ entries: [OrderActivity]) async throws
+    /// The most recent `limit` activity entries of an order, newest first.
+    func orderActivity(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [OrderActivity]
+    /// The id of the order's latest activity entry (0 before any): it moves with every entry recorded.
+    func latestActivityID(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int64
+    /// Deletes activity recorded before `date`; returns the number deleted.
+    func deleteActivity(before date: Date) async throws -> Int
 
     // MARK: Package cache
 
@@ -210,4 +222,27 @@ public protocol OrderStore: Sendable {
 
     /// Closes connections and threads. Further calls throw ``OrderStoreError/storeClosed``.
     func shutdown() async throws
+}
+
+extension OrderStore {
+    /// Stores a new order whose creation names no author (tools, imports, tests).
+    @discardableResult
+    public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {
+        try await createOrder(order, note: ChangeNote())
+    }
+
+    /// Stores a new order under an idempotency key, naming no author.
+    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome {
+        try await createOrder(order, idempotency: idempotency, note: ChangeNote())
+    }
+
+    /// Updates an order, naming no author and no changed fields (tools, tests).
+    public func updateOrder(
+        type orderTypeIdentifier: String, id orderIdentifier: String, expectedVersion: Int, document: [UInt8], status: String?,
+        orderNumber: String?, updatedAt: Date
+    ) async throws -> OrderRecord {
+        try await updateOrder(
+            type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
+            orderNumber: orderNumber, updatedAt: updatedAt, note: ChangeNote())
+    }
 }

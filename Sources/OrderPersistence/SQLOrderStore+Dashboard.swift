@@ -46,7 +46,8 @@ extension SQLOrderStore {
     }
 
     /// A merchant's orders newest first (keyset on the immutable creation sequence, walked down the same index as
-    /// ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)``, with the same cursor format).
+    /// ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)``, or its twin with the status,
+    /// with the same cursor format).
     ///
     /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` when `limit` is not 1 to ``maximumPageSize``,
     ///   ``OrderStoreError/invalidCursor(_:)`` for a cursor this store did not issue.
@@ -58,21 +59,43 @@ extension SQLOrderStore {
         }
         let beforeSequence = try cursor.map(OrderCursor.decode)
         return try await read("list recent orders of merchant \(merchantID)") { db in
-            let query = db.select().columns(Self.orderColumns).from("orders").where("merchant_id", .equal, merchantID)
-            if let status { query.where("status", .equal, status) }
-            if let search {
-                query.where(
-                    SQLGroupExpression(
-                        SQLBinaryExpression(
-                            SQLBinaryExpression(SQLColumn("order_number"), .equal, SQLBind(search)), .or,
-                            SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(search)))))
-            }
-            if let beforeSequence { query.where("created_sequence", .lessThan, beforeSequence) }
-            let rows = try await query.orderBy("created_sequence", .descending).limit(limit + 1).all()
+            let query = Self.recentOrdersQuery(db, merchantID: merchantID, status: status, search: search, before: beforeSequence, limit: limit + 1)
+            let rows = try await query.all()
             let page = rows.prefix(limit)
             let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
             return OrderPage(orders: try page.map(Self.order(from:)), nextCursor: nextCursor)
         }
+    }
+
+    /// The query of ``recentOrders(merchantID:status:search:before:limit:)``, for it and for checking its plans.
+    static func recentOrdersQuery(
+        _ db: any SQLDatabase, merchantID: String, status: String?, search: String?, before sequence: Int64?, limit: Int
+    ) -> SQLSelectBuilder {
+        let query = db.select().columns(orderColumns).from("orders")
+        guard let search else {
+            query.where("merchant_id", .equal, merchantID)
+            if let status { query.where("status", .equal, status) }
+            if let sequence { query.where("created_sequence", .lessThan, sequence) }
+            return query.orderBy("created_sequence", .descending).limit(limit)
+        }
+        // The merchant in each branch: each is then one lookup in its own index (merchant and order number, merchant
+        // and identifier), which both databases combine, rather than a walk of all the merchant's orders.
+        let merchant = SQLBinaryExpression(SQLColumn("merchant_id"), .equal, SQLBind(merchantID))
+        query.where(
+            SQLGroupExpression(
+                SQLBinaryExpression(
+                    SQLBinaryExpression(merchant, .and, SQLBinaryExpression(SQLColumn("order_number"), .equal, SQLBind(search))), .or,
+                    SQLBinaryExpression(merchant, .and, SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(search))))))
+        // Status and cursor only filter the few orders found: as expressions (`status || ''`, `created_sequence + 0`)
+        // no index can serve them, so SQLite without statistics does not walk the merchant's orders by them instead.
+        if let status {
+            query.where(SQLBinaryExpression(SQLBinaryExpression(SQLColumn("status"), .concatenate, SQLLiteral.string("")), .equal, SQLBind(status)))
+        }
+        if let sequence {
+            query.where(
+                SQLBinaryExpression(SQLBinaryExpression(SQLColumn("created_sequence"), .add, SQLLiteral.numeric("0")), .lessThan, SQLBind(sequence)))
+        }
+        return query.orderBy("created_sequence", .descending).limit(limit)
     }
 
     /// The change sequence of the merchant's latest order change (0 before any), from the `(merchant_id,

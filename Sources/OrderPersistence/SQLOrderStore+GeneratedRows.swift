@@ -6,11 +6,12 @@ import SQLKit
 @_spi(Benchmarks)
 extension SQLOrderStore {
     /// Inserts orders `indices` in one transaction. Order `i` gets identifier `orderIdentifierPrefix + i`,
-    /// authentication token `authenticationTokenPrefix + i`, version 1 and the next change sequence in index order.
+    /// authentication token `authenticationTokenPrefix + i`, order number `orderNumberPrefix + i` (none without a
+    /// prefix), version 1 and the next change sequence in index order.
     /// Fails if the order type is not `merchantID`'s or an identifier already exists.
     public func insertGeneratedOrders(
         _ indices: Range<Int>, merchantID: String, orderTypeIdentifier: String, orderIdentifierPrefix: String,
-        authenticationTokenPrefix: String, document: [UInt8], status: String?
+        authenticationTokenPrefix: String, document: [UInt8], status: String?, orderNumberPrefix: String? = nil
     ) async throws {
         guard let first = indices.first, let last = indices.last else { return }
         let now = self.now().millisecondsSince1970
@@ -25,7 +26,7 @@ extension SQLOrderStore {
                 INSERT INTO orders (\(idents: Self.orderColumns, joinedBy: ", ")) \
                 SELECT \(bind: orderTypeIdentifier), \(bind: orderIdentifierPrefix) || i, \(bind: merchantID), \
                 \(bind: authenticationTokenPrefix) || i, \(bind: Data(document)), \(bind: status), \(bind: now), \(bind: now), \
-                1, \(bind: offset) + i, \(bind: offset) + i, NULL FROM seq
+                1, \(bind: offset) + i, \(bind: offset) + i, \(bind: orderNumberPrefix) || i FROM seq
                 """
             ).run()
         }

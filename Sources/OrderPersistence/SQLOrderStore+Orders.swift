@@ -10,16 +10,16 @@ extension SQLOrderStore {
     /// The largest page ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)`` returns.
     public static let maximumPageSize = 1000
 
-    /// Stores a new order with version 1 and the next change sequence, timestamps truncated to milliseconds; returns it
-    /// as stored.
+    /// Stores a new order with version 1 and the next change sequence, timestamps truncated to milliseconds, and its
+    /// `created` activity entry; returns it as stored.
     ///
     /// - Throws: ``OrderStoreError/orderAlreadyExists(orderTypeIdentifier:orderIdentifier:)``,
     ///   ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)``, or
     ///   ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)`` when the type is not the order's merchant's.
     @discardableResult
-    public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {
+    public func createOrder(_ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
-            try await insertOrder(db, order)
+            try await insertOrder(db, order, note: note)
         }
     }
 
@@ -27,18 +27,18 @@ extension SQLOrderStore {
     /// holds a response, writes nothing and returns that response as ``IdempotentCreationOutcome/replayed(_:)``.
     ///
     /// The key is claimed first, so a concurrent request with the same key finds this response instead of creating a
-    /// second order. Throws as ``createOrder(_:)``.
-    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome {
+    /// second order. Throws as ``createOrder(_:note:)``.
+    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote) async throws -> IdempotentCreationOutcome {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier) under an idempotency key") { db in
             // The key first: a concurrent request with the same key waits on it (PostgreSQL's unique index) or runs
             // after this transaction (SQLite's single writer), then finds this response instead of creating an order.
             if let existing = try await Self.claimIdempotencyKey(db, idempotency) { return .replayed(existing) }
-            return .created(try await insertOrder(db, order))
+            return .created(try await insertOrder(db, order, note: note))
         }
     }
 
     @discardableResult
-    private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord) async throws -> OrderRecord {
+    private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
         try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
         var stored = order
         stored.version = 1
@@ -54,6 +54,7 @@ extension SQLOrderStore {
         guard inserted != nil else {
             throw OrderStoreError.orderAlreadyExists(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
         }
+        try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .created, note: note, at: self.now())])
         return stored
     }
 
@@ -69,7 +70,8 @@ extension SQLOrderStore {
     }
 
     /// Replaces the document of an order if its version is still `expectedVersion`, bumps version and change sequence,
-    /// and queues a push to each registered device in the same transaction (the outbox).
+    /// and queues a push to each registered device and records the `updated` activity entry in the same transaction
+    /// (the outbox).
     ///
     /// `updatedAt` is stored as given when it is later than the stored value, otherwise as the stored
     /// value plus 1 ms, so it strictly increases even if the clock steps back.
@@ -83,7 +85,8 @@ extension SQLOrderStore {
         document: [UInt8],
         status: String?,
         orderNumber: String?,
-        updatedAt: Date
+        updatedAt: Date,
+        note: ChangeNote
     ) async throws -> OrderRecord {
         try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             let sequence = try await nextChangeSequence(db)
@@ -108,7 +111,9 @@ extension SQLOrderStore {
             if let updated {
                 try await Self.enqueuePushes(
                     db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
-                return try Self.order(from: updated)
+                let stored = try Self.order(from: updated)
+                try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .updated, note: note, at: self.now())])
+                return stored
             }
             let actual = try await db.select().column("version").from("orders")
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
@@ -246,5 +251,14 @@ extension SQLOrderStore {
 extension Array {
     func chunked(into size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension SQLOrderStore {
+    /// The activity entry of a change: the version it made, who made it, which fields it touched.
+    static func changeActivity(_ order: OrderRecord, kind: OrderActivity.Kind, note: ChangeNote, at: Date) -> OrderActivity {
+        OrderActivity(
+            orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, kind: kind, version: order.version,
+            author: note.author, detail: note.changedFields.isEmpty ? nil : note.changedFields.joined(separator: ", "), at: at)
     }
 }

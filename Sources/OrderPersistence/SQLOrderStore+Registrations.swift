@@ -25,6 +25,8 @@ extension SQLOrderStore {
                 .returning("push_token")
                 .first()
             if inserted != nil {
+                try await Self.insertActivity(
+                    db, [Self.deviceActivity(.registered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, now)])
                 return .created
             }
             let previousToken = try await db.select().column("push_token").from("registrations")
@@ -41,6 +43,11 @@ extension SQLOrderStore {
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
                 .where("order_identifier", .equal, orderIdentifier)
                 .run()
+            // Wallet registers again at will; only a new push token is news worth a transcript line.
+            if previousToken != pushToken {
+                try await Self.insertActivity(
+                    db, [Self.deviceActivity(.registered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, now)])
+            }
             return .alreadyRegistered(pushTokenReplaced: previousToken != pushToken)
         }
     }
@@ -48,13 +55,30 @@ extension SQLOrderStore {
     /// Removes a registration; `false` if there was none.
     public func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool {
         try await write("unregister device \(deviceLibraryIdentifier) from \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            try await db.delete(from: "registrations")
+            let deleted =
+                try await db.delete(from: "registrations")
                 .where("device_library_identifier", .equal, deviceLibraryIdentifier)
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
                 .where("order_identifier", .equal, orderIdentifier)
                 .returning("push_token")
                 .first() != nil
+            if deleted {
+                try await Self.insertActivity(
+                    db,
+                    [
+                        Self.deviceActivity(
+                            .unregistered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, self.now().millisecondsSince1970)
+                    ])
+            }
+            return deleted
         }
+    }
+
+    /// A registration's activity entry: the device by the first characters of its library identifier, never its token.
+    static func deviceActivity(_ kind: OrderActivity.Kind, _ device: String, _ type: String, _ id: String, _ at: Int64) -> OrderActivity {
+        OrderActivity(
+            orderTypeIdentifier: type, orderIdentifier: id, kind: kind, detail: OrderActivity.shortDeviceIdentifier(device),
+            at: Date(millisecondsSince1970: at))
     }
 
     /// The device's registered orders of a type that changed after `changedAfter` (all of them when `nil`); `nil` when

@@ -4,7 +4,8 @@
 /// rows take seconds instead of minutes of per-row binds; ``insert(into:)`` writes them.
 ///
 /// Order `i` (from 0) gets identifier `orderIdentifierPrefix + i` and authentication token
-/// `authenticationTokenPrefix + i`: pass a random prefix of at least 128 bits so tokens stay unguessable.
+/// `authenticationTokenPrefix + i`: pass a random prefix of at least 128 bits so tokens stay unguessable. With an
+/// `orderNumberPrefix`, order `i` has order number `orderNumberPrefix + i`.
 /// Registration `j` registers device `deviceIdentifierPrefix + j / ordersPerDevice` (push token
 /// `pushTokenPrefix + j / ordersPerDevice`) for order `j % orderCount`.
 public struct BenchmarkSeed: Sendable {
@@ -21,6 +22,7 @@ public struct BenchmarkSeed: Sendable {
     public var orderIdentifierPrefix: String
     public var deviceIdentifierPrefix: String
     public var pushTokenPrefix: String
+    public var orderNumberPrefix: String?
     /// Rows per transaction; smaller batches hold the write lock for shorter times.
     public var batchSize: Int
 
@@ -36,6 +38,7 @@ public struct BenchmarkSeed: Sendable {
         orderIdentifierPrefix: String = "bench-order-",
         deviceIdentifierPrefix: String = "bench-device-",
         pushTokenPrefix: String = "bench-push-",
+        orderNumberPrefix: String? = nil,
         batchSize: Int = 100_000
     ) {
         self.merchantID = merchantID
@@ -49,6 +52,7 @@ public struct BenchmarkSeed: Sendable {
         self.orderIdentifierPrefix = orderIdentifierPrefix
         self.deviceIdentifierPrefix = deviceIdentifierPrefix
         self.pushTokenPrefix = pushTokenPrefix
+        self.orderNumberPrefix = orderNumberPrefix
         self.batchSize = batchSize
     }
 
@@ -61,7 +65,7 @@ public struct BenchmarkSeed: Sendable {
             try await store.insertGeneratedOrders(
                 start..<min(start + batchSize, orderCount), merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier,
                 orderIdentifierPrefix: orderIdentifierPrefix, authenticationTokenPrefix: authenticationTokenPrefix, document: document,
-                status: status)
+                status: status, orderNumberPrefix: orderNumberPrefix)
         }
         for start in stride(from: 0, to: registrationCount, by: batchSize) {
             try await store.insertGeneratedRegistrations(

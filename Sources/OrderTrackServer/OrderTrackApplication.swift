@@ -101,13 +101,18 @@ public struct OrderTrackApplication: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
             )
         }
-        WalletRoutes(lookup: lookup, devices: DeviceService(store: store), packages: packages, maximumBodySize: configuration.maximumDeviceBodySize)
-            .add(to: router)
+        let fetches = FetchActivityRecorder(store: store, logger: logger, now: now)
+        WalletRoutes(
+            lookup: lookup, devices: DeviceService(store: store), packages: packages, fetches: fetches,
+            maximumBodySize: configuration.maximumDeviceBodySize
+        ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
         let administration = Administration(store: store, parseIdentity: { try await packages.parse($0) })
+        let orderTypes = OrderTypeService(
+            administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
         let merchantAPI = MerchantRoutes(
             orders: orders, assets: assets, administration: administration, packages: packages, cpu: cpu,
-            maximumBodySize: configuration.maximumMerchantBodySize, orderTypeChanged: { orderType in await dispatcher.credentialChanged(orderType) }
+            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes
         ).add(to: router)
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
@@ -119,8 +124,8 @@ public struct OrderTrackApplication: Sendable {
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: resources).add(to: router)
         DashboardRoutes(
             sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            administration: administration, packages: packages, applePay: applePay, walletLinks: walletLinks, now: now, resources: resources,
-            cpu: cpu,
+            administration: administration, orderTypes: orderTypes, packages: packages, applePay: applePay, walletLinks: walletLinks, now: now,
+            resources: resources, cpu: cpu,
             secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)
@@ -129,8 +134,11 @@ public struct OrderTrackApplication: Sendable {
             router: router,
             server: .http1(configuration: HTTPServerLimits.http1Configuration(requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
-            // Shut down in reverse order after the HTTP server: pushes, then background builds, then the CPU pool they use.
-            services: [cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now)],
+            // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
+            // then the CPU pool they use.
+            services: [
+                cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now), fetches,
+            ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

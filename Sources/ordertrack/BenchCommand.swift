@@ -10,7 +10,9 @@ import OrderTrackServer
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks (build with -c release).",
-        subcommands: [BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self, BenchApplePayCommand.self])
+        subcommands: [
+            BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self, BenchApplePayCommand.self, BenchDashboardCommand.self,
+        ])
 }
 
 struct BenchPackageCommand: AsyncParsableCommand {

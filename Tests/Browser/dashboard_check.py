@@ -7,9 +7,12 @@ download its own browser here. Prints one line per step and a closing `browser: 
 """
 
 import json
+import os
 import re
 import struct
+import subprocess
 import sys
+import tempfile
 import urllib.request
 import uuid
 import zlib
@@ -88,11 +91,28 @@ def register_device(order_type: str, order_id: str, token: str) -> None:
     request = urllib.request.Request(
         f"{BASE}/wallet/v1/devices/browser-check-device/registrations/{order_type}/{order_id}",
         method="POST",
-        data=json.dumps({"pushToken": "00112233445566778899aabbccddeeff"}).encode(),
+        data=json.dumps({"pushToken": "00112233445566778899aabbccddeeff" * 2}).encode(),
         headers={"Authorization": f"AppleOrder {token}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request) as response:
         assert response.status == 201, response.status
+
+
+UPLOADED_TYPE = "order.com.example.browser"
+
+
+def pkcs12(order_type: str) -> dict:
+    """A self-signed certificate shaped like an Order Type ID certificate, valid two days, as a .p12 upload."""
+    with tempfile.TemporaryDirectory() as work:
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+             "-keyout", f"{work}/key.pem", "-out", f"{work}/cert.pem", "-subj", f"/UID={order_type}/CN=Order Type ID: {order_type}"],
+            check=True, capture_output=True)
+        subprocess.run(
+            ["openssl", "pkcs12", "-export", "-inkey", f"{work}/key.pem", "-in", f"{work}/cert.pem", "-passout", "pass:browser-check",
+             "-out", f"{work}/identity.p12"],
+            check=True, capture_output=True)
+        return {"name": "identity.p12", "mimeType": "application/x-pkcs12", "buffer": Path(f"{work}/identity.p12").read_bytes()}
 
 
 class Steps:
@@ -314,14 +334,12 @@ def main() -> int:
                 expect(page.get_by_role("heading", name=f"Order {number}")).to_be_visible()
                 assert json.loads(page.get_by_label("Order JSON").input_value())["status"] == "completed"
                 expect(page.locator(".page-head .badge")).to_have_text("Completed")
-                # The push goes to a closed local port: its first attempt lands in the transcript within moments.
+                # The push goes to `ordertrack mock-apns`: the page refreshes by itself when APNs has answered.
                 transcript = page.get_by_role("region", name="Transcript")
-                for _ in range(30):
-                    if transcript.get_by_text("attempt 1").count():
-                        break
-                    page.wait_for_timeout(500)
-                    page.reload()
-                expect(transcript).to_contain_text("…ccddeeff, attempt 1")
+                expect(transcript).to_contain_text("…ccddeeff, attempt 1 · APNs 200", timeout=20_000)
+                expect(transcript.locator(".badge", has_text="Delivered").first).to_be_visible()
+                record = Path(os.environ["BROWSER_CHECK_APNS_RECORD"]).read_text().splitlines()
+                assert any(json.loads(line)["status"] == 200 for line in record), f"the mock APNs recorded {record}"
                 shot(page, "desktop-order-updated")
             steps.run("the fixed order updates and the page shows it", fix_and_update)
 
@@ -348,8 +366,20 @@ def main() -> int:
                 page.get_by_role("navigation", name="Sections").get_by_role("link", name="Order types").click()
                 expect(page.get_by_role("heading", name="Order types")).to_be_visible()
                 expect(page.get_by_role("cell", name="order.dev.ordertrack.demo", exact=True)).to_be_visible()
+                form = page.get_by_role("region", name="Upload a certificate")
+                form.get_by_label("Order type identifier").fill(UPLOADED_TYPE)
+                form.get_by_label("PKCS#12 file (.p12)").set_input_files(pkcs12(UPLOADED_TYPE))
+                form.get_by_label("Password").fill("wrong")
+                form.get_by_role("button", name="Upload certificate").click()
+                expect(form.get_by_role("alert")).to_contain_text("Wrong password")
+                form.get_by_label("Password").fill("browser-check")
+                form.get_by_role("button", name="Upload certificate").click()
+                expect(page.get_by_role("status")).to_contain_text(f"The certificate for {UPLOADED_TYPE} is in place")
+                row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=UPLOADED_TYPE, exact=True))
+                expect(row).to_contain_text(f"Order Type ID: {UPLOADED_TYPE}")
+                expect(row.locator(".badge")).to_have_text("Expires in 1 day")
                 shot(page, "desktop-order-types")
-            steps.run("the order types page lists the certificate", order_types)
+            steps.run("the order types page lists the certificates and uploads a new one", order_types)
 
             checkout: dict = {}
             steps.run("the checkout playground simulates a payment and shows orderDetails", lambda: checkout_simulate(page, checkout))

@@ -6,7 +6,8 @@ import Testing
 
 @testable import OrderTrackServer
 
-/// Records that only grow are pruned: idempotency keys after a day, push log entries after the retention period.
+/// Records that only grow are pruned: idempotency keys after a day, push log and activity entries after the retention
+/// period.
 @Suite struct RetentionTests {
     @Test func expiredIdempotencyKeysAndPushLogEntriesAreForgottenAndNothingYounger() async throws {
         let server = try TestServer()
@@ -34,7 +35,7 @@ import Testing
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let keptForever = RetentionService(
                 store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger, now: Date.init)
-            #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1, 0, 1))
+            #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1, 0, 0, 1))
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.count == 1, "a push log kept forever stays")
 
             let changed = SampleContent.order.setting("orderNumber", to: "2")
@@ -43,9 +44,11 @@ import Testing
 
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let service = RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, now: Date.init)
-            #expect(try await service.prune(now: Date().addingTimeInterval(31 * 86_400)) == (1, 1, 0, 0), "the link expired only 24 days ago")
+            #expect(
+                try await service.prune(now: Date().addingTimeInterval(31 * 86_400)) == (1, 1, 0, 2, 0),
+                "the two orders' creations were their only activity; the link expired only 24 days ago")
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.isEmpty == true)
-            #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == (0, 0, 0, 1))
+            #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == (0, 0, 0, 0, 1))
         }
     }
 }

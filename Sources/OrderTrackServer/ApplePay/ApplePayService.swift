@@ -154,7 +154,7 @@ final class ApplePayService: Sendable {
             } else {
                 let webServiceURL = orders.webServiceURL
                 switch try await orders.createOrder(
-                    merchant: merchant, content: order, idempotency: idempotency,
+                    merchant: merchant, content: order, idempotency: idempotency, author: .applePay,
                     responseBody: {
                         $0.responseJSON(webServiceURL: webServiceURL).serialized()
                     })

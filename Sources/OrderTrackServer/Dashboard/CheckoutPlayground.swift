@@ -27,7 +27,7 @@ struct CheckoutPlayground: Sendable {
             return ApplePayService.Checkout(body: saved.body, created: false)
         }
         let webServiceURL = orders.webServiceURL
-        let outcome = try await orders.createOrder(merchant: merchant, content: order, idempotency: idempotency) { created in
+        let outcome = try await orders.createOrder(merchant: merchant, content: order, idempotency: idempotency, author: .dashboard) { created in
             var answer = created.responseJSON(webServiceURL: webServiceURL)
             answer["simulated"] = true
             return answer.serialized()

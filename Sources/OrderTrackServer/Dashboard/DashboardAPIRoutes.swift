@@ -7,11 +7,13 @@ import OrderModel
 /// Why not accept the cookie on `/api/v1`: that API is for servers, authenticated by a secret key that browsers never
 /// send by themselves; accepting an ambient cookie there would put every merchant endpoint within reach of cross-site
 /// requests and make each need a CSRF check. These few routes call the same services as their `/api/v1` twins
-/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`, `POST /orders/{type}/{id}/wallet-link`, `POST
-/// /apple_pay/sessions` and `POST /apple_pay/payments`) and answer the same JSON, so nothing is done twice.
+/// (`POST /orders/validate`, `PATCH /orders/{type}/{id}`, `POST /orders/{type}/{id}/wallet-link`, `PUT
+/// /order-types/{type}`, `POST /apple_pay/sessions` and `POST /apple_pay/payments`; validating a patch is the PATCH's
+/// own validation) and answer the same JSON (less the order's authentication token), so nothing is done twice.
 struct DashboardAPIRoutes: Sendable {
     let sessions: DashboardSessions
     let orders: OrderService
+    let orderTypes: OrderTypeService
     let playground: CheckoutPlayground
     let walletLinks: WalletLinkService
     let cpu: CPUWorkPool
@@ -24,14 +26,26 @@ struct DashboardAPIRoutes: Sendable {
             let body = try await RequestParsing.body(request, limit: maximumBodySize)
             return MerchantRoutes.validationJSON(try await orders.validate(merchant: try context.merchant, orderJSON: body))
         }
+        // The order page's editor omits the authentication token, so it validates its edit as the patch it would send.
+        api.post("orders/:orderTypeIdentifier/:orderIdentifier/validate") { request, context in
+            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            let report = try await orders.validatePatch(
+                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
+            return MerchantRoutes.validationJSON(report)
+        }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: .dashboard)
             return SerializedJSON(
                 bytes: try await cpu.run {
-                    (["order": try JSONValue.parse(updated.record.document), "changed": .bool(updated.changed)] as JSONValue).serialized()
+                    // As on the page, the answer leaves out the token: nothing the page's scripts see reveals it.
+                    let order = try JSONValue.parse(updated.record.document).setting("authenticationToken", to: nil)
+                    return
+                        (["order": order, "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
+                        as JSONValue).serialized()
                 })
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { _, context in
@@ -39,6 +53,22 @@ struct DashboardAPIRoutes: Sendable {
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context), lifetime: nil)
             return ProviderRoutes.createdResponse(link)
+        }
+        // The order types page's uploads: the merchant API's body fields, read and checked by the same service. A new
+        // certificate keeps the APNs key the order type pushes with.
+        api.put("order-types/:orderTypeIdentifier") { request, context in
+            let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            try await orderTypes.replaceIdentity(
+                merchant: try context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
+                identity: try OrderTypeService.identity(from: body))
+            return ["uploaded": true] as JSONValue
+        }
+        api.put("order-types/:orderTypeIdentifier/apns-key") { request, context in
+            let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            try await orderTypes.setAPNsKey(
+                merchant: try context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
+                key: try OrderTypeService.apnsKey(from: body))
+            return ["uploaded": true] as JSONValue
         }
         api.post("checkout/session") { request, context in
             let body = try await ApplePayRoutes.object(request, limit: maximumBodySize, cpu: cpu)

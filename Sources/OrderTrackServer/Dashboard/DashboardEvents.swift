@@ -4,7 +4,7 @@ import OrderPersistence
 import ServiceLifecycle
 
 /// `GET /dashboard/events[?order=TYPE/ID]`: server-sent events that tell an open page when what it shows changed (the
-/// merchant's orders for the list; that order's version and push attempts for an order page).
+/// merchant's orders for the list; that order's version, activity and push attempts for an order page).
 ///
 /// Each stream asks the store for the page's revision every couple of seconds rather than listening to this
 /// process's own changes, so a change made through another instance on the same database reaches it too. It sends one

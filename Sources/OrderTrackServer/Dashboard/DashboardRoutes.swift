@@ -11,11 +11,15 @@ import OrderPersistence
 struct DashboardRoutes: Sendable {
     static let signInPath = "/dashboard/sign-in"
     static let pageSize = 25
+    /// Lines the order page's transcript shows, newest first.
+    static let transcriptLength = 100
 
     let sessions: DashboardSessions
     let orders: OrderService
     let assets: AssetService
     let administration: Administration
+    /// Checks and stores uploaded order type credentials, as the merchant API does.
+    let orderTypes: OrderTypeService
     /// Loads order types' signing identities (parsed once, shared with package building).
     let packages: PackageService
     /// Apple Pay for the checkout playground, the service `/api/v1/apple_pay` calls.
@@ -49,16 +53,7 @@ struct DashboardRoutes: Sendable {
             .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
         pages.get { request, context in try await ordersPage(request, context) }
         pages.get("events") { request, context in try await DashboardEvents(orders: orders).response(request, context) }
-        pages.get("order-types") { _, context in
-            var rows: [OrderTypeRow] = []
-            for record in try await administration.orderTypes(merchantID: try context.merchant.id) {
-                rows.append(OrderTypeRow(record: record, identity: try? await packages.identity(for: record.orderTypeIdentifier)))
-            }
-            var values = try layoutValues(context, title: "Order types")
-            values["orderTypes"] = rows.map { $0.templateValues(now: now()) }
-            values["hasOrderTypes"] = !rows.isEmpty
-            return resources.page("order-types", values)
-        }
+        pages.get("order-types") { request, context in try await orderTypesPage(request, context) }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
         pages.get("checkout") { _, context in
             var values = try layoutValues(context, title: "Checkout playground")
@@ -92,9 +87,8 @@ struct DashboardRoutes: Sendable {
             return response
         }
         DashboardAPIRoutes(
-            sessions: sessions, orders: orders, playground: CheckoutPlayground(orders: orders, applePay: applePay), walletLinks: walletLinks,
-            cpu: cpu,
-            maximumBodySize: maximumBodySize
+            sessions: sessions, orders: orders, orderTypes: orderTypes, playground: CheckoutPlayground(orders: orders, applePay: applePay),
+            walletLinks: walletLinks, cpu: cpu, maximumBodySize: maximumBodySize
         ).add(to: dashboard)
     }
 
@@ -173,6 +167,26 @@ struct DashboardRoutes: Sendable {
         return resources.page("orders", values)
     }
 
+    func orderTypesPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
+        var rows: [OrderTypeRow] = []
+        for record in try await administration.orderTypes(merchantID: try context.merchant.id) {
+            rows.append(OrderTypeRow(record: record, identity: try? await packages.identity(for: record.orderTypeIdentifier)))
+        }
+        var values = try layoutValues(context, title: "Order types")
+        values["script"] = "order-types.js"
+        values["orderTypes"] = rows.map { $0.templateValues(now: now()) }
+        values["hasOrderTypes"] = !rows.isEmpty
+        let query = request.uri.queryParameters
+        if let type = query["type"].map(String.init) {
+            switch query["uploaded"].map(String.init) {
+            case "certificate"?: values["uploaded"] = "The certificate for \(type) is in place: new packages are signed with it."
+            case "apns-key"?: values["uploaded"] = "Pushes for \(type) now authenticate with the APNs key."
+            default: break
+            }
+        }
+        return resources.page("order-types", values)
+    }
+
     static func listURL(_ parameters: [(String, String)]) -> String {
         var components = URLComponents()
         components.path = "/dashboard"
@@ -184,7 +198,8 @@ struct DashboardRoutes: Sendable {
         let merchant = try context.merchant
         let (type, id) = try orderPath(context)
         let record = try await orders.order(merchant: merchant, type: type, id: id)
-        let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: 50)
+        let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: Self.transcriptLength)
+        let activity = try await orders.activity(merchant: merchant, type: type, id: id, limit: Self.transcriptLength)
         let document = try await cpu.run { try JSONValue.parse(record.document) }
         let uploaded = Set(try await assets.assets(merchant: merchant).map(\.name))
         let localization = PreviewLocalization(
@@ -198,7 +213,8 @@ struct DashboardRoutes: Sendable {
         let (preview, json) = try await cpu.run { [strings] in
             (
                 WalletPreview(order: document, orderIdentifier: id, strings: strings, imageURL: { Self.imageURL($0, uploaded: uploaded) }),
-                document.serializedString(pretty: true)
+                // The token authenticates devices' fetches: a secret the page never shows. Patches leave it as it is.
+                document.setting("authenticationToken", to: nil).serializedString(pretty: true)
             )
         }
         var values = try layoutValues(context, title: "Order \(preview.orderNumber)")
@@ -207,12 +223,14 @@ struct DashboardRoutes: Sendable {
         values["preview"] = preview.templateValues
         values["orderJSON"] = json
         values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"
+        values["validateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))/validate"
         values["orderURL"] = Self.orderURL(type: type, id: id)
         values["locales"] = localization.available.map { ["code": $0, "chosen": $0 == localization.chosen] }
         values["hasLocales"] = !localization.available.isEmpty
         values["orderTextChosen"] = localization.chosen == nil
-        values["pushes"] = pushes.map(TranscriptEntry.init).map(\.templateValues)
-        values["hasPushes"] = !pushes.isEmpty
+        let transcript = TranscriptEntry.merged(activity: activity, pushes: pushes, limit: Self.transcriptLength)
+        values["transcript"] = transcript.map(\.templateValues)
+        values["hasTranscript"] = !transcript.isEmpty
         switch request.uri.queryParameters["updated"].map(String.init) {
         case "changed"?: values["updated"] = "Order updated. Registered devices are notified and fetch the new version."
         case "unchanged"?: values["updated"] = "Nothing changed: the order and its devices were left alone."

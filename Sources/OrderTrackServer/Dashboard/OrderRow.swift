@@ -29,29 +29,13 @@ struct OrderRow: Sendable {
         ]
     }
 
-    /// `23 Nov 2026, 16:04 UTC`: the server does not know the reader's time zone, so it says which one it uses.
-    static func format(_ date: Date) -> String {
+    /// `23 Nov 2026, 16:04 UTC` (`16:04:05` with seconds, for events moments apart): the server does not know the
+    /// reader's time zone, so it says which one it uses.
+    static func format(_ date: Date, withSeconds: Bool = false) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_GB")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "d MMM yyyy, HH:mm 'UTC'"
+        formatter.dateFormat = withSeconds ? "d MMM yyyy, HH:mm:ss 'UTC'" : "d MMM yyyy, HH:mm 'UTC'"
         return formatter.string(from: date)
-    }
-}
-
-/// One push attempt in the order page's transcript.
-struct TranscriptEntry: Sendable {
-    var entry: PushLogEntry
-
-    init(_ entry: PushLogEntry) { self.entry = entry }
-
-    var templateValues: [String: Any] {
-        var summary = "Push to device …\(entry.tokenSuffix), attempt \(entry.attempt)"
-        if let status = entry.status { summary += " · APNs \(status)" }
-        if let reason = entry.reason { summary += " · \(reason)" }
-        return [
-            "outcome": WalletPreview.words(entry.outcome.rawValue), "tone": WalletPreview.tone(entry.outcome.rawValue), "summary": summary,
-            "atISO": DateTimeFormat.formatRFC3339(entry.at), "at": OrderRow.format(entry.at),
-        ]
     }
 }

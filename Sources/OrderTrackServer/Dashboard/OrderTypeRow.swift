@@ -27,9 +27,12 @@ struct OrderTypeRow: Sendable {
         let remaining = identity.notValidAfter.timeIntervalSince(now)
         values["subject"] = String(describing: identity.certificate.subject)
         values["expiry"] = OrderRow.format(identity.notValidAfter)
+        let days = Int(remaining / 86_400)
         let (label, tone) =
             remaining <= 0
-            ? ("Expired", "red") : remaining < Self.expiryWarning ? ("Expires in \(Int(remaining / 86_400)) days", "amber") : ("Valid", "green")
+            ? ("Expired", "red")
+            : remaining < Self.expiryWarning
+                ? (days == 0 ? "Expires today" : "Expires in \(days) day\(days == 1 ? "" : "s")", "amber") : ("Valid", "green")
         values["expiryLabel"] = label
         values["expiryTone"] = tone
         return values

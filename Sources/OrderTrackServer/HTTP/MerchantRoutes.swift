@@ -21,8 +21,8 @@ struct MerchantRoutes: Sendable {
     /// Where merchant bodies and order documents (megabytes each) are parsed and serialized.
     let cpu: CPUWorkPool
     let maximumBodySize: Int
-    /// Forgets the APNs connections of an order type whose credentials changed.
-    let orderTypeChanged: @Sendable (String) async -> Void
+    /// Checks and stores uploaded order type credentials (shared with the dashboard).
+    let orderTypes: OrderTypeService
 
     /// Adds the routes and returns their authenticated group, for other merchant routes to join.
     @discardableResult
@@ -40,7 +40,8 @@ struct MerchantRoutes: Sendable {
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
-            let updated = try await orders.updateOrder(merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch)
+            let updated = try await orders.updateOrder(
+                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: .merchantAPI)
             return try await ordersJSON {
                 ["order": try orderJSON(updated.record), "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
             }
@@ -106,7 +107,7 @@ struct MerchantRoutes: Sendable {
             idempotency = idempotent
         }
         let content = try await cpu.run { try RequestParsing.json(body) }
-        let outcome = try await orders.createOrder(merchant: merchant, content: content, idempotency: idempotency) { created in
+        let outcome = try await orders.createOrder(merchant: merchant, content: content, idempotency: idempotency, author: .merchantAPI) { created in
             created.responseJSON(webServiceURL: orders.webServiceURL).serialized()
         }
         switch outcome {
@@ -216,16 +217,8 @@ struct MerchantRoutes: Sendable {
         let merchant = try context.merchant
         let orderType = try type(context)
         let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
-        guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded) else {
-            throw APIError.badRequest(
-                "pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
-        }
-        let configuration = IdentityConfig.pkcs12(
-            bytes: Array(pkcs12), password: body["password"]?.stringValue ?? "", wwdrPEM: body["wwdrPEM"]?.stringValue)
-        let identity = try await administration.setOrderType(merchantID: merchant.id, orderTypeIdentifier: orderType, identity: configuration)
-        // Parsed once: packages and pushes use this identity rather than parsing the PKCS#12 again.
-        packages.invalidateIdentity(orderType, replacement: (configuration, identity))
-        await orderTypeChanged(orderType)
+        try await orderTypes.configure(
+            merchant: merchant, orderTypeIdentifier: orderType, identity: try OrderTypeService.identity(from: body), apnsToken: nil)
         return ["orderType": await orderTypeJSON(orderType)]
     }
 

@@ -15,6 +15,8 @@ struct WalletRoutes: Sendable {
     let lookup: OrderLookup
     let devices: DeviceService
     let packages: PackageService
+    /// Notes each answered fetch in the order's activity, written behind (no database write on this path).
+    let fetches: FetchActivityRecorder
     let maximumBodySize: Int
 
     func add(to router: Router<OrderTrackRequestContext>) {
@@ -51,9 +53,11 @@ struct WalletRoutes: Sendable {
         if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
             record.updatedAt.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
         {
+            fetches.fetched(record, status: 304)
             return Response(status: .notModified, headers: headers)
         }
         let package = try await packages.package(for: record)
+        fetches.fetched(record, status: 200)
         headers[.contentType] = Self.packageContentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
     }

@@ -5,7 +5,8 @@ import ServiceLifecycle
 
 /// How long records that only grow are kept.
 public struct RetentionConfiguration: Sendable {
-    /// Seconds push log entries are kept; nil keeps them forever. A fan-out to N devices adds N entries.
+    /// Seconds push log entries and orders' activity (the transcript's other lines) are kept; nil keeps them forever.
+    /// A fan-out to N devices adds N entries, and so does each round of their fetches.
     public var pushLog: TimeInterval?
     /// Seconds idempotency keys are honored at least, before they are forgotten.
     public var idempotencyKeys: TimeInterval
@@ -19,7 +20,7 @@ public struct RetentionConfiguration: Sendable {
     }
 }
 
-/// Deletes expired push log entries and idempotency keys at start and then every `interval`. Instances sharing a
+/// Deletes expired push log entries, order activity and idempotency keys at start and then every `interval`. Instances sharing a
 /// database may all run it: deleting what is already gone is harmless.
 final class RetentionService: Service, Sendable {
     private let store: any OrderStore
@@ -45,29 +46,31 @@ final class RetentionService: Service, Sendable {
     /// How long an expired wallet link is kept, so that it answers "expired" (410) rather than "not found".
     static let expiredWalletLinks: TimeInterval = 30 * 86_400
 
-    /// Deletes what expired by `now`; returns the push log entries, idempotency keys, dashboard sessions and wallet
-    /// links deleted (a session is also deleted when presented after its expiry; this removes those never presented
-    /// again).
+    /// Deletes what expired by `now`; returns the push log entries, idempotency keys, dashboard sessions, activity
+    /// entries and wallet links deleted (a session is also deleted when presented after its expiry; this removes those
+    /// never presented again).
     @discardableResult
-    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int, walletLinks: Int) {
-        var pushLog = 0
+    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int, activity: Int, walletLinks: Int) {
+        var (pushLog, activity) = (0, 0)
         if let retention = configuration.pushLog {
             pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
+            activity = try await store.deleteActivity(before: now.addingTimeInterval(-retention))
         }
         let keys = try await store.deleteIdempotentResponses(createdBefore: now.addingTimeInterval(-configuration.idempotencyKeys))
         let sessions = try await store.deleteDashboardSessions(expiredBefore: now)
-        return (pushLog, keys, sessions, try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(-Self.expiredWalletLinks)))
+        let links = try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(-Self.expiredWalletLinks))
+        return (pushLog, keys, sessions, activity, links)
     }
 
     private func pruneLoggingFailures(now: Date) async {
         do {
             let deleted = try await prune(now: now)
-            if deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.walletLinks > 0 {
+            if deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.activity + deleted.walletLinks > 0 {
                 logger.info(
                     "pruned expired records",
                     metadata: [
                         "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
-                        "dashboard_sessions": .stringConvertible(deleted.dashboardSessions),
+                        "dashboard_sessions": .stringConvertible(deleted.dashboardSessions), "activity_entries": .stringConvertible(deleted.activity),
                         "wallet_links": .stringConvertible(deleted.walletLinks),
                     ])
             }

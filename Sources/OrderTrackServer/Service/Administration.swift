@@ -54,7 +54,8 @@ public struct Administration: Sendable {
         return apiKey
     }
 
-    /// Configures an order type for a merchant after checking the identity loads and is for this order type.
+    /// Configures an order type for a merchant after checking the identity loads and is an unexpired Order Type ID
+    /// certificate for this order type.
     /// With `apnsToken`, pushes use that provider token instead of the Order Type ID certificate.
     @discardableResult
     public func setOrderType(
@@ -69,8 +70,19 @@ public struct Administration: Sendable {
         } catch {
             throw OrderTrackError(.orderTypeRejected, "the signing identity cannot be loaded: \(error)")
         }
-        if let certified = identity.orderTypeIdentifier, certified != orderTypeIdentifier {
+        guard let certified = identity.orderTypeIdentifier else {
+            throw OrderTrackError(
+                .orderTypeRejected,
+                "the certificate is not an Order Type ID certificate: its subject names no order type (\(identity.certificate.subject))")
+        }
+        guard certified == orderTypeIdentifier else {
             throw OrderTrackError(.orderTypeRejected, "the certificate is for \(certified), not \(orderTypeIdentifier)")
+        }
+        // Wallet refuses packages signed with an expired certificate: storing one would break every order of the type.
+        guard identity.notValidAfter > Date() else {
+            throw OrderTrackError(
+                .orderTypeRejected,
+                "the certificate expired on \(DateTimeFormat.formatRFC3339(identity.notValidAfter)); renew it in the developer account")
         }
         if let apnsToken {
             guard (try? P256.Signing.PrivateKey(pemRepresentation: apnsToken.p8PEM)) != nil else {

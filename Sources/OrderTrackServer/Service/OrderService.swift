@@ -69,7 +69,7 @@ struct OrderService: Sendable {
     /// with an idempotency key, the response (made by `responseBody`, on the CPU pool) is stored under it in the order's
     /// transaction.
     func createOrder(
-        merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, now: Date = Date(),
+        merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, author: OrderChangeAuthor, now: Date = Date(),
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
         let (content, translationWarnings) = try await translated(content, merchant: merchant)
@@ -127,12 +127,12 @@ struct OrderService: Sendable {
                 let claim = IdempotencyClaim(
                     merchantID: merchant.id, key: idempotency.key,
                     record: IdempotencyRecord(requestHash: idempotency.requestHash, status: 201, body: response, createdAt: now))
-                switch try await store.createOrder(record, idempotency: claim) {
+                switch try await store.createOrder(record, idempotency: claim, note: ChangeNote(author: author.rawValue)) {
                 case .created(let order): stored = order
                 case .replayed(let existing): return .replayed(try Self.replayable(existing, for: idempotency))
                 }
             } else {
-                stored = try await store.createOrder(record)
+                stored = try await store.createOrder(record, note: ChangeNote(author: author.rawValue))
             }
         } catch OrderStoreError.orderAlreadyExists {
             throw OrderTrackError(
@@ -151,13 +151,17 @@ struct OrderService: Sendable {
     }
 
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
-    func updateOrder(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date = Date()) async throws -> UpdatedOrder {
+    func updateOrder(
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, now: Date = Date()
+    ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
-            try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, now: now)
+            try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, author: author, now: now)
         }
     }
 
-    private func applyUpdate(merchant: MerchantRecord, type: String, id: String, patch: JSONValue, now: Date) async throws -> UpdatedOrder {
+    private func applyUpdate(
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, now: Date
+    ) async throws -> UpdatedOrder {
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
             let (merged, existing) = try await cpu.run {
@@ -171,14 +175,16 @@ struct OrderService: Sendable {
             // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
             // fulfillments the patch may not name.
             var (patched, translationWarnings) = try await translated(merged, merchant: merchant)
-            guard patched != existing else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
+            let changedFields = Self.changedFields(from: existing, to: patched)
+            guard !changedFields.isEmpty else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
             let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
             patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
             let (normalized, serialized, validationWarnings) = try await validated(patched, merchantID: merchant.id)
             do {
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: serialized,
-                    status: normalized["status"]?.stringValue, orderNumber: normalized["orderNumber"]?.stringValue, updatedAt: updatedAt)
+                    status: normalized["status"]?.stringValue, orderNumber: normalized["orderNumber"]?.stringValue, updatedAt: updatedAt,
+                    note: ChangeNote(author: author.rawValue, changedFields: changedFields))
                 lookup.remember(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
@@ -188,6 +194,14 @@ struct OrderService: Sendable {
             }
         }
         throw OrderTrackError(.updateContention, "the order is being changed by many requests at once; retry")
+    }
+
+    /// The top-level keys whose values differ between two versions of a document, sorted: what the transcript says a
+    /// change touched.
+    static func changedFields(from before: JSONValue, to after: JSONValue) -> [String] {
+        let old = before.objectValue ?? [:]
+        let new = after.objectValue ?? [:]
+        return Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }.sorted()
     }
 
     /// `updatedAt` of a new version: after the previous one even if the clock stepped back, and in a later whole
@@ -237,14 +251,44 @@ struct OrderService: Sendable {
         guard let parsedDocument = parsed.document else {
             return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(parsed.failure)")])
         }
-        let translation = try await translation(of: parsedDocument, merchant: merchant)
-        let document = translation.document
+        return try await report(for: parsedDocument, merchant: merchant)
+    }
+
+    /// Validates what ``updateOrder(merchant:type:id:patch:author:now:)`` would store: `patch` applied to the order's current
+    /// document, through the same validator as ``validate(merchant:orderJSON:)``. A patch that cannot apply (one that
+    /// changes `orderIdentifier`, say) is a problem at its path, as the update would refuse it.
+    func validatePatch(merchant: MerchantRecord, type: String, id: String, patch: JSONValue) async throws -> ValidationReport {
+        let current = try await order(merchant: merchant, type: type, id: id)
+        let patched = try await cpu.run { () -> Result<JSONValue, OrderPatchError> in
+            let existing = try JSONValue.parse(current.document)
+            do throws(OrderPatchError) {
+                return .success(try OrderPatch.apply(patch, to: existing))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch patched {
+        case .success(let document): return try await report(for: document, merchant: merchant)
+        case .failure(let error): return ValidationReport(problems: [ValidationProblem(path: error.path, message: error.message)])
+        }
+    }
+
+    /// The validator's report on a complete document (translated first if it is in the simplified vocabulary, each
+    /// rewrite a warning), with the merchant's assets standing in for the package's files.
+    private func report(for parsed: JSONValue, merchant: MerchantRecord) async throws -> ValidationReport {
+        let translation = try await translation(of: parsed, merchant: merchant)
         guard translation.errors.isEmpty else { return ValidationReport(problems: translation.errors + translation.warnings) }
-        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
-        let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchant.id)
-        let options = validationOptions
-        let report = try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
+        let report = try await validationReport(for: translation.document, merchantID: merchant.id)
         return ValidationReport(problems: translation.warnings + report.problems)
+    }
+
+    /// The validator's report on a document in Apple's vocabulary, with the merchant's assets standing in for the
+    /// package's files.
+    private func validationReport(for document: JSONValue, merchantID: String) async throws -> ValidationReport {
+        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
+        let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchantID)
+        let options = validationOptions
+        return try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
     }
 
     /// A document in the payment providers' simplified vocabulary, translated with the merchant's order defaults;
@@ -276,13 +320,14 @@ struct OrderService: Sendable {
     }
 
     /// A mark that changes whenever what the merchant's pages show may have changed: with `order`, that order's
-    /// version and push attempts; without, any change of any of the merchant's orders. Pages compare it over time to
+    /// version, activity and push attempts; without, any change of any of the merchant's orders. Pages compare it over time to
     /// know when to refresh.
     func revision(merchant: MerchantRecord, order key: OrderKey?) async throws -> String {
         guard let key else { return String(try await store.latestChangeSequence(merchantID: merchant.id)) }
         let record = try await order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier)
         let pushes = try await store.latestPushLogID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
-        return "\(record.changeSequence).\(pushes)"
+        let activity = try await store.latestActivityID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
+        return "\(record.changeSequence).\(pushes).\(activity)"
     }
 
     /// How many devices are registered for each of these orders of the merchant (other merchants' orders count 0).
@@ -290,6 +335,13 @@ struct OrderService: Sendable {
         let owned = orders.filter { $0.merchantID == merchant.id }
         return try await store.registrationCounts(
             of: owned.map { OrderKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier) })
+    }
+
+    /// The latest activity (changes, registrations, fetches) of an order of this merchant, newest first.
+    func activity(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [OrderActivity] {
+        let record = try await order(merchant: merchant, type: type, id: id)
+        return try await store.orderActivity(
+            orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
     }
 
     /// The latest push attempts for an order of this merchant, newest first.
@@ -336,11 +388,9 @@ struct OrderService: Sendable {
     /// normalized, also serialized.
     private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, serialized: [UInt8], warnings: [ValidationProblem])
     {
-        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
-        let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchantID)
+        let report = try await validationReport(for: document, merchantID: merchantID)
         let options = validationOptions
         return try await cpu.run {
-            let report = OrderValidator.validate(document: document, package: PackageContents(files: files), options: options)
             guard report.isValid else { throw OrderTrackError.invalidOrder(report.problems) }
             let normalized: JSONValue
             do throws(OrderDecodingError) {

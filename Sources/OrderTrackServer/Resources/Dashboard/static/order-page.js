@@ -1,4 +1,5 @@
-// The order page: validates the edited order.json and applies it as a PATCH, showing each problem at its JSON path.
+// The order page: validates the edited order.json as the PATCH it would be and applies it, showing each problem at its
+// JSON path.
 import { callJSON, mergePatch } from "./dashboard-api.js";
 
 const form = document.getElementById("order-form");
@@ -46,8 +47,24 @@ async function busy(button, work) {
   }
 }
 
+/**
+ * The editor's change as the merge patch Update sends, or null (the problem shown) when the text is not JSON. The
+ * editor never holds the order's authentication token: a patch without it keeps it.
+ */
+function editedPatch(action) {
+  try {
+    return JSON.stringify(mergePatch(original, JSON.parse(editor.value)));
+  } catch (error) {
+    showProblems([{ path: "", message: `not valid JSON: ${error.message}`, severity: "error" }]);
+    showMessage(`Fix the JSON before ${action}.`, "error");
+    return null;
+  }
+}
+
 async function validate() {
-  const { status, json } = await callJSON("POST", form.dataset.validateUrl, editor.value);
+  const patch = editedPatch("validating");
+  if (patch === null) return;
+  const { status, json } = await callJSON("POST", form.dataset.validateUrl, patch);
   if (status !== 200) {
     showProblems([]);
     showMessage(json.error?.message ?? `The server answered ${status}.`, "error");
@@ -59,15 +76,9 @@ async function validate() {
 }
 
 async function update() {
-  let edited;
-  try {
-    edited = JSON.parse(editor.value);
-  } catch (error) {
-    showProblems([{ path: "", message: `not valid JSON: ${error.message}`, severity: "error" }]);
-    showMessage("Fix the JSON before updating.", "error");
-    return;
-  }
-  const { status, json } = await callJSON("PATCH", form.dataset.updateUrl, JSON.stringify(mergePatch(original, edited)));
+  const patch = editedPatch("updating");
+  if (patch === null) return;
+  const { status, json } = await callJSON("PATCH", form.dataset.updateUrl, patch);
   if (status !== 200) {
     showProblems(json.error?.problems ?? []);
     showMessage(json.error?.message ?? `The server answered ${status}.`, "error");

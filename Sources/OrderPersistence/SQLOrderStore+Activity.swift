@@ -1,0 +1,83 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let activityColumns = ["order_type_identifier", "order_identifier", "kind", "version", "author", "detail", "status", "at"]
+
+    /// The largest batch ``appendActivity(_:)`` inserts per statement: 8 binds a row stays far below SQLite's and
+    /// PostgreSQL's bind limits.
+    static let activityBatch = 500
+
+    /// Appends entries recorded outside a change's transaction (package fetches, written behind), in one transaction.
+    public func appendActivity(_ entries: [OrderActivity]) async throws {
+        guard !entries.isEmpty else { return }
+        try await write("append \(entries.count) activity entries") { db in
+            for chunk in entries.chunked(into: Self.activityBatch) { try await Self.insertActivity(db, chunk) }
+        }
+    }
+
+    /// Inserts activity in the caller's transaction: changes and registrations record theirs with the change itself.
+    static func insertActivity(_ db: any SQLDatabase, _ entries: some Collection<OrderActivity>) async throws {
+        let insert = db.insert(into: "order_activity").columns(activityColumns)
+        for entry in entries {
+            insert.values(
+                entry.orderTypeIdentifier, entry.orderIdentifier, entry.kind.rawValue, entry.version.map(Int64.init), entry.author,
+                entry.detail, entry.status.map(Int64.init), entry.at.millisecondsSince1970)
+        }
+        try await insert.run()
+    }
+
+    /// The most recent `limit` activity entries of an order, newest first.
+    ///
+    /// - Throws: ``OrderStoreError/corruptRecord(table:reason:)`` for a kind this build does not know.
+    public func orderActivity(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [OrderActivity] {
+        try await read("read activity of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            let rows = try await db.select().column("id").columns(Self.activityColumns).from("order_activity")
+                .where("order_type_identifier", .equal, orderTypeIdentifier).where("order_identifier", .equal, orderIdentifier)
+                .orderBy("id", .descending).limit(limit)
+                .all()
+            return try rows.map { row in
+                let kind = try row.string("kind")
+                guard let known = OrderActivity.Kind(rawValue: kind) else {
+                    throw OrderStoreError.corruptRecord(table: "order_activity", reason: "unknown kind '\(kind)'")
+                }
+                return OrderActivity(
+                    id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"),
+                    orderIdentifier: try row.string("order_identifier"), kind: known,
+                    version: try row.decodeNil(column: "version") ? nil : try row.int("version"), author: try row.optionalString("author"),
+                    detail: try row.optionalString("detail"), status: try row.decodeNil(column: "status") ? nil : try row.int("status"),
+                    at: try row.date("at"))
+            }
+        }
+    }
+
+    /// The id of the order's latest activity entry (0 before any), from the activity's order index.
+    public func latestActivityID(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int64 {
+        try await read("read the latest activity of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await db.select()
+                .column(SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("id")), SQLLiteral.numeric("0")), as: "latest")
+                .from("order_activity")
+                .where("order_type_identifier", .equal, orderTypeIdentifier).where("order_identifier", .equal, orderIdentifier)
+                .first(decodingColumn: "latest", as: Int64.self) ?? 0
+        }
+    }
+
+    /// Deletes activity recorded before `date`, in batches; returns the number deleted.
+    public func deleteActivity(before date: Date) async throws -> Int {
+        let cutoff = date.millisecondsSince1970
+        var deleted = 0
+        while true {
+            let batch = try await write("delete old order activity") { db in
+                try await db.raw(
+                    """
+                    DELETE FROM order_activity WHERE id IN (
+                        SELECT id FROM order_activity WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
+                    RETURNING id
+                    """
+                ).all().count
+            }
+            deleted += batch
+            if batch < Self.pruneBatch { return deleted }
+        }
+    }
+}

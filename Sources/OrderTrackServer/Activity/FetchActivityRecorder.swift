@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import OrderPersistence
+import ServiceLifecycle
+import Synchronization
+
+/// Records devices' package fetches in the orders' activity, written behind.
+///
+/// Fetches are the hot path: a device fetching an order must not wait for a database write, nor should a burst of
+/// fetches after a push become a burst of write transactions. So a fetch only appends to a bounded in-memory buffer of
+/// this instance; this service writes the buffer in one transaction about every `interval`, and once more when the
+/// server shuts down gracefully. When the buffer is full (the database slower than the fetches for a while), further
+/// fetches are dropped from the transcript and counted: the transcript is a diagnostic, never worth slowing devices.
+/// A crash loses at most one interval of fetch lines.
+final class FetchActivityRecorder: Service, Sendable {
+    /// Entries kept in memory between two writes; beyond, fetches are dropped and counted.
+    static let defaultCapacity = 10_000
+
+    private struct Buffer {
+        var entries: [OrderActivity] = []
+        var dropped = 0
+    }
+
+    private let store: any OrderStore
+    private let capacity: Int
+    private let interval: Duration
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private let buffer = Mutex(Buffer())
+
+    init(
+        store: any OrderStore, capacity: Int = defaultCapacity, interval: Duration = .seconds(1), logger: Logger,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.store = store
+        self.capacity = capacity
+        self.interval = interval
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Notes that a device was answered `status` (200 with the package, 304 when it has the latest) for this version.
+    func fetched(_ order: OrderRecord, status: Int) {
+        let entry = OrderActivity(
+            orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, kind: .fetched, version: order.version,
+            status: status, at: now())
+        buffer.withLock { buffer in
+            if buffer.entries.count < capacity { buffer.entries.append(entry) } else { buffer.dropped += 1 }
+        }
+    }
+
+    /// Fetches recorded but not yet written, and fetches dropped since the last write.
+    var backlog: (pending: Int, dropped: Int) { buffer.withLock { ($0.entries.count, $0.dropped) } }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while (try? await Task.sleep(for: self.interval)) != nil {
+                await self.flush()
+            }
+        }
+        // After the HTTP server stopped: the last fetches it answered are in the buffer.
+        await flush()
+    }
+
+    /// Writes what the buffer holds in one transaction; on failure the entries are dropped (and counted) rather than
+    /// kept to grow the buffer while the database is away.
+    func flush() async {
+        let (entries, dropped) = buffer.withLock { buffer in
+            defer { buffer = Buffer() }
+            return (buffer.entries, buffer.dropped)
+        }
+        if dropped > 0 {
+            logger.warning("dropped package fetches from order activity: the buffer was full", metadata: ["dropped": .stringConvertible(dropped)])
+        }
+        do {
+            try await store.appendActivity(entries)
+        } catch {
+            logger.warning(
+                "could not record package fetches in order activity",
+                metadata: ["entries": .stringConvertible(entries.count), "error": .string("\(error)")])
+        }
+    }
+}

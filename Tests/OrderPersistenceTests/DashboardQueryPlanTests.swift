@@ -1,0 +1,53 @@
+import ExternalTools
+import Foundation
+import SQLKit
+import Testing
+
+@_spi(Benchmarks) @testable import OrderPersistence
+
+/// The dashboard's list queries at scale: newest first walks an index without sorting, a status filter walks its own
+/// index however rare the status, and a search looks up order number and identifier in their indexes.
+@Suite struct DashboardQueryPlanTests {
+    @Test func theDashboardListQueriesUseTheirIndexes() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let other = try await store.createMerchant(name: "Other")
+            try await store.upsertOrderType(
+                OrderTypeRecord(orderTypeIdentifier: "order.com.example.other", merchantID: other.id, identity: .directory(path: "/nonexistent")))
+            let document = Array(#"{"status":"open"}"#.utf8)
+            for (merchant, type) in [(other.id, "order.com.example.other"), (fixture.merchant.id, fixture.orderType)] {
+                for (index, status) in ["completed", "open", "completed", "cancelled"].enumerated() {
+                    try await store.insertGeneratedOrders(
+                        0..<5_000, merchantID: merchant, orderTypeIdentifier: type, orderIdentifierPrefix: "o\(index)-",
+                        authenticationTokenPrefix: "token-\(UUID().uuidString)-", document: document, status: status, orderNumberPrefix: "N\(index)-")
+                }
+            }
+            let found = try await store.recentOrders(merchantID: fixture.merchant.id, status: nil, search: "N2-17", before: nil, limit: 25)
+            #expect(found.orders.map(\.orderIdentifier) == ["o2-17"], "the merchant's own order, not the other's")
+
+            let cases: [(name: String, status: String?, search: String?, indexes: [String], sorts: Bool)] = [
+                ("newest first", nil, nil, ["orders_merchant_created"], false),
+                ("status", "open", nil, ["orders_merchant_status_created"], false),
+                ("search", nil, "o1-42", ["orders_merchant_order_number", "orders_merchant_identifier"], true),
+                ("search with status", "open", "N1-42", ["orders_merchant_order_number", "orders_merchant_identifier"], true),
+            ]
+            for entry in cases {
+                let plan = try await store.read("explain") { db in
+                    let query = SQLOrderStore.recentOrdersQuery(
+                        db, merchantID: fixture.merchant.id, status: entry.status, search: entry.search, before: 12_345, limit: 26)
+                    if TestDatabase.usesPostgres {
+                        try await db.raw("ANALYZE").run()
+                        return try await db.raw("EXPLAIN \(query.select)").all(decodingColumn: "QUERY PLAN", as: String.self)
+                    }
+                    return try await db.raw("EXPLAIN QUERY PLAN \(query.select)").all(decodingColumn: "detail", as: String.self)
+                }
+                let text = plan.joined(separator: "\n")
+                for index in entry.indexes { #expect(text.contains(index), "\(entry.name): \(index) in plan:\n\(text)") }
+                #expect(!text.contains("Seq Scan") && !plan.contains { $0.hasPrefix("SCAN") }, "\(entry.name): no table scan:\n\(text)")
+                if !entry.sorts {
+                    #expect(!text.contains("TEMP B-TREE") && !text.contains("Sort"), "\(entry.name): the index gives the order:\n\(text)")
+                }
+            }
+        }
+    }
+}
