@@ -88,13 +88,8 @@ extension SQLOrderStore {
                     SQLBinaryExpression(merchant, .and, SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(search))))))
         // Status and cursor only filter the few orders found: as expressions (`status || ''`, `created_sequence + 0`)
         // no index can serve them, so SQLite without statistics does not walk the merchant's orders by them instead.
-        if let status {
-            query.where(SQLBinaryExpression(SQLBinaryExpression(SQLColumn("status"), .concatenate, SQLLiteral.string("")), .equal, SQLBind(status)))
-        }
-        if let sequence {
-            query.where(
-                SQLBinaryExpression(SQLBinaryExpression(SQLColumn("created_sequence"), .add, SQLLiteral.numeric("0")), .lessThan, SQLBind(sequence)))
-        }
+        if let status { query.where(SQLQueryString("\(ident: "status") || '' = \(bind: status)")) }
+        if let sequence { query.where(SQLQueryString("\(ident: "created_sequence") + 0 < \(bind: sequence)")) }
         return query.orderBy("created_sequence", .descending).limit(limit)
     }
 
