@@ -81,7 +81,8 @@ def main() -> int:
     SHOTS.mkdir(parents=True, exist_ok=True)
     number = f"T-{uuid.uuid4().hex[:6].upper()}"
     created = api("POST", "/api/v1/orders", {
-        "orderIdentifier": number, "orderNumber": number,
+        # The development order type: the dashboard check may have added others by the time this runs.
+        "orderTypeIdentifier": "order.dev.ordertrack.demo", "orderIdentifier": number, "orderNumber": number,
         "merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"},
         "orderManagementURL": "https://shop.example.com/orders/" + number,
         "payment": {"total": {"amount": "18.00", "currency": "USD"}, "status": "paid"},
