@@ -18,6 +18,7 @@ import uuid
 import zlib
 from pathlib import Path
 
+from merchant_api import merchant_api
 from playwright.sync_api import Page, expect, sync_playwright
 
 BASE, API_KEY, SHOTS = sys.argv[1], sys.argv[2], Path(sys.argv[3])
@@ -26,16 +27,7 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
-def api(method: str, path: str, body: dict | None = None) -> dict:
-    """A merchant API call with the secret key, as the merchant's own server makes it."""
-    request = urllib.request.Request(
-        BASE + path,
-        method=method,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
+api = merchant_api(BASE, API_KEY)
 
 
 def png(size: int, top: tuple[int, int, int], bottom: tuple[int, int, int]) -> bytes:

@@ -8,15 +8,14 @@ through the API. On a computer the page must show the button and a QR code that 
 link; on an iPhone, the button alone. Prints one line per step.
 """
 
-import json
 import subprocess
 import sys
 import threading
-import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from merchant_api import merchant_api
 from playwright.sync_api import expect, sync_playwright
 
 BASE, API_KEY, SHOTS = sys.argv[1], sys.argv[2], Path(sys.argv[3])
@@ -26,15 +25,7 @@ IPHONE = (
 )
 
 
-def api(method: str, path: str, body: dict | None = None) -> dict:
-    request = urllib.request.Request(
-        BASE + path,
-        method=method,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
+api = merchant_api(BASE, API_KEY)
 
 
 def merchant_page(link: str) -> bytes:
