@@ -45,7 +45,8 @@ struct BenchDashboardCommand: AsyncParsableCommand {
             print("seeded in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
             let deep = try await deepCursor(store, merchantID: credentials.merchantID)
 
-            let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            // Redirects are not followed: the sign-in's 303 carries the session cookie.
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
             do {
                 let cookie = try await signIn(http, base: base, apiKey: credentials.apiKey)
                 let session = ("Cookie", cookie)
