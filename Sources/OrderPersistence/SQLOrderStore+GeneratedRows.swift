@@ -54,4 +54,14 @@ extension SQLOrderStore {
             ).run()
         }
     }
+
+    /// Refreshes PostgreSQL's planner statistics after a bulk insert, as autovacuum soon would in production; until
+    /// then the planner guesses from the empty tables. SQLite keeps no statistics unless asked, in production as here,
+    /// so it is left alone.
+    public func refreshStatistics() async throws {
+        try await write("refresh planner statistics") { db in
+            guard db.dialect.name == "postgresql" else { return }
+            try await db.raw("ANALYZE").run()
+        }
+    }
 }

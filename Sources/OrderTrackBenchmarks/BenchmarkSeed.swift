@@ -56,7 +56,8 @@ public struct BenchmarkSeed: Sendable {
         self.batchSize = batchSize
     }
 
-    /// Inserts the orders, then the registrations, in batches of ``batchSize`` rows, one transaction per batch.
+    /// Inserts the orders, then the registrations, in batches of ``batchSize`` rows, one transaction per batch, then
+    /// refreshes the planner's statistics.
     /// Orders get version 1 and consecutive change sequences. Fails on identifiers that already exist, and before
     /// writing anything on counts that do not fit together.
     public func insert(into store: SQLOrderStore) async throws {
@@ -73,6 +74,7 @@ public struct BenchmarkSeed: Sendable {
                 orderIdentifierPrefix: orderIdentifierPrefix, orderCount: orderCount, deviceIdentifierPrefix: deviceIdentifierPrefix,
                 pushTokenPrefix: pushTokenPrefix, ordersPerDevice: ordersPerDevice)
         }
+        try await store.refreshStatistics()
     }
 
     private func validate() throws(OrderStoreError) {

@@ -81,13 +81,19 @@ enum BenchmarkServer {
         let ports = AsyncStream<Int>.makeStream()
         let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
-        let value = try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.application.run() }
-            var iterator = ports.stream.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw usageError("the benchmark server did not start") }
-            let value = try await body("http://127.0.0.1:\(port)", server.store, credentials)
-            group.cancelAll()
-            return value
+        let value: Value
+        do {
+            value = try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.application.run() }
+                var iterator = ports.stream.makeAsyncIterator()
+                guard let port = await iterator.next() else { throw usageError("the benchmark server did not start") }
+                defer { group.cancelAll() }
+                return try await body("http://127.0.0.1:\(port)", server.store, credentials)
+            }
+        } catch {
+            // Closed on failure too: a store left open at exit trips SQLite's assertion and hides the error.
+            try? await server.store.shutdown()
+            throw error
         }
         try await server.store.shutdown()
         return value
