@@ -16,6 +16,7 @@ enum Migrations {
         Migration(version: 3, name: "apple pay identities", apply: ApplePaySchema.apply),
         Migration(version: 4, name: "dashboard sessions and order numbers", apply: DashboardSchema.apply),
         Migration(version: 6, name: "merchant order defaults and wallet links", apply: ProviderSchema.apply),
+        Migration(version: 7, name: "order lookup keys and signing chain", apply: LookupSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }
