@@ -285,7 +285,9 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // Apple's App Store Server Library as the order-lookup client (lookup_judge.py).
+            exclude: ["lookup_judge.py"]
         ),
     ],
     swiftLanguageModes: [.v6]
