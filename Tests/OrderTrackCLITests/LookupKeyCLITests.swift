@@ -2,7 +2,7 @@ import Foundation
 import OrderModel
 import Testing
 
-/// `ordertrack lookup-key create`, run as a process.
+/// `ordertrack lookup-key create` and `ordertrack bench lookup`, run as a process.
 extension CLITests {
     @Test func createsALookupKeyShownOnce() throws {
         let created = try run(["merchant", "create", "--name", "Lookup Shop", "--data-dir", "data"])
@@ -20,5 +20,11 @@ extension CLITests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try run(["lookup-key", "create", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
         #expect(try run(["lookup-key", "create", "--merchant", merchant, "--bundle-id", "bad id", "--data-dir", "data"]).status == 1)
+    }
+
+    @Test func benchLookupRunsAndReportsTheRatio() throws {
+        let bench = try run(["bench", "lookup", "--connections", "2", "--seconds", "0.5"])
+        #expect(bench.status == 0, "\(bench.errors)")
+        #expect(bench.output.contains("ratio lookup / healthz"))
     }
 }
