@@ -30,7 +30,8 @@ enum ProviderSchema {
             .column("revoked_at", type: .bigint)
             .foreignKey(
                 ["order_type_identifier", "order_identifier"], references: "orders", ["order_type_identifier", "order_identifier"],
-                onDelete: .cascade)
+                onDelete: .cascade
+            )
             .run()
         // Deleting an order deletes its links: without this index PostgreSQL would scan the table for each order.
         try await db.create(index: "wallet_links_order").on("wallet_links").column("order_type_identifier").column("order_identifier").run()

@@ -120,7 +120,8 @@ struct OrderDefaultsCommand: AsyncParsableCommand {
             if orderManagementURL != nil || fulfillmentType != nil || paymentStatus != nil {
                 try await administration.setOrderDefaults(
                     merchantID: merchant,
-                    ProviderVocabulary.Defaults(orderManagementURL: orderManagementURL, fulfillmentType: fulfillmentType, paymentStatus: paymentStatus))
+                    ProviderVocabulary.Defaults(
+                        orderManagementURL: orderManagementURL, fulfillmentType: fulfillmentType, paymentStatus: paymentStatus))
             }
             return try await administration.orderDefaults(merchantID: merchant)
         }

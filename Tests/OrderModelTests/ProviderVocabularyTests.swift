@@ -2,7 +2,8 @@ import OrderModel
 import Testing
 
 @Suite struct ProviderVocabularyTests {
-    static let defaults = ProviderVocabulary.Defaults(orderManagementURL: "https://shop.example.com/orders", fulfillmentType: "shipping", paymentStatus: "paid")
+    static let defaults = ProviderVocabulary.Defaults(
+        orderManagementURL: "https://shop.example.com/orders", fulfillmentType: "shipping", paymentStatus: "paid")
 
     static let simplified: JSONValue = [
         "orderTypeIdentifier": "order.com.example.shop", "orderIdentifier": "ORDER-1", "schemaVersion": 1, "orderType": "ecommerce",
@@ -25,7 +26,10 @@ import Testing
         #expect(order["orderManagementURL"] == "https://shop.example.com/orders")
         #expect(
             order["fulfillments"] == [
-                ["fulfillmentIdentifier": "SHIP-001", "fulfillmentType": "shipping", "status": "processing", "trackingURL": "https://carrier.example/1"]
+                [
+                    "fulfillmentIdentifier": "SHIP-001", "fulfillmentType": "shipping", "status": "processing",
+                    "trackingURL": "https://carrier.example/1",
+                ]
             ])
         let warnings = Dictionary(uniqueKeysWithValues: translation.warnings.map { ($0.path, $0.message) })
         #expect(warnings["status"] == "\"in_progress\" was read as \"open\", and each open fulfillment as \"processing\"")
@@ -40,7 +44,8 @@ import Testing
     }
 
     @Test func fulfilledIsCompletedAndTheWrapperIsOpened() {
-        let translation = ProviderVocabulary.translate(["order": ["status": "fulfilled", "orderManagementURL": "https://x.example/o"]], defaults: .init())
+        let translation = ProviderVocabulary.translate(
+            ["order": ["status": "fulfilled", "orderManagementURL": "https://x.example/o"]], defaults: .init())
         #expect(translation.document == ["status": "completed", "orderManagementURL": "https://x.example/o"])
         #expect(translation.warnings.map(\.path) == ["order", "status"])
         #expect(translation.warnings.last?.message == "\"fulfilled\" was read as \"completed\"")

@@ -71,7 +71,9 @@ import Testing
             // The device: registered through the provider's path, fetching through the provider's path.
             #expect(try await client.device(.post, "/wallet/v1/push", token: token, json: ["pushToken": .string(Self.device)]).status == .created)
             #expect(try await client.device(.post, "/wallet/v1/push", token: token, json: ["pushToken": .string(Self.device)]).status == .ok)
-            #expect(try await client.device(.post, "/wallet/v1/push", token: "wrong-token-0123456789", json: ["pushToken": .string(Self.device)]).status == .unauthorized)
+            #expect(
+                try await client.device(.post, "/wallet/v1/push", token: "wrong-token-0123456789", json: ["pushToken": .string(Self.device)]).status
+                    == .unauthorized)
             #expect(try await client.store.registrations(orderTypeIdentifier: type, orderIdentifier: id).map(\.pushToken) == [Self.device])
             let first = try await client.device(.get, "/wallet/v1/packages/\(type)/\(id)", token: token)
             #expect(first.status == .ok)
@@ -102,9 +104,14 @@ import Testing
             #expect(fulfillment["trackingNumber"] == "1Z999AA10123456784")
 
             let fulfilled = try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "fulfilled"])
-            #expect(fulfilled.json["warnings"]?.arrayValue?.contains { $0["path"] == "status" && $0["message"] == "\"fulfilled\" was read as \"completed\"" } == true)
+            #expect(
+                fulfilled.json["warnings"]?.arrayValue?.contains {
+                    $0["path"] == "status" && $0["message"] == "\"fulfilled\" was read as \"completed\""
+                } == true)
             _ = try await apns.server.waitForPushes(count: 2, timeout: .seconds(20))
-            #expect(try Self.orderJSON(in: try await client.device(.get, "/wallet/v1/packages/\(type)/\(id)", token: token).body)["status"] == "completed")
+            #expect(
+                try Self.orderJSON(in: try await client.device(.get, "/wallet/v1/packages/\(type)/\(id)", token: token).body)["status"] == "completed"
+            )
 
             // The provider's notify call, as form fields.
             let notified = try await client.call(
@@ -125,7 +132,9 @@ import Testing
         try await server.run { client in
             let refused = try await client.merchant(.post, "/api/v1/orders", json: Self.providerOrder)
             #expect(refused.status == .unprocessableContent)
-            let errors = (refused.json["error"]?["problems"]?.arrayValue ?? []).filter { $0["severity"] != "warning" }.compactMap { $0["path"]?.stringValue }
+            let errors = (refused.json["error"]?["problems"]?.arrayValue ?? []).filter { $0["severity"] != "warning" }.compactMap {
+                $0["path"]?.stringValue
+            }
             #expect(Set(errors) == ["orderManagementURL", "payment.status", "fulfillments[0].fulfillmentType"])
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.isEmpty == true, "nothing stored")
 
@@ -136,7 +145,9 @@ import Testing
             let badDefaults = try await client.merchant(.put, "/api/v1/order-defaults", json: ["orderManagementURL": "http://example.com"])
             #expect(badDefaults.status == .unprocessableContent)
             #expect(badDefaults.json["error"]?["param"] == "orderManagementURL")
-            #expect(try await client.merchant(.put, "/api/v1/order-defaults", json: ["fulfillmentType": "drone"]).json["error"]?["param"] == "fulfillmentType")
+            #expect(
+                try await client.merchant(.put, "/api/v1/order-defaults", json: ["fulfillmentType": "drone"]).json["error"]?["param"]
+                    == "fulfillmentType")
             #expect(try await client.merchant(.put, "/api/v1/order-defaults", json: ["colour": "red"]).status == .badRequest)
 
             var wrongPrice = Self.providerOrder
@@ -261,7 +272,8 @@ import Testing
             let other: HTTPFields = [.authorization: "Bearer \(otherKey)"]
             #expect(try await client.call(.post, "/api/v1/orders/\(type)/\(id)/wallet-link", headers: other).status == .notFound)
             #expect(
-                try await client.call(.delete, "/api/v1/wallet-links/\(try #require(link.json["id"]?.stringValue))", headers: other).status == .notFound)
+                try await client.call(.delete, "/api/v1/wallet-links/\(try #require(link.json["id"]?.stringValue))", headers: other).status
+                    == .notFound)
             let path = String(try #require(link.json["url"]?.stringValue).dropFirst(TestServer.publicURL.count))
             #expect(try await client.call(.get, path).status == .ok, "still open: the other merchant's revoke did nothing")
         }

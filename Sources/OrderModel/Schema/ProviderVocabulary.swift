@@ -38,7 +38,8 @@ public enum ProviderVocabulary {
         if members.count == 1, members["order"]?.objectValue != nil { return true }
         if members["total"] != nil { return true }
         if let status = members["status"]?.stringValue, simplifiedStatuses[status] != nil { return true }
-        let lineItems = (members["lineItems"]?.arrayValue ?? [])
+        let lineItems =
+            (members["lineItems"]?.arrayValue ?? [])
             + (members["fulfillments"]?.arrayValue ?? []).flatMap { $0["lineItems"]?.arrayValue ?? [] }
         if lineItems.contains(where: { $0["label"] != nil || $0["currencyCode"] != nil || $0["price"]?.stringValue != nil }) {
             return true

@@ -23,7 +23,8 @@ struct ProviderRoutes: Sendable {
             }
             let known: Set = ["orderManagementURL", "fulfillmentType", "paymentStatus"]
             if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
-                throw APIError.badRequest("field_unknown", "\(unknown) is not an order default; the defaults are \(known.sorted().joined(separator: ", "))", param: unknown)
+                throw APIError.badRequest(
+                    "field_unknown", "\(unknown) is not an order default; the defaults are \(known.sorted().joined(separator: ", "))", param: unknown)
             }
             var defaults = ProviderVocabulary.Defaults()
             defaults.orderManagementURL = try Self.optionalString(members, "orderManagementURL")

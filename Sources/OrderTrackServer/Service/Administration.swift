@@ -100,11 +100,13 @@ public struct Administration: Sendable {
     /// Each is checked as Wallet would check it in an order, so a default can never make an order invalid.
     public func setOrderDefaults(merchantID: String, _ defaults: ProviderVocabulary.Defaults) async throws {
         if let url = defaults.orderManagementURL, TextFormat.scheme(of: url) != "https" || !TextFormat.isAbsoluteURI(url) {
-            throw OrderTrackError(.invalidOrderDefaults, "orderManagementURL must be an absolute https URL, not \"\(url)\"", field: "orderManagementURL")
+            throw OrderTrackError(
+                .invalidOrderDefaults, "orderManagementURL must be an absolute https URL, not \"\(url)\"", field: "orderManagementURL")
         }
         if let type = defaults.fulfillmentType, !Self.fulfillmentTypes.contains(type) {
             throw OrderTrackError(
-                .invalidOrderDefaults, "fulfillmentType must be \(Self.fulfillmentTypes.map { "\"\($0)\"" }.joined(separator: " or ")), not \"\(type)\"",
+                .invalidOrderDefaults,
+                "fulfillmentType must be \(Self.fulfillmentTypes.map { "\"\($0)\"" }.joined(separator: " or ")), not \"\(type)\"",
                 field: "fulfillmentType")
         }
         if let status = defaults.paymentStatus, !OrderSchema.paymentStatuses.contains(status) {
