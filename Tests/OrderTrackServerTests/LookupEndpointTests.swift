@@ -4,8 +4,9 @@ import HTTPTypes
 import OrderLookupSigning
 import OrderModel
 import OrderPersistence
-import OrderTrackServer
 import Testing
+
+@testable import OrderTrackServer
 
 /// `GET /inApps/v1/lookup/{orderId}` and the lookup keys: the answer codes in Swift, then Apple's own App Store Server
 /// Library (lookup_judge.py) as the client and verifier.
@@ -75,6 +76,16 @@ import Testing
             #expect(last.json["errorCode"] == .integer(4_290_000))
             #expect(last.headers[.retryAfter].flatMap(Int.init).map { $0 > 0 } == true)
         }
+    }
+
+    @Test func mapsServerFaultsToAppleCodes() {
+        let retryable = AppStoreAPIError(answering: OrderStoreError.unavailable(operation: "read", reason: "connection refused"))
+        #expect(retryable == .internalRetryable && retryable.body?.code == 5_000_001)
+        let fault = AppStoreAPIError(answering: OrderStoreError.corruptRecord(table: "orders", reason: "bad"))
+        #expect(fault == .internal && fault.body?.code == 5_000_000)
+        #expect(fault.response.status == .internalServerError && fault.response.headers[.contentType] == "application/json")
+        let unauthorized = AppStoreAPIError(answering: AppStoreAPIError.unauthorized).response
+        #expect(unauthorized.status == .unauthorized && unauthorized.headers[.contentType] == nil)
     }
 
     @Test func managesLookupKeys() async throws {
