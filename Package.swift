@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
         .library(name: "ApplePay", targets: ["ApplePay"]),
         .library(name: "QRCode", targets: ["QRCode"]),
+        .library(name: "OrderLookupSigning", targets: ["OrderLookupSigning"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -47,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Server-rendered dashboard pages: logic-less templates, so the HTML stays editable without Swift.
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // ES256 JWTs: the App Store Server API tokens of order lookup and the signed transactions it answers with.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         // Encodings several modules write by hand (base64url, civil calendar days). No dependencies.
@@ -108,7 +111,7 @@ let package = Package(
             name: "OrderTrackServer",
             dependencies: [
                 "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "QRCode", "RequestSyntax",
-                "WireFormats",
+                "WireFormats", "OrderLookupSigning",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -170,6 +173,28 @@ let package = Package(
             ],
             resources: [.embedInCode("Resources/AppleRootCA-G3.pem")]
         ),
+        // Order lookup wire-compatible with the App Store Server API: the per-deployment signing chain, the signed
+        // transactions (JWSTransaction) of an order's line items and the API tokens that authorize a lookup.
+        .target(
+            name: "OrderLookupSigning",
+            dependencies: [
+                "OrderModel",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Judged by OpenSSL's strict mode and by Apple's SignedDataVerifier (verify_transactions.py).
+        .testTarget(
+            name: "OrderLookupSigningTests",
+            dependencies: [
+                "OrderLookupSigning", "OrderModel", "ExternalTools",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["verify_transactions.py"]
+        ),
         // Package-building throughput and synthetic store rows for the `ordertrack bench` commands, kept out of the
         // libraries they measure.
         .target(
@@ -185,6 +210,7 @@ let package = Package(
             name: "ordertrack",
             dependencies: [
                 "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
+                "OrderLookupSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -246,7 +272,7 @@ let package = Package(
             name: "OrderTrackServerTests",
             dependencies: [
                 "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools", "ApplePay", "QRCode",
-                "OrderTrackBenchmarks",
+                "OrderTrackBenchmarks", "OrderLookupSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -259,7 +285,9 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // Apple's App Store Server Library as the order-lookup client (lookup_judge.py).
+            exclude: ["lookup_judge.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -202,6 +202,23 @@ public protocol OrderStore: Sendable {
     /// Deletes activity recorded before `date`; returns the number deleted.
     func deleteActivity(before date: Date) async throws -> Int
 
+    // MARK: Order lookup
+
+    /// Stores a new order-lookup key (public half only).
+    func addLookupKey(_ record: LookupKeyRecord) async throws
+    /// The lookup key with this id, revoked or not, whatever its merchant.
+    func lookupKey(id keyID: String) async throws -> LookupKeyRecord?
+    /// The merchant's lookup keys, revoked ones included, oldest first.
+    func lookupKeys(merchantID: String) async throws -> [LookupKeyRecord]
+    /// Revokes one of the merchant's lookup keys; `nil` when it has none with this id.
+    func revokeLookupKey(merchantID: String, keyID: String, at date: Date) async throws -> LookupKeyRecord?
+    /// The deployment's transaction-signing chain, or `nil` before one is stored.
+    func lookupSigningChain() async throws -> LookupSigningChainRecord?
+    /// Stores the deployment's chain unless one is stored already; answers the stored one.
+    func storeLookupSigningChainIfAbsent(_ record: LookupSigningChainRecord) async throws -> LookupSigningChainRecord
+    /// The merchant's order whose order number, else order identifier, is `orderID`; the newest when several match.
+    func order(merchantID: String, orderNumberOrIdentifier orderID: String) async throws -> OrderRecord?
+
     // MARK: Package cache
 
     /// The signed package built for this version of the order, if cached.

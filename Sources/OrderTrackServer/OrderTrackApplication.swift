@@ -120,6 +120,11 @@ public struct OrderTrackApplication: Sendable {
         let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         ProviderRoutes(administration: administration, walletLinks: walletLinks, maximumBodySize: configuration.maximumMerchantBodySize)
             .add(to: merchantAPI)
+        let lookupRoutes = LookupRoutes(
+            lookup: TransactionLookupService(store: store, configuration: configuration.lookup, logger: logger, now: now),
+            keys: LookupKeyService(store: store, now: now), maximumBodySize: configuration.maximumMerchantBodySize)
+        lookupRoutes.add(to: router)
+        lookupRoutes.add(to: merchantAPI)
         let resources = try DashboardResources.load()
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: resources).add(to: router)
         DashboardRoutes(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
 import OrderPackage
@@ -12,6 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Benchmarks (build with -c release).",
         subcommands: [
             BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self, BenchApplePayCommand.self, BenchDashboardCommand.self,
+            BenchLookupCommand.self,
         ])
 }
 
@@ -69,15 +71,16 @@ enum BenchmarkServer {
     /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
     /// `databaseURL` selects another database than SQLite in that directory; it must be empty.
     static func run<Value: Sendable>(
-        push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil,
+        push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil, lookup: LookupConfiguration = LookupConfiguration(),
         _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Value
     ) async throws -> Value {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var logger = Logger(label: "ordertrack-bench")
         logger.logLevel = .critical
-        let configuration = try ServerConfiguration(
+        var configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: databaseURL, publicURL: "https://bench.example", push: push)
+        configuration.lookup = lookup
         let ports = AsyncStream<Int>.makeStream()
         let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
@@ -98,9 +101,34 @@ enum BenchmarkServer {
         try await server.store.shutdown()
         return value
     }
+
+    /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
+    static func load(http: HTTPClient, connections: Int, url: String, authorization: String?, seconds: Double) async throws -> Double {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let start = ContinuousClock.now
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    var count = 0
+                    var request = HTTPClientRequest(url: url)
+                    if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+                    while ContinuousClock.now < deadline {
+                        let response = try await http.execute(request, timeout: .seconds(30))
+                        _ = try await response.body.collect(upTo: 16 << 20)
+                        guard response.status == .ok else { throw usageError("\(url) answered \(response.status)") }
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(total) / (ContinuousClock.now - start).inSeconds
+    }
 }
 
 extension Duration {
     /// The duration in seconds, for rates.
     var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
 }

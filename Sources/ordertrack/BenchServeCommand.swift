@@ -111,10 +111,13 @@ struct BenchServeCommand: AsyncParsableCommand {
             let id = details?["orderIdentifier"]?.stringValue, let token = details?["authenticationToken"]?.stringValue
         else { throw usageError("could not create the benchmark order: \(response.status)") }
         let packagePath = "/wallet/v1/orders/\(type)/\(id)"
-        _ = try await load(http: http, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: 1)
+        _ = try await BenchmarkServer.load(
+            http: http, connections: connections, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: 1)
 
-        let health = try await load(http: http, url: base + "/healthz", authorization: nil, seconds: seconds)
-        let package = try await load(http: http, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: seconds)
+        let health = try await BenchmarkServer.load(
+            http: http, connections: connections, url: base + "/healthz", authorization: nil, seconds: seconds)
+        let package = try await BenchmarkServer.load(
+            http: http, connections: connections, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: seconds)
         print(
             """
             throughput (\(connections) connections, \(String(format: "%.0f", seconds)) s each, same run):
@@ -123,30 +126,6 @@ struct BenchServeCommand: AsyncParsableCommand {
               ratio package / healthz    \(String(format: "%8.2f", package / health))
             """)
         return (health, package)
-    }
-
-    /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
-    private func load(http: HTTPClient, url: String, authorization: String?, seconds: Double) async throws -> Double {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        let start = ContinuousClock.now
-        let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<connections {
-                group.addTask {
-                    var count = 0
-                    var request = HTTPClientRequest(url: url)
-                    if let authorization { request.headers.add(name: "Authorization", value: authorization) }
-                    while ContinuousClock.now < deadline {
-                        let response = try await http.execute(request, timeout: .seconds(30))
-                        _ = try await response.body.collect(upTo: 16 << 20)
-                        guard response.status == .ok else { throw usageError("\(url) answered \(response.status)") }
-                        count += 1
-                    }
-                    return count
-                }
-            }
-            return try await group.reduce(0, +)
-        }
-        return Double(total) / (ContinuousClock.now - start).inSeconds
     }
 
     private func measureRegistrations(

@@ -13,7 +13,7 @@ struct OrderTrackCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self,
             PackageCommand.self,
             IdentityCommand.self, BenchCommand.self, MockAPNsCommand.self,
-            ApplePayCommand.self,
+            ApplePayCommand.self, LookupKeyCommand.self,
         ])
 
     static func main() async {

@@ -63,6 +63,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Tests only: the root (PEM) of the --apple-pay-gateway-test-url stand-in's server certificate")
     var applePayGatewayTestRoot: String?
 
+    @Option(help: "Order lookups one lookup key may make per --lookup-rate-window; more are answered 429 (default 600)")
+    var lookupRateLimit: Int?
+
+    @Option(help: "Seconds of the order-lookup rate-limit window (default 60)")
+    var lookupRateWindow: Int?
+
+    @Option(help: "ISO 3166-1 alpha-3 storefront written to signed transactions of order lookups (default USA)")
+    var lookupStorefront: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ value: String?, _ name: String) -> String? { value ?? environment["ORDERTRACK_\(name)"] }
@@ -125,12 +134,22 @@ struct ServeCommand: AsyncParsableCommand {
             }
             applePay.testGateway = ApplePayConfiguration.TestGateway(origin: url, trustRootPEM: String(decoding: data, as: UTF8.self))
         }
+        var lookup = LookupConfiguration()
+        if let count = try integer(lookupRateLimit, "LOOKUP_RATE_LIMIT", 1...1_000_000) { lookup.rateLimit = count }
+        if let seconds = try integer(lookupRateWindow, "LOOKUP_RATE_WINDOW", 1...86_400) { lookup.rateLimitWindow = .seconds(seconds) }
+        if let storefront = setting(lookupStorefront, "LOOKUP_STOREFRONT") {
+            guard storefront.count == 3, storefront.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw usageError("--lookup-storefront \"\(storefront)\" is not an ISO 3166-1 alpha-3 code such as USA")
+            }
+            lookup.storefront = storefront
+        }
         let configuration: ServerConfiguration
         do {
             var resolved = try ServerConfiguration(
                 host: setting(host, "HOST") ?? "127.0.0.1", port: portNumber, dataDirectory: setting(dataDir, "DATA_DIR") ?? "./ordertrack-data",
                 databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push, retention: retention)
             resolved.applePay = applePay
+            resolved.lookup = lookup
             configuration = resolved
         } catch {
             throw usageError("\(error)")

@@ -26,6 +26,8 @@ struct TestServer {
     var logLevel: Logger.Level = .warning
     /// Apple Pay trust and gateway (Apple's alone unless a test adds its own root or gateway).
     var applePay = ApplePayConfiguration()
+    /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
+    var lookup = LookupConfiguration()
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     /// `database` overrides the test database for this server.
@@ -40,6 +42,7 @@ struct TestServer {
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
         configuration.requestBodyTimeout = requestBodyTimeout
         configuration.applePay = applePay
+        configuration.lookup = lookup
         return configuration
     }
 

@@ -12,12 +12,30 @@ public struct DevelopmentCredentials: Sendable, Codable {
     public var identityDirectory: String
     public var rootCertificate: String
     public var webServiceURL: String
+    /// The demo merchant's order-lookup key; `nil` in files written before order lookup existed.
+    public var lookup: DevelopmentLookupCredentials?
+}
+
+/// The demo lookup key, as Apple's App Store Server Library takes it: the `.p8`, its key id, issuer id and bundle id;
+/// plus the root certificate for `SignedDataVerifier` and an app Apple id (any number: the verifier requires one for
+/// `Environment.PRODUCTION`, and order lookups never compare it).
+public struct DevelopmentLookupCredentials: Sendable, Codable {
+    public var keyId: String
+    public var issuerId: String
+    public var bundleId: String
+    public var appAppleId: Int
+    /// Path of the private key, `AuthKey_<keyId>.p8`, mode 0600.
+    public var privateKey: String
+    /// Path of the deployment's lookup root certificate, PEM.
+    public var rootCertificate: String
 }
 
 /// First start: a demo merchant with an API key and a development signing identity, so everything works at once.
 enum DevelopmentBootstrap {
     static let orderTypeIdentifier = "order.dev.ordertrack.demo"
     static let credentialsFileName = "dev-credentials.json"
+    static let lookupBundleID = "dev.ordertrack.demo"
+    static let lookupAppAppleID = 1_234_567_890
 
     /// Creates the demo merchant if the database has no merchant yet; returns what it created.
     static func runIfEmpty(store: any OrderStore, configuration: ServerConfiguration, logger: Logger) async throws -> DevelopmentCredentials? {
@@ -31,9 +49,11 @@ enum DevelopmentBootstrap {
         try await administration.setOrderType(
             merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
 
+        let lookup = try await createLookupKey(store: store, merchantID: merchant.id, configuration: configuration)
         let credentials = DevelopmentCredentials(
             merchantID: merchant.id, apiKey: apiKey, orderTypeIdentifier: orderTypeIdentifier, identityDirectory: identityDirectory.path,
-            rootCertificate: identityDirectory.appendingPathComponent("root-ca.pem").path, webServiceURL: configuration.webServiceURL)
+            rootCertificate: identityDirectory.appendingPathComponent("root-ca.pem").path, webServiceURL: configuration.webServiceURL,
+            lookup: lookup)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let file = configuration.dataDirectory.appendingPathComponent(credentialsFileName)
@@ -41,6 +61,24 @@ enum DevelopmentBootstrap {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         logger.notice("created demo merchant and development signing identity (not trusted by Wallet)", metadata: ["credentials": .string(file.path)])
         return credentials
+    }
+
+    /// The deployment's lookup signing chain and a lookup key for the demo merchant, written to `lookup/` in the data
+    /// directory: `AuthKey_<keyId>.p8` (0600) and `root.pem`.
+    static func createLookupKey(store: any OrderStore, merchantID: String, configuration: ServerConfiguration) async throws
+        -> DevelopmentLookupCredentials
+    {
+        let chain = try await LookupChainProvider.ensure(store: store, now: Date())
+        let created = try await LookupKeyService(store: store, now: Date.init).create(merchantID: merchantID, bundleID: lookupBundleID)
+        let directory = configuration.dataDirectory.appendingPathComponent("lookup", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let privateKey = directory.appendingPathComponent("AuthKey_\(created.record.keyID).p8")
+        let root = directory.appendingPathComponent("root.pem")
+        try SecureFile.create(created.privateKeyPEM, to: privateKey, mode: 0o600)
+        try SecureFile.create(try chain.pem.rootCertificate, to: root, mode: 0o644)
+        return DevelopmentLookupCredentials(
+            keyId: created.record.keyID, issuerId: created.record.issuerID, bundleId: created.record.bundleID, appAppleId: lookupAppAppleID,
+            privateKey: privateKey.path, rootCertificate: root.path)
     }
 
     /// A ready-to-paste command that creates an order with the demo key.

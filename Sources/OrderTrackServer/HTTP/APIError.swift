@@ -72,7 +72,7 @@ extension APIError {
         var param = error.field
         switch error.code {
         case .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
-            .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink:
+            .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink, .invalidLookupKey:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
         case .incompleteOrder:
             (status, kind, code) = (.badRequest, .invalidRequest, OrderTrackError.Code.invalidOrder.name)

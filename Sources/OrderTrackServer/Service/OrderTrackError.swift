@@ -77,6 +77,8 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let ambiguousAuthenticationToken = Code("authentication_token_ambiguous")
         /// A wallet link lifetime out of range.
         public static let invalidWalletLink = Code("wallet_link_invalid")
+        /// A lookup key request with a malformed bundle id or issuer id.
+        public static let invalidLookupKey = Code("lookup_key_invalid")
     }
 
     /// What went wrong.

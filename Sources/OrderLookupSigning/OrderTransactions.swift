@@ -1,0 +1,84 @@
+import Foundation
+import OrderModel
+
+/// Maps an order to the transactions a lookup answers with: one per line item, in the order's line item order.
+///
+/// - `transactionId` and `originalTransactionId`: ``TransactionIdentifier/derive(orderTypeIdentifier:orderIdentifier:lineItemIndex:)``.
+/// - `productId`: the SKU, else the GTIN, else the title (Apple requires a product identifier).
+/// - `purchaseDate` and `originalPurchaseDate`: the order's `createdAt`.
+/// - `quantity`: the line item's quantity rounded to a whole number, at least 1.
+/// - `price` and `currency`: the line item's price (the unit price) × 1000, rounded, and its currency.
+/// - `type` `Consumable` (the same product can be bought again in another order), `inAppOwnershipType` `PURCHASED`,
+///   `transactionReason` `PURCHASE`, `environment` `Production`.
+/// - `revocationDate` and `revocationReason` `0`: every item when the payment is refunded (the latest refund's date,
+///   else the order's `updatedAt`); otherwise an item listed in a completed return (matched by SKU, else by title), at
+///   the return's `returnedAt`, else the order's `updatedAt`.
+public enum OrderTransactions {
+    /// Where the transactions come from apart from the order: the key that asked and the time of signing.
+    public struct Context: Sendable, Equatable {
+        /// The bundle identifier written to every transaction (the lookup key's).
+        public var bundleId: String
+        /// ISO 3166-1 alpha-3 storefront code.
+        public var storefront: String
+        /// The `signedDate` of every transaction.
+        public var signedAt: Date
+
+        /// A context; see the properties.
+        public init(bundleId: String, storefront: String, signedAt: Date) {
+            self.bundleId = bundleId
+            self.storefront = storefront
+            self.signedAt = signedAt
+        }
+    }
+
+    /// The payloads of `order`'s transactions, one per line item; empty for an order without line items.
+    public static func payloads(for order: Order, context: Context) -> [JWSTransactionDecodedPayload] {
+        let purchased = milliseconds(order.createdAt)
+        return (order.lineItems ?? []).enumerated().map { index, item in
+            let transactionId = TransactionIdentifier.derive(
+                orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, lineItemIndex: index)
+            let revoked = revocationDate(of: item, in: order)
+            return JWSTransactionDecodedPayload(
+                transactionId: transactionId, originalTransactionId: transactionId, bundleId: context.bundleId,
+                productId: item.sku ?? item.gtin ?? item.title, purchaseDate: purchased, originalPurchaseDate: purchased,
+                quantity: wholeQuantity(item.quantity), type: "Consumable", inAppOwnershipType: "PURCHASED",
+                signedDate: milliseconds(context.signedAt), environment: "Production", transactionReason: "PURCHASE",
+                storefront: context.storefront, price: item.price.map { milliUnits($0.amount) }, currency: item.price?.currency,
+                revocationDate: revoked.map(milliseconds), revocationReason: revoked == nil ? nil : 0)
+        }
+    }
+
+    private static func revocationDate(of item: LineItem, in order: Order) -> Date? {
+        if let payment = order.payment, payment.status == .refunded {
+            let refunds = (payment.transactions ?? []).filter { $0.transactionType == .refund }.map(\.createdAt)
+            return refunds.max() ?? order.updatedAt
+        }
+        let completed = (order.returns ?? []).filter { $0.status == .completed }
+        guard let match = completed.first(where: { ($0.lineItems ?? []).contains { same($0, item) } }) else { return nil }
+        return match.returnedAt ?? order.updatedAt
+    }
+
+    private static func same(_ returned: LineItem, _ item: LineItem) -> Bool {
+        if let sku = item.sku, let returnedSKU = returned.sku { return sku == returnedSKU }
+        return returned.title == item.title
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    static func milliUnits(_ amount: Decimal) -> Int64 {
+        NSDecimalNumber(decimal: rounded(amount * 1000)).int64Value
+    }
+
+    static func wholeQuantity(_ quantity: Decimal) -> Int {
+        max(1, NSDecimalNumber(decimal: rounded(quantity)).intValue)
+    }
+
+    private static func rounded(_ value: Decimal) -> Decimal {
+        var input = value
+        var result = Decimal()
+        NSDecimalRound(&result, &input, 0, .plain)
+        return result
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let lookupKeyColumns = ["key_id", "merchant_id", "issuer_id", "bundle_id", "public_key_pem", "created_at", "revoked_at"]
+    static let lookupChainColumns = [
+        "leaf_private_key_pem", "leaf_certificate_pem", "intermediate_certificate_pem", "root_certificate_pem", "created_at",
+    ]
+    /// The single row of `lookup_signing_chain`.
+    static let deploymentChainID = "deployment"
+
+    /// Stores a new lookup key.
+    ///
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``.
+    public func addLookupKey(_ record: LookupKeyRecord) async throws {
+        try await write("add lookup key for merchant \(record.merchantID)") { db in
+            try await Self.requireMerchant(db, record.merchantID)
+            try await db.insert(into: "lookup_keys").columns(Self.lookupKeyColumns)
+                .values(
+                    record.keyID, record.merchantID, record.issuerID, record.bundleID, record.publicKeyPEM,
+                    record.createdAt.millisecondsSince1970, record.revokedAt?.millisecondsSince1970
+                )
+                .run()
+        }
+    }
+
+    /// The lookup key with this id, revoked or not, whatever its merchant.
+    public func lookupKey(id keyID: String) async throws -> LookupKeyRecord? {
+        try await read("read lookup key") { db in
+            try await db.select().columns(Self.lookupKeyColumns).from("lookup_keys").where("key_id", .equal, keyID).first()
+                .map(Self.lookupKey(from:))
+        }
+    }
+
+    /// The merchant's lookup keys, revoked ones included, oldest first.
+    public func lookupKeys(merchantID: String) async throws -> [LookupKeyRecord] {
+        try await read("list lookup keys of merchant \(merchantID)") { db in
+            try await db.select().columns(Self.lookupKeyColumns).from("lookup_keys").where("merchant_id", .equal, merchantID)
+                .orderBy("created_at").orderBy("key_id").all().map(Self.lookupKey(from:))
+        }
+    }
+
+    /// Revokes one of the merchant's lookup keys (a second revocation keeps the first date); `nil` when the merchant
+    /// has no key with this id.
+    public func revokeLookupKey(merchantID: String, keyID: String, at date: Date) async throws -> LookupKeyRecord? {
+        try await write("revoke lookup key of merchant \(merchantID)") { db in
+            try await db.update("lookup_keys").set("revoked_at", to: date.millisecondsSince1970)
+                .where("key_id", .equal, keyID).where("merchant_id", .equal, merchantID).where("revoked_at", .is, SQLLiteral.null)
+                .run()
+            return try await db.select().columns(Self.lookupKeyColumns).from("lookup_keys")
+                .where("key_id", .equal, keyID).where("merchant_id", .equal, merchantID).first()
+                .map(Self.lookupKey(from:))
+        }
+    }
+
+    /// The deployment's transaction-signing chain, or `nil` before one is stored.
+    public func lookupSigningChain() async throws -> LookupSigningChainRecord? {
+        try await read("read lookup signing chain") { db in
+            try await db.select().columns(Self.lookupChainColumns).from("lookup_signing_chain")
+                .where("id", .equal, Self.deploymentChainID).first().map(Self.lookupChain(from:))
+        }
+    }
+
+    /// Stores `record` as the deployment's chain unless one is stored already, and answers the stored one: instances
+    /// starting together agree on the first.
+    public func storeLookupSigningChainIfAbsent(_ record: LookupSigningChainRecord) async throws -> LookupSigningChainRecord {
+        try await write("store lookup signing chain") { db in
+            if let existing = try await db.select().columns(Self.lookupChainColumns).from("lookup_signing_chain")
+                .where("id", .equal, Self.deploymentChainID).first()
+            {
+                return try Self.lookupChain(from: existing)
+            }
+            try await db.insert(into: "lookup_signing_chain").columns(["id"] + Self.lookupChainColumns)
+                .values(
+                    Self.deploymentChainID, record.leafPrivateKeyPEM, record.leafCertificatePEM, record.intermediateCertificatePEM,
+                    record.rootCertificatePEM, record.createdAt.millisecondsSince1970
+                )
+                .run()
+            return record
+        }
+    }
+
+    /// The merchant's order whose order number, else order identifier, is `orderID`; the newest when several match.
+    public func order(merchantID: String, orderNumberOrIdentifier orderID: String) async throws -> OrderRecord? {
+        try await read("look up an order of merchant \(merchantID) by number") { db in
+            for column in ["order_number", "order_identifier"] {
+                let row = try await db.select().columns(Self.orderColumns).from("orders")
+                    .where("merchant_id", .equal, merchantID).where(SQLIdentifier(column), .equal, SQLBind(orderID))
+                    .orderBy("created_sequence", .descending).limit(1).first()
+                if let row { return try Self.order(from: row) }
+            }
+            return nil
+        }
+    }
+
+    static func lookupKey(from row: any SQLRow) throws -> LookupKeyRecord {
+        LookupKeyRecord(
+            keyID: try row.string("key_id"), merchantID: try row.string("merchant_id"), issuerID: try row.string("issuer_id"),
+            bundleID: try row.string("bundle_id"), publicKeyPEM: try row.string("public_key_pem"), createdAt: try row.date("created_at"),
+            revokedAt: try row.decodeNil(column: "revoked_at") ? nil : try row.date("revoked_at"))
+    }
+
+    static func lookupChain(from row: any SQLRow) throws -> LookupSigningChainRecord {
+        LookupSigningChainRecord(
+            leafPrivateKeyPEM: try row.string("leaf_private_key_pem"), leafCertificatePEM: try row.string("leaf_certificate_pem"),
+            intermediateCertificatePEM: try row.string("intermediate_certificate_pem"),
+            rootCertificatePEM: try row.string("root_certificate_pem"), createdAt: try row.date("created_at"))
+    }
+}

@@ -1,0 +1,84 @@
+import BoundedCache
+import Foundation
+import Logging
+import OrderLookupSigning
+import OrderModel
+import OrderPersistence
+import Synchronization
+
+/// "Look Up Order ID": authenticates an App Store Server API token, applies the key's rate limit, finds the order among
+/// the key's merchant's orders and answers its signed transactions, cached per order version and bundle id so repeated
+/// lookups do not sign again.
+final class TransactionLookupService: Sendable {
+    /// The answer of a lookup: the signed transactions of a known order, `nil` for an unknown one.
+    typealias Answer = [String]?
+
+    private struct CacheKey: Hashable, Sendable {
+        var orderTypeIdentifier: String
+        var orderIdentifier: String
+        var version: Int
+        var bundleID: String
+    }
+
+    private let store: any OrderStore
+    private let chains: LookupChainProvider
+    private let limiter: LookupRateLimiter
+    private let configuration: LookupConfiguration
+    private let cache: Mutex<LRUCache<CacheKey, [String]>>
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+
+    init(store: any OrderStore, configuration: LookupConfiguration, logger: Logger, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.chains = LookupChainProvider(store: store, now: now)
+        self.limiter = LookupRateLimiter(limit: configuration.rateLimit, window: configuration.rateLimitWindow)
+        self.configuration = configuration
+        self.cache = Mutex(LRUCache(capacity: configuration.cacheBytes))
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The key a bearer token authenticates, checked as Apple documents (see ``LookupAPIToken``).
+    ///
+    /// - Throws: ``AppStoreAPIError/unauthorized`` for any problem with the token, the key unknown or revoked.
+    func authenticate(bearer token: String) async throws -> LookupKeyRecord {
+        do {
+            let keyID = try LookupAPIToken.keyId(of: token)
+            guard let key = try await store.lookupKey(id: keyID), key.revokedAt == nil else { throw LookupTokenError.unknownKey }
+            _ = try await LookupAPIToken.verify(
+                token, key: LookupAPIToken.Key(publicKeyPEM: key.publicKeyPEM, issuerId: key.issuerID, bundleId: key.bundleID), now: now())
+            return key
+        } catch let error as LookupTokenError {
+            logger.debug("order lookup token refused", metadata: ["reason": .string("\(error)")])
+            throw AppStoreAPIError.unauthorized
+        }
+    }
+
+    /// Counts a lookup by `key`.
+    ///
+    /// - Throws: ``AppStoreAPIError/rateLimitExceeded(retryAfter:)`` past the configured limit.
+    func admit(_ key: LookupKeyRecord) throws {
+        if let retryAfter = limiter.admit(keyID: key.keyID, now: now()) { throw AppStoreAPIError.rateLimitExceeded(retryAfter: retryAfter) }
+    }
+
+    /// The signed transactions of the order `orderID` (order number, else order identifier) of `key`'s merchant; `nil`
+    /// when the merchant has no such order, or the order has no line items (Apple's valid answer has at least one).
+    func lookUp(orderID: String, key: LookupKeyRecord) async throws -> Answer {
+        guard let record = try await store.order(merchantID: key.merchantID, orderNumberOrIdentifier: orderID) else { return nil }
+        let cacheKey = CacheKey(
+            orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, version: record.version, bundleID: key.bundleID)
+        if let cached = cache.withLock({ $0.value(forKey: cacheKey) }) { return cached }
+        let order = try OrderCoding.decoder.decode(Order.self, from: Data(record.document))
+        let payloads = OrderTransactions.payloads(
+            for: order, context: OrderTransactions.Context(bundleId: key.bundleID, storefront: configuration.storefront, signedAt: now()))
+        guard !payloads.isEmpty else { return nil }
+        let signed = try await chains.current().signer.sign(payloads)
+        cache.withLock { $0.setValue(signed, forKey: cacheKey, cost: signed.reduce(64) { $0 + $1.utf8.count }) }
+        return signed
+    }
+
+    /// The deployment's root certificate, PEM, for merchants to give their verifier.
+    func rootCertificatePEM() async throws -> String {
+        try await chains.current().chain.pem.rootCertificate
+    }
+}

@@ -1,0 +1,160 @@
+import ExternalTools
+import Foundation
+import HTTPTypes
+import OrderLookupSigning
+import OrderModel
+import OrderPersistence
+import Testing
+
+@testable import OrderTrackServer
+
+/// `GET /inApps/v1/lookup/{orderId}` and the lookup keys: the answer codes in Swift, then Apple's own App Store Server
+/// Library (lookup_judge.py) as the client and verifier.
+@Suite struct LookupEndpointTests {
+    static let rateLimit = 12
+
+    static func server() throws -> TestServer {
+        var server = try TestServer()
+        server.lookup.rateLimit = rateLimit
+        server.lookup.rateLimitWindow = .seconds(3_600)
+        return server
+    }
+
+    /// An order of the demo merchant with five line items.
+    static func order(number: String) -> JSONValue {
+        var order = SampleContent.order
+        let items: [JSONValue] = (1...5).map { index in
+            [
+                "title": .string("Item \(index)"), "sku": .string("SKU-\(index)"), "quantity": .integer(index),
+                "price": ["amount": .string("\(index).25"), "currency": "USD"],
+            ]
+        }
+        if case .object(var fields) = order {
+            fields["orderNumber"] = .string(number)
+            fields["lineItems"] = .array(items)
+            order = .object(fields)
+        }
+        return order
+    }
+
+    static func token(_ key: DevelopmentLookupCredentials, exp: TimeInterval = 300) async throws -> String {
+        let pem = try String(contentsOfFile: key.privateKey, encoding: .utf8)
+        let claims = LookupAPIClaims(iss: key.issuerId, bid: key.bundleId, exp: Date().addingTimeInterval(exp))
+        return try await LookupAPIToken.sign(claims, keyId: key.keyId, privateKeyPEM: pem)
+    }
+
+    @Test func answersAppleShapedCodes() async throws {
+        let server = try Self.server()
+        defer { server.remove() }
+        try await server.run { client in
+            let key = try #require(client.credentials.lookup)
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: Self.order(number: "LK-1")).status == .created)
+            let bearer = "Bearer \(try await Self.token(key))"
+
+            let known = try await client.call(.get, "/inApps/v1/lookup/LK-1", headers: [.authorization: bearer])
+            #expect(known.status == .ok)
+            #expect(known.headers[.contentType] == "application/json")
+            #expect(known.json["status"] == .integer(0))
+            #expect(known.json["signedTransactions"]?.arrayValue?.count == 5)
+
+            let unknown = try await client.call(.get, "/inApps/v1/lookup/LK-404", headers: [.authorization: bearer])
+            #expect(unknown.status == .ok && unknown.json == ["status": .integer(1)])
+
+            for headers: HTTPFields in [[:], [.authorization: "Bearer not-a-jwt"], [.authorization: "Bearer \(try await Self.token(key, exp: -5))"]] {
+                let refused = try await client.call(.get, "/inApps/v1/lookup/LK-1", headers: headers)
+                #expect(refused.status == .unauthorized && refused.body.isEmpty)
+            }
+
+            let malformed = try await client.call(.get, "/inApps/v1/lookup/%01", headers: [.authorization: bearer])
+            #expect(malformed.status == .badRequest)
+            #expect(malformed.headers[.contentType] == "application/json")
+            #expect(malformed.json["errorCode"] == .integer(4_000_000))
+
+            var last = malformed
+            for _ in 0..<Self.rateLimit { last = try await client.call(.get, "/inApps/v1/lookup/LK-1", headers: [.authorization: bearer]) }
+            #expect(last.status == .tooManyRequests)
+            #expect(last.json["errorCode"] == .integer(4_290_000))
+            #expect(last.headers[.retryAfter].flatMap(Int.init).map { $0 > 0 } == true)
+        }
+    }
+
+    @Test func mapsServerFaultsToAppleCodes() {
+        let retryable = AppStoreAPIError(answering: OrderStoreError.unavailable(operation: "read", reason: "connection refused"))
+        #expect(retryable == .internalRetryable && retryable.body?.code == 5_000_001)
+        let fault = AppStoreAPIError(answering: OrderStoreError.corruptRecord(table: "orders", reason: "bad"))
+        #expect(fault == .internal && fault.body?.code == 5_000_000)
+        #expect(fault.response.status == .internalServerError && fault.response.headers[.contentType] == "application/json")
+        let unauthorized = AppStoreAPIError(answering: AppStoreAPIError.unauthorized).response
+        #expect(unauthorized.status == .unauthorized && unauthorized.headers[.contentType] == nil)
+    }
+
+    @Test func managesLookupKeys() async throws {
+        let server = try Self.server()
+        defer { server.remove() }
+        try await server.run { client in
+            let created = try await client.merchant(.post, "/api/v1/lookup-keys", json: ["bundleId": "com.example.support"])
+            #expect(created.status == .created)
+            #expect(created.headers[.cacheControl] == "no-store")
+            let keyID = try #require(created.json["keyId"]?.stringValue)
+            #expect(created.json["privateKey"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+            let listed = try await client.merchant(.get, "/api/v1/lookup-keys")
+            #expect(listed.json["data"]?.arrayValue?.count == 2)
+            #expect(!listed.text.contains("PRIVATE KEY"))
+            #expect(try await client.merchant(.post, "/api/v1/lookup-keys", json: ["bundleId": "no spaces"]).status == .badRequest)
+            let revoked = try await client.merchant(.delete, "/api/v1/lookup-keys/\(keyID)")
+            #expect(revoked.status == .ok && revoked.json["revokedAt"]?.stringValue != nil)
+            #expect(try await client.merchant(.delete, "/api/v1/lookup-keys/UNKNOWN123").status == .notFound)
+            let root = try await client.merchant(.get, "/api/v1/lookup-keys/root-certificate")
+            #expect(root.status == .ok && root.text.hasPrefix("-----BEGIN CERTIFICATE-----"))
+            let lookup = try #require(client.credentials.lookup)
+            #expect(try String(contentsOfFile: lookup.rootCertificate, encoding: .utf8) == root.text)
+        }
+    }
+
+    @Test(.enabled(if: ExternalTools.pythonHasModule("appstoreserverlibrary"), "needs app-store-server-library (scripts/python-env)"))
+    func appleLibraryLooksUpAndVerifies() async throws {
+        let server = try Self.server()
+        defer { server.remove() }
+        let observed = try await server.run { client -> [String: JSONValue] in
+            let key = try #require(client.credentials.lookup)
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: Self.order(number: "LK-7")).status == .created)
+            let other = try await client.store.createMerchant(name: "Other Merchant")
+            let otherKey = try await LookupKeyService(store: client.store).create(merchantID: other.id, bundleID: "com.example.other")
+            let job: JSONValue = [
+                "baseURL": .string("http://127.0.0.1:\(client.port)"),
+                "key": [
+                    "keyId": .string(key.keyId), "issuerId": .string(key.issuerId), "bundleId": .string(key.bundleId),
+                    "privateKey": .string(try String(contentsOfFile: key.privateKey, encoding: .utf8)),
+                ],
+                "otherKey": [
+                    "keyId": .string(otherKey.record.keyID), "issuerId": .string(otherKey.record.issuerID),
+                    "bundleId": .string(otherKey.record.bundleID), "privateKey": .string(otherKey.privateKeyPEM),
+                ],
+                "rootCertificate": .string(try String(contentsOfFile: key.rootCertificate, encoding: .utf8)),
+                "appAppleId": .integer(key.appAppleId), "orderNumber": "LK-7", "unknownOrderNumber": "LK-404", "rateLimit": .integer(Self.rateLimit),
+            ]
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("lookup_judge.py").path
+            let output = try ExternalTools.run("/usr/bin/env", ["python3", script], input: job.serialized())
+            return try #require(try JSONValue.parse(output).objectValue)
+        }
+        #expect(observed["known"] == ["status": "VALID", "count": .integer(5)])
+        let transactions = try #require(observed["transactions"]?.arrayValue)
+        #expect(transactions.compactMap { $0["productId"]?.stringValue } == (1...5).map { "SKU-\($0)" })
+        #expect(transactions.map { $0["quantity"] } == (1...5).map { .integer($0) })
+        #expect(transactions.map { $0["price"] } == (1...5).map { .integer($0 * 1000 + 250) })
+        #expect(transactions.allSatisfy { $0["environment"] == "Production" && $0["currency"] == "USD" && $0["bundleId"] == "dev.ordertrack.demo" })
+        #expect(Set(transactions.compactMap { $0["transactionId"]?.stringValue }).count == 5)
+        #expect(observed["again"] == .bool(true))
+        #expect(observed["unknown"]?["status"] == "INVALID")
+        #expect(observed["unknown"]?["signedTransactions"] == .null)
+        // Another merchant's valid key sees none of this merchant's orders; its key under this merchant's kid is refused.
+        #expect(observed["otherMerchant"]?["status"] == "INVALID")
+        #expect(observed["otherMerchant"]?["signedTransactions"] == .null)
+        for refused in ["foreignKid", "expired", "wrongAudience", "tooLong"] {
+            #expect(observed[refused]?["httpStatus"] == .integer(401), "\(refused)")
+        }
+        #expect(observed["malformed"]?["apiError"] == "GENERAL_BAD_REQUEST")
+        #expect(observed["rateLimited"]?["httpStatus"] == .integer(429))
+        #expect(observed["rateLimited"]?["apiError"] == "RATE_LIMIT_EXCEEDED")
+    }
+}
