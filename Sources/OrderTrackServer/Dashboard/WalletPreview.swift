@@ -1,7 +1,7 @@
 import OrderModel
 
-/// An order laid out the way Wallet shows it (merchant, order number, each fulfillment's progress, line items, totals,
-/// payment), as plain values for the order page's template. Built from the stored document, which the validator has
+/// An order laid out the way Wallet shows it (merchant, order number, each fulfillment's progress, returns, line items,
+/// totals, payment), as plain values for the order page's template. Built from the stored document, which the validator has
 /// already accepted, so absent optional fields are simply left out.
 struct WalletPreview: Sendable {
     /// One fulfillment: what it is, how far it got and how to follow it.
@@ -13,6 +13,15 @@ struct WalletPreview: Sendable {
         var trackingNumber: String?
         var location: String?
         var pickupWindow: String?
+    }
+
+    /// One return: its state and what the customer needs to send it back.
+    struct Return: Sendable {
+        var headline: String
+        var statusDescription: String?
+        var carrier: String?
+        var returnNumber: String?
+        var dropOffBy: String?
     }
 
     /// One stop on a fulfillment's progress line.
@@ -27,6 +36,9 @@ struct WalletPreview: Sendable {
     var orderNumber: String
     var status: String
     var fulfillments: [Fulfillment]
+    var returns: [Return]
+    /// The return policy's description and deadline, as Wallet shows them under the order.
+    var returnPolicy: String?
     var lineItems: [(title: String, subtitle: String?, quantity: String, price: String?, imageURL: String?)]
     var summaryItems: [(label: String, value: String)]
     var total: String
@@ -43,6 +55,16 @@ struct WalletPreview: Sendable {
         orderNumber = order["orderNumber"]?.stringValue ?? orderIdentifier
         status = order["status"]?.stringValue ?? "open"
         fulfillments = (order["fulfillments"]?.arrayValue ?? []).map { Self.fulfillment($0, text: text) }
+        returns = (order["returns"]?.arrayValue ?? []).map { value in
+            Return(
+                headline: "Return · \(Self.words(value["status"]?.stringValue ?? "open"))", statusDescription: text(value["statusDescription"]),
+                carrier: text(value["carrier"]), returnNumber: value["returnNumber"]?.stringValue,
+                dropOffBy: value["dropOffBy"].flatMap(Self.date))
+        }
+        let info = order["returnInfo"]
+        let policy = [text(info?["returnPolicyDescription"]), info?["returnDeadline"].flatMap(Self.date).map { "returns until \($0)" }]
+            .compactMap { $0 }
+        returnPolicy = policy.isEmpty ? nil : policy.joined(separator: " · ")
         lineItems = (order["lineItems"]?.arrayValue ?? []).map { item in
             (
                 text(item["title"]) ?? "Item", text(item["subtitle"]), item["quantity"]?.numberLiteral ?? "1",
@@ -86,11 +108,50 @@ struct WalletPreview: Sendable {
         } else {
             headline = status == "outForDelivery" ? "Out for delivery" : "Shipment · \(words(status))"
         }
-        let window = [value["pickupWindow"]?["startDate"]?.stringValue, value["pickupWindow"]?["endDate"]?.stringValue].compactMap { $0 }
+        // Apple's pickup window is a start (`pickupAt`) and a length (`pickupWindowDuration`, ISO 8601).
+        let window = value["pickupAt"].flatMap(date).map { start in
+            value["pickupWindowDuration"]?.stringValue.flatMap(durationWords).map { "\(start), for \($0)" } ?? start
+        }
         return Fulfillment(
             headline: headline, statusDescription: text(value["statusDescription"]), steps: steps, carrier: text(value["carrier"]),
             trackingNumber: value["trackingNumber"]?.stringValue, location: isPickup ? text(value["displayName"]) : nil,
-            pickupWindow: window.isEmpty ? nil : window.joined(separator: " – "))
+            pickupWindow: window)
+    }
+
+    /// A date-time of the order as the page shows dates.
+    static func date(_ value: JSONValue) -> String? {
+        value.stringValue.flatMap(DateTimeFormat.parseRFC3339).map { OrderRow.format($0) }
+    }
+
+    /// `PT2H30M` → `2 hours 30 minutes`, `P1D` → `1 day`; `nil` for durations with years, months or weeks, which pickup
+    /// windows do not use.
+    static func durationWords(_ duration: String) -> String? {
+        guard duration.hasPrefix("P") else { return nil }
+        var words: [String] = []
+        var number = ""
+        var inTime = false
+        for character in duration.dropFirst() {
+            if character.isNumber {
+                number.append(character)
+                continue
+            }
+            if character == "T" {
+                inTime = true
+                continue
+            }
+            let unit: String? =
+                switch (character, inTime) {
+                case ("D", false): "day"
+                case ("H", true): "hour"
+                case ("M", true): "minute"
+                case ("S", true): "second"
+                default: nil
+                }
+            guard let unit, let count = Int(number) else { return nil }
+            words.append("\(count) \(unit)\(count == 1 ? "" : "s")")
+            number = ""
+        }
+        return words.isEmpty || !number.isEmpty ? nil : words.joined(separator: " ")
     }
 
     /// `$42.00`, `€9.50`, or `CHF 12.00` for currencies without a common symbol.
@@ -134,6 +195,13 @@ struct WalletPreview: Sendable {
                     "location": fulfillment.location ?? false, "pickupWindow": fulfillment.pickupWindow ?? false,
                 ]
             },
+            "returns": returns.map { entry -> [String: Any] in
+                [
+                    "headline": entry.headline, "statusDescription": entry.statusDescription ?? false, "carrier": entry.carrier ?? false,
+                    "returnNumber": entry.returnNumber ?? false, "dropOffBy": entry.dropOffBy ?? false,
+                ]
+            },
+            "returnPolicy": returnPolicy ?? false,
             "lineItems": lineItems.map { item -> [String: Any] in
                 [
                     "title": item.title, "subtitle": item.subtitle ?? false, "quantity": item.quantity, "price": item.price ?? "",
