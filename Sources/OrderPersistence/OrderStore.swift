@@ -172,6 +172,9 @@ public protocol OrderStore: Sendable {
     func latestChangeSequence(merchantID: String) async throws -> Int64
     /// The id of the order's latest push log entry (0 before any): it moves with every push attempt recorded.
     func latestPushLogID(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int64
+    /// The id of the latest push log entry of any of these orders of the merchant (0 before any): it moves with every
+    /// push attempt recorded for one of them. Keys of other merchants' orders count for nothing.
+    func latestPushLogID(merchantID: String, of orders: [OrderKey]) async throws -> Int64
     /// How many devices are registered for each of these orders (orders without any are left out).
     func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int]
 

@@ -115,6 +115,35 @@ extension SQLOrderStore {
         }
     }
 
+    /// The id of the latest push log entry of any of these orders of the merchant (0 before any), in one query over the
+    /// push log's order index; keys of other merchants' orders count for nothing.
+    public func latestPushLogID(merchantID: String, of orders: [OrderKey]) async throws -> Int64 {
+        guard !orders.isEmpty else { return 0 }
+        return try await read("read the latest push of \(orders.count) orders") { db in
+            let matches = orders.prefix(Self.maximumPageSize).map { key in
+                SQLBinaryExpression(
+                    SQLBinaryExpression(SQLColumn("order_type_identifier", table: "push_log"), .equal, SQLBind(key.orderTypeIdentifier)), .and,
+                    SQLBinaryExpression(SQLColumn("order_identifier", table: "push_log"), .equal, SQLBind(key.orderIdentifier)))
+            }
+            return try await db.select()
+                .column(
+                    SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("id", table: "push_log")), SQLLiteral.numeric("0")), as: "latest"
+                )
+                .from("push_log")
+                .join(
+                    "orders", method: SQLJoinMethod.inner,
+                    on: SQLBinaryExpression(
+                        SQLBinaryExpression(
+                            SQLColumn("order_type_identifier", table: "orders"), .equal, SQLColumn("order_type_identifier", table: "push_log")),
+                        .and,
+                        SQLBinaryExpression(SQLColumn("order_identifier", table: "orders"), .equal, SQLColumn("order_identifier", table: "push_log")))
+                )
+                .where(SQLColumn("merchant_id", table: "orders"), .equal, SQLBind(merchantID))
+                .where(SQLGroupExpression(SQLList(matches, separator: SQLRaw(" OR "))))
+                .first(decodingColumn: "latest", as: Int64.self) ?? 0
+        }
+    }
+
     /// How many devices are registered for each of these orders, in one query over the registrations' order index.
     public func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int] {
         guard !orders.isEmpty else { return [:] }

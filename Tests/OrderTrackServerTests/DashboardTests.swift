@@ -384,6 +384,42 @@ import Testing
         }
     }
 
+    @Test func theListRefreshesWhenAPushToOneOfItsRowsIsRecorded() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id) = try await Self.createOrder(client)
+            let browser = try await Self.signIn(client, apiKey: client.apiKey)
+            let list = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+            let events = "/dashboard/events?listed=\(type)/\(id)"
+            #expect(list.text.contains(#"data-events="\#(events)""#), "the list names its rows to the event stream")
+            let reply = try await withThrowingTaskGroup(of: Client.Reply?.self) { group in
+                group.addTask { try await client.call(.get, events, headers: [.cookie: browser.cookie]) }
+                // A push attempt recorded for the row, as the dispatcher records one (no order change).
+                group.addTask {
+                    for attempt in 1...60 {
+                        let job = PushJob(
+                            id: -1, orderTypeIdentifier: type, pushToken: String(repeating: "ab", count: 32), orderIdentifier: id, generation: 0,
+                            attempts: attempt, enqueuedAt: Date(), leaseOwner: "test")
+                        let entry = PushLogEntry(
+                            orderTypeIdentifier: type, orderIdentifier: id, tokenSuffix: "abababab", attempt: attempt, status: 200, reason: nil,
+                            apnsID: nil, outcome: .delivered, at: Date())
+                        try await client.store.resolvePushJobs([(job, .park, entry)])
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                    return nil
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let reply = next { return reply }
+                }
+                throw CancellationError()
+            }
+            #expect(reply.text.hasSuffix("event: changed\ndata: {}\n\n"))
+            #expect(try await client.store.order(type: type, id: id)?.version == 1, "the order did not change: the push alone did it")
+        }
+    }
+
     @Test func aSignInPostedFromAnotherSiteIsRefused() async throws {
         let server = try TestServer()
         defer { server.remove() }

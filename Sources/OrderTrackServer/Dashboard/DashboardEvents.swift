@@ -3,8 +3,9 @@ import NIOCore
 import OrderPersistence
 import ServiceLifecycle
 
-/// `GET /dashboard/events[?order=TYPE/ID]`: server-sent events that tell an open page when what it shows changed (the
-/// merchant's orders for the list; that order's version, activity and push attempts for an order page).
+/// `GET /dashboard/events[?order=TYPE/ID | ?listed=TYPE/ID&listed=…]`: server-sent events that tell an open page when
+/// what it shows changed (the merchant's orders, and push attempts for the rows shown, for the list; that order's
+/// version, activity and push attempts for an order page).
 ///
 /// Each stream asks the store for the page's revision every couple of seconds rather than listening to this
 /// process's own changes, so a change made through another instance on the same database reaches it too. It sends one
@@ -20,10 +21,11 @@ struct DashboardEvents: Sendable {
     func response(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         let merchant = try context.merchant
         let key = try request.uri.queryParameters["order"].map { try Self.orderKey(String($0)) }
-        let start = try await orders.revision(merchant: merchant, order: key)
+        let listed = try request.uri.queryParameters.getAll("listed").prefix(DashboardRoutes.pageSize).map(Self.orderKey)
+        let start = try await orders.revision(merchant: merchant, order: key, listed: listed)
         let body = ResponseBody { [self] writer in
             try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
-            if try await waitForChange(from: start, merchant: merchant, order: key, writer: &writer) {
+            if try await waitForChange(from: start, merchant: merchant, order: key, listed: listed, writer: &writer) {
                 try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
             }
             try await writer.finish(nil)
@@ -34,9 +36,9 @@ struct DashboardEvents: Sendable {
 
     /// Polls until the revision moves (`true`), or the lifetime runs out or the server shuts down (`false`); writes a
     /// comment now and then, so that proxies do not close a quiet stream.
-    func waitForChange(from start: String, merchant: MerchantRecord, order key: OrderKey?, writer: inout any ResponseBodyWriter) async throws
-        -> Bool
-    {
+    func waitForChange(
+        from start: String, merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey], writer: inout any ResponseBodyWriter
+    ) async throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: lifetime)
         var heartbeat = clock.now.advanced(by: heartbeatInterval)
@@ -47,7 +49,7 @@ struct DashboardEvents: Sendable {
                 return false
             }
             guard !Task.isShuttingDownGracefully else { return false }
-            guard try await orders.revision(merchant: merchant, order: key) == start else { return true }
+            guard try await orders.revision(merchant: merchant, order: key, listed: listed) == start else { return true }
             if clock.now >= heartbeat {
                 try await writer.write(ByteBuffer(string: ": still watching\n\n"))
                 heartbeat = clock.now.advanced(by: heartbeatInterval)
@@ -56,11 +58,11 @@ struct DashboardEvents: Sendable {
         return false
     }
 
-    /// `TYPE/ID` of the order page that listens.
+    /// `TYPE/ID` of the order page that listens, or of a row of the list that does.
     static func orderKey(_ text: String) throws -> OrderKey {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else {
-            throw APIError.badRequest("order_invalid", "order must be orderTypeIdentifier/orderIdentifier", param: "order")
+            throw APIError.badRequest("order_invalid", "each order must be orderTypeIdentifier/orderIdentifier", param: "order")
         }
         return OrderKey(orderTypeIdentifier: parts[0], orderIdentifier: parts[1])
     }

@@ -159,7 +159,11 @@ struct DashboardRoutes: Sendable {
         values["orders"] = rows
         values["hasOrders"] = !rows.isEmpty
         values["query"] = search ?? ""
-        values["events"] = "/dashboard/events"
+        // The rows' keys, so that the list also refreshes when a push to one of them is recorded.
+        values["events"] =
+            "/dashboard/events?"
+            + page.orders.map { "listed=\(Self.queryComponent($0.orderTypeIdentifier))/\(Self.queryComponent($0.orderIdentifier))" }
+            .joined(separator: "&")
         values["statuses"] = OrderSchema.orderStatuses.map { ["value": $0, "label": WalletPreview.words($0), "selected": $0 == status] }
         let filters = [("q", search), ("status", status)].compactMap { name, value in value.map { (name, $0) } }
         values["nextHref"] = page.nextCursor.map { Self.listURL(filters + [("cursor", $0)]) } ?? false

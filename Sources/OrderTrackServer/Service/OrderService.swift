@@ -320,10 +320,13 @@ struct OrderService: Sendable {
     }
 
     /// A mark that changes whenever what the merchant's pages show may have changed: with `order`, that order's
-    /// version, activity and push attempts; without, any change of any of the merchant's orders. Pages compare it over time to
-    /// know when to refresh.
-    func revision(merchant: MerchantRecord, order key: OrderKey?) async throws -> String {
-        guard let key else { return String(try await store.latestChangeSequence(merchantID: merchant.id)) }
+    /// version, activity and push attempts; without, any change of any of the merchant's orders, and any push attempt
+    /// for the `listed` orders (the rows of the list page that asks). Pages compare it over time to know when to refresh.
+    func revision(merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey] = []) async throws -> String {
+        guard let key else {
+            let changes = try await store.latestChangeSequence(merchantID: merchant.id)
+            return "\(changes).\(try await store.latestPushLogID(merchantID: merchant.id, of: listed))"
+        }
         let record = try await order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier)
         let pushes = try await store.latestPushLogID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
         let activity = try await store.latestActivityID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
