@@ -341,6 +341,9 @@ def main() -> int:
                 assert download.value.suggested_filename == f"{number}.order", download.value.suggested_filename
                 page.get_by_role("button", name="Notify devices").click()
                 expect(page.get_by_role("status").filter(has_text="Pushes queued for 1 registered device")).to_be_visible()
+                # The page reloads by itself once APNs has answered the new push; wait for it before leaving the page.
+                transcript = page.get_by_role("region", name="Transcript")
+                expect(transcript.locator(".badge", has_text="Delivered")).to_have_count(2, timeout=20_000)
             steps.run("the signed package downloads and devices can be notified again", package_and_notify)
 
             def phone():

@@ -392,7 +392,10 @@ import Testing
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
             let list = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
             let events = "/dashboard/events?listed=\(type)/\(id)"
-            #expect(list.text.contains(#"data-events="\#(events)""#), "the list names its rows to the event stream")
+            #expect(list.text.contains(#"data-events="\#(events)&amp;since=1.0""#), "the list names its rows and its revision to the stream")
+            // A stream opened with the revision a page was rendered at reports a change made in between at once.
+            let stale = try await client.call(.get, "/dashboard/events?order=\(type)/\(id)&since=0.0.0", headers: [.cookie: browser.cookie])
+            #expect(stale.text.hasSuffix("event: changed\ndata: {}\n\n"))
             let reply = try await withThrowingTaskGroup(of: Client.Reply?.self) { group in
                 group.addTask { try await client.call(.get, events, headers: [.cookie: browser.cookie]) }
                 // A push attempt recorded for the row, as the dispatcher records one (no order change).

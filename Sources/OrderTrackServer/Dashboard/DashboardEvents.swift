@@ -3,7 +3,7 @@ import NIOCore
 import OrderPersistence
 import ServiceLifecycle
 
-/// `GET /dashboard/events[?order=TYPE/ID | ?listed=TYPE/ID&listed=…]`: server-sent events that tell an open page when
+/// `GET /dashboard/events[?order=TYPE/ID | ?listed=TYPE/ID&listed=…][&since=REVISION]`: server-sent events that tell an open page when
 /// what it shows changed (the merchant's orders, and push attempts for the rows shown, for the list; that order's
 /// version, activity and push attempts for an order page).
 ///
@@ -22,7 +22,14 @@ struct DashboardEvents: Sendable {
         let merchant = try context.merchant
         let key = try request.uri.queryParameters["order"].map { try Self.orderKey(String($0)) }
         let listed = try request.uri.queryParameters.getAll("listed").prefix(DashboardRoutes.pageSize).map(Self.orderKey)
-        let start = try await orders.revision(merchant: merchant, order: key, listed: listed)
+        // The revision the page was rendered at, so that a change between its render and this request still counts;
+        // without one, the revision now.
+        let start: String
+        if let since = request.uri.queryParameters["since"] {
+            start = String(since)
+        } else {
+            start = try await orders.revision(merchant: merchant, order: key, listed: listed)
+        }
         let body = ResponseBody { [self] writer in
             try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
             if try await waitForChange(from: start, merchant: merchant, order: key, listed: listed, writer: &writer) {

@@ -151,6 +151,7 @@ struct DashboardRoutes: Sendable {
         let search = query["q"].map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         let status = query["status"].map(String.init).flatMap { OrderSchema.orderStatuses.contains($0) ? $0 : nil }
         let cursor = query["cursor"].map(String.init)
+        let changes = try await orders.latestChange(merchant: merchant)
         let page = try await orders.recentOrders(
             merchant: merchant, status: status, search: search, cursor: cursor, limit: Self.pageSize)
         let devices = try await orders.registeredDeviceCounts(merchant: merchant, orders: page.orders)
@@ -159,11 +160,14 @@ struct DashboardRoutes: Sendable {
         values["orders"] = rows
         values["hasOrders"] = !rows.isEmpty
         values["query"] = search ?? ""
-        // The rows' keys, so that the list also refreshes when a push to one of them is recorded.
+        // The rows' keys, so that the list also refreshes when a push to one of them is recorded, and the revision the
+        // rows were read at (the change sequence read first, so a change made meanwhile still shows).
+        let listed = page.orders.map { OrderKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier) }
+        let revision = try await orders.listRevision(merchant: merchant, changes: changes, listed: listed)
         values["events"] =
             "/dashboard/events?"
-            + page.orders.map { "listed=\(Self.queryComponent($0.orderTypeIdentifier))/\(Self.queryComponent($0.orderIdentifier))" }
-            .joined(separator: "&")
+            + listed.map { "listed=\(Self.queryComponent($0.orderTypeIdentifier))/\(Self.queryComponent($0.orderIdentifier))&" }.joined()
+            + "since=\(revision)"
         values["statuses"] = OrderSchema.orderStatuses.map { ["value": $0, "label": WalletPreview.words($0), "selected": $0 == status] }
         let filters = [("q", search), ("status", status)].compactMap { name, value in value.map { (name, $0) } }
         values["nextHref"] = page.nextCursor.map { Self.listURL(filters + [("cursor", $0)]) } ?? false
@@ -201,6 +205,8 @@ struct DashboardRoutes: Sendable {
     func orderPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         let merchant = try context.merchant
         let (type, id) = try orderPath(context)
+        // Read before what the page shows: a change after it moves the revision the page's event stream compares with.
+        let revision = try await orders.revision(merchant: merchant, order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id))
         let record = try await orders.order(merchant: merchant, type: type, id: id)
         let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: Self.transcriptLength)
         let activity = try await orders.activity(merchant: merchant, type: type, id: id, limit: Self.transcriptLength)
@@ -223,7 +229,7 @@ struct DashboardRoutes: Sendable {
         }
         var values = try layoutValues(context, title: "Order \(preview.orderNumber)")
         values["script"] = "order-page.js"
-        values["events"] = "/dashboard/events?order=\(Self.queryComponent(type))/\(Self.queryComponent(id))"
+        values["events"] = "/dashboard/events?order=\(Self.queryComponent(type))/\(Self.queryComponent(id))&since=\(revision)"
         values["preview"] = preview.templateValues
         values["orderJSON"] = json
         values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"

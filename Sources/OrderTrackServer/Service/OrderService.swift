@@ -323,14 +323,21 @@ struct OrderService: Sendable {
     /// version, activity and push attempts; without, any change of any of the merchant's orders, and any push attempt
     /// for the `listed` orders (the rows of the list page that asks). Pages compare it over time to know when to refresh.
     func revision(merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey] = []) async throws -> String {
-        guard let key else {
-            let changes = try await store.latestChangeSequence(merchantID: merchant.id)
-            return "\(changes).\(try await store.latestPushLogID(merchantID: merchant.id, of: listed))"
-        }
+        guard let key else { return try await listRevision(merchant: merchant, changes: try await latestChange(merchant: merchant), listed: listed) }
         let record = try await order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier)
         let pushes = try await store.latestPushLogID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
         let activity = try await store.latestActivityID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
         return "\(record.changeSequence).\(pushes).\(activity)"
+    }
+
+    /// The change sequence of the merchant's latest order change: the list page reads it before its rows.
+    func latestChange(merchant: MerchantRecord) async throws -> Int64 {
+        try await store.latestChangeSequence(merchantID: merchant.id)
+    }
+
+    /// The list's revision from a change sequence read earlier and the latest push attempt for the `listed` rows.
+    func listRevision(merchant: MerchantRecord, changes: Int64, listed: [OrderKey]) async throws -> String {
+        "\(changes).\(try await store.latestPushLogID(merchantID: merchant.id, of: listed))"
     }
 
     /// How many devices are registered for each of these orders of the merchant (other merchants' orders count 0).
