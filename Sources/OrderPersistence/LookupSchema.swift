@@ -1,7 +1,7 @@
 import SQLKit
 
 /// Schema version 7: order lookup (the App Store Server API's "Look Up Order ID"): merchants' lookup keys and the
-/// deployment's transaction-signing chain. (Version 5 is reserved by another branch.)
+/// deployment's transaction-signing chain.
 enum LookupSchema {
     @Sendable static func apply(_ db: any SQLDatabase) async throws {
         // Only the public half of a key is stored; its private .p8 went to the merchant once.
@@ -25,7 +25,7 @@ enum LookupSchema {
             .column("root_certificate_pem", type: .text, .notNull)
             .column("created_at", type: .bigint, .notNull)
             .run()
-        // A lookup by order identifier among a merchant's orders; lookups by number use orders_merchant_order_number.
-        try await db.create(index: "orders_merchant_order_identifier").on("orders").column("merchant_id").column("order_identifier").run()
+        // Lookups find orders by number or identifier among a merchant's orders through orders_merchant_order_number
+        // (schema 4) and orders_merchant_identifier (schema 5); a second index on the same columns would only cost writes.
     }
 }
