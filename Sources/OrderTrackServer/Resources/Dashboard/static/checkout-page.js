@@ -1,6 +1,6 @@
 // The checkout playground: pays for the edited order with Apple Pay in Safari, or simulates the payment in any browser
 // (the same server call without a token), then shows the orderDetails Apple Pay hands to Wallet.
-import { callJSON } from "./dashboard-api.js";
+import { callJSON, showProblems } from "./dashboard-api.js";
 import { sameAmount, toApplePayJS, toPaymentRequestAPI, totalOf } from "./checkout-request.js";
 import { record, rememberOrder, renderMadeOrders } from "./checkout-history.js";
 import { formatJSON } from "./checkout-source.js";
@@ -119,21 +119,6 @@ function showMessage(text, tone) {
   result.replaceChildren(message);
 }
 
-function showProblems(problems) {
-  problemList.replaceChildren(
-    ...problems.map((problem) => {
-      const item = document.createElement("li");
-      item.className = problem.severity === "warning" ? "warning" : "error";
-      const path = document.createElement("code");
-      path.textContent = problem.path || "(whole order)";
-      const text = document.createElement("span");
-      text.textContent = problem.message;
-      item.append(path, text);
-      return item;
-    }),
-  );
-}
-
 /** The four values in the order Apple documents them (the server's JSON sorts its keys). */
 function inAppleOrder(orderDetails) {
   return Object.fromEntries(DETAIL_KEYS.map((key) => [key, orderDetails[key]]));
@@ -173,7 +158,7 @@ async function send(path, body, headers = {}) {
   if (answer.status >= 200 && answer.status < 300) return answer;
   const error = answer.json.error ?? {};
   showMessage(`The server refused it (${answer.status}${error.code ? ` ${error.code}` : ""}): ${error.message ?? "no reason given"}`, "error");
-  showProblems(error.problems ?? (error.param ? [{ path: error.param, message: error.message }] : []));
+  showProblems(problemList, error.problems ?? (error.param ? [{ path: error.param, message: error.message }] : []));
   throw new ShownError(error.message);
 }
 
@@ -197,7 +182,7 @@ async function submit(token, order) {
   await offerTrackInWallet(lastDetails);
   const made = status === 201 ? `Order ${number ?? json.orderDetails.orderIdentifier} created` : "This payment was made before: its order is answered again";
   showMessage(token ? `Paid with Apple Pay. ${made}.` : `Simulated payment. ${made}; in Safari, Apple Pay would now hand its orderDetails to Wallet.`, "success");
-  showProblems((json.warnings ?? []).map((warning) => ({ ...warning, severity: "warning" })));
+  showProblems(problemList, (json.warnings ?? []).map((warning) => ({ ...warning, severity: "warning" })));
   edited();
   return json;
 }

@@ -38,3 +38,19 @@ export function mergePatch(before, after) {
   }
   return patch;
 }
+
+/** Fills `list` with validation problems, each with its JSON path (warnings and errors told apart by class). */
+export function showProblems(list, problems) {
+  list.replaceChildren(
+    ...problems.map((problem) => {
+      const item = document.createElement("li");
+      item.className = problem.severity === "warning" ? "warning" : "error";
+      const path = document.createElement("code");
+      path.textContent = problem.path || "(whole order)";
+      const message = document.createElement("span");
+      message.textContent = problem.message;
+      item.append(path, message);
+      return item;
+    }),
+  );
+}

@@ -1,6 +1,6 @@
 // The order page: validates the edited order.json as the PATCH it would be and applies it, showing each problem at its
 // JSON path.
-import { callJSON, mergePatch } from "./dashboard-api.js";
+import { callJSON, mergePatch, showProblems } from "./dashboard-api.js";
 
 const form = document.getElementById("order-form");
 const editor = document.getElementById("order-json");
@@ -21,20 +21,6 @@ function showMessage(text, tone) {
   result.append(message);
 }
 
-function showProblems(problems) {
-  problemList.replaceChildren(
-    ...problems.map((problem) => {
-      const item = document.createElement("li");
-      item.className = problem.severity === "warning" ? "warning" : "error";
-      const path = document.createElement("code");
-      path.textContent = problem.path || "(whole order)";
-      const message = document.createElement("span");
-      message.textContent = problem.message;
-      item.append(path, message);
-      return item;
-    }),
-  );
-}
 
 async function busy(button, work) {
   button.disabled = true;
@@ -55,7 +41,7 @@ function editedPatch(action) {
   try {
     return JSON.stringify(mergePatch(original, JSON.parse(editor.value)));
   } catch (error) {
-    showProblems([{ path: "", message: `not valid JSON: ${error.message}`, severity: "error" }]);
+    showProblems(problemList, [{ path: "", message: `not valid JSON: ${error.message}`, severity: "error" }]);
     showMessage(`Fix the JSON before ${action}.`, "error");
     return null;
   }
@@ -66,11 +52,11 @@ async function validate() {
   if (patch === null) return;
   const { status, json } = await callJSON("POST", form.dataset.validateUrl, patch);
   if (status !== 200) {
-    showProblems([]);
+    showProblems(problemList, []);
     showMessage(json.error?.message ?? `The server answered ${status}.`, "error");
     return;
   }
-  showProblems(json.problems);
+  showProblems(problemList, json.problems);
   const errors = json.problems.filter((problem) => problem.severity !== "warning").length;
   showMessage(json.valid ? "The order is valid." : `${errors} problem${errors === 1 ? "" : "s"} to fix.`, json.valid ? "success" : "error");
 }
@@ -80,7 +66,7 @@ async function update() {
   if (patch === null) return;
   const { status, json } = await callJSON("PATCH", form.dataset.updateUrl, patch);
   if (status !== 200) {
-    showProblems(json.error?.problems ?? []);
+    showProblems(problemList, json.error?.problems ?? []);
     showMessage(json.error?.message ?? `The server answered ${status}.`, "error");
     return;
   }
