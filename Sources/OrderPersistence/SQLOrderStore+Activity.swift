@@ -64,20 +64,6 @@ extension SQLOrderStore {
 
     /// Deletes activity recorded before `date`, in batches; returns the number deleted.
     public func deleteActivity(before date: Date) async throws -> Int {
-        let cutoff = date.millisecondsSince1970
-        var deleted = 0
-        while true {
-            let batch = try await write("delete old order activity") { db in
-                try await db.raw(
-                    """
-                    DELETE FROM order_activity WHERE id IN (
-                        SELECT id FROM order_activity WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
-                    RETURNING id
-                    """
-                ).all().count
-            }
-            deleted += batch
-            if batch < Self.pruneBatch { return deleted }
-        }
+        try await deleteOldest(from: "order_activity", before: date, operation: "delete old order activity")
     }
 }

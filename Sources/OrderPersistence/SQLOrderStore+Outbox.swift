@@ -228,15 +228,21 @@ extension SQLOrderStore {
     /// Deletes push log entries recorded before `date`, oldest first, at most 5,000 per transaction so that
     /// concurrent writers never wait long; returns the number deleted.
     public func deletePushLog(before date: Date) async throws -> Int {
+        try await deleteOldest(from: "push_log", before: date, operation: "delete old push log entries")
+    }
+
+    /// Deletes the rows of an append-only table (an `id` and an `at` column) recorded before `date`, oldest first, in
+    /// transactions of at most ``pruneBatch`` rows; returns the number deleted.
+    func deleteOldest(from table: String, before date: Date, operation: String) async throws -> Int {
         let cutoff = date.millisecondsSince1970
         var deleted = 0
         while true {
-            // Entries are appended in time order, so the oldest ids are the ones past the cutoff: the scan stops early.
-            let batch = try await write("delete old push log entries") { db in
+            // Rows are appended in time order, so the oldest ids are the ones past the cutoff: the scan stops early.
+            let batch = try await write(operation) { db in
                 try await db.raw(
                     """
-                    DELETE FROM push_log WHERE id IN (
-                        SELECT id FROM push_log WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
+                    DELETE FROM \(ident: table) WHERE id IN (
+                        SELECT id FROM \(ident: table) WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
                     RETURNING id
                     """
                 ).all().count
