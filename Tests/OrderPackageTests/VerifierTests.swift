@@ -75,7 +75,10 @@ struct VerifierTests {
             files["manifest.json"]![index] = manifest[index] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
         }
         let result = try await Self.verifier().verify(tampered)
-        #expect(Self.messages(result, at: "signature").contains { $0.contains("Message digest mismatch") })
+        #expect(
+            Self.messages(result, at: "signature").contains {
+                $0.contains("does not verify over manifest.json") && $0.contains("messageDigest is not the digest")
+            })
         #expect(Self.messages(result, at: "order.json").contains { $0.contains("does not match manifest.json") })
     }
 
@@ -127,10 +130,24 @@ struct VerifierTests {
         #expect(Self.messages(result, at: "signature").contains { $0.contains("WWDR intermediate certificate is not embedded") })
     }
 
-    @Test func anExpiredSignerIsReported() async throws {
-        let later = Date().addingTimeInterval(60 * 86_400)
-        let result = try await Self.verifier().verify(try BuilderTests.build().bytes, at: later)
-        #expect(Self.messages(result, at: "signature").contains { $0.hasPrefix("the signer certificate expired on") })
+    @Test func aSignerExpiredSinceSigningIsAWarning() async throws {
+        // Valid when signed (2025-06-15), expired today: Wallet still accepts the package; new ones need a new certificate.
+        let signer = try TestPKI.shared.get().signer("expired")
+        let result = try await Self.verifier().verify(try BuilderTests.build(signer: signer).bytes)
+        #expect(result.errors == [])
+        #expect(
+            result.warnings.map(\.message).contains(
+                "the signer certificate was valid when signed on 2025-06-15; the certificate expired on 2025-12-31; "
+                    + "renew it before signing new packages"))
+    }
+
+    @Test func aSignerNotYetValidWhenSignedIsAnError() async throws {
+        let before = Date(timeIntervalSince1970: 1_700_000_000) // 2023-11-14, before the test certificates
+        let result = try await Self.verifier().verify(try BuilderTests.build(signedAt: before).bytes)
+        #expect(
+            Self.messages(result, at: "signature").contains {
+                $0.hasPrefix("the signer certificate was not valid when signed on 2023-11-14 (valid from 2025-01-01 to ")
+            })
     }
 
     @Test func sha1DigestsAreCalledOut() async throws {
