@@ -18,6 +18,8 @@ struct TestPKI: Sendable {
         var from = "20250101000000Z"
         /// Nil: 30 days from now.
         var until: String? = nil
+        /// Nil: an Order Type ID subject (UID and common name) for `orderType`.
+        var subject: String? = nil
     }
 
     let directory: URL
@@ -38,6 +40,7 @@ struct TestPKI: Sendable {
                 Leaf(file: "order.com.example.other", orderType: "order.com.example.other"),
                 Leaf(file: "ec", orderType: "order.com.example.test", elliptic: true),
                 Leaf(file: "expired", orderType: "order.com.example.test", until: "20251231000000Z"),
+                Leaf(file: "developer", orderType: "order.com.example.test", subject: "/CN=Apple Development: Jane Doe/O=Example Inc./C=US"),
             ])
     }
     static let foreign = Result {
@@ -73,7 +76,7 @@ struct TestPKI: Sendable {
 
             """
         for leaf in leaves {
-            let subject = "/UID=\(leaf.orderType)/CN=Order Type ID: \(leaf.orderType)/OU=TEAM123456/O=Example Inc./C=US"
+            let subject = leaf.subject ?? "/UID=\(leaf.orderType)/CN=Order Type ID: \(leaf.orderType)/OU=TEAM123456/O=Example Inc./C=US"
             script += """
                 issue '\(leaf.file)' '\(subject)' wwdr leaf.ext \(leaf.from) \(leaf.until ?? soon) \(leaf.elliptic ? "ec" : "rsa")
 
