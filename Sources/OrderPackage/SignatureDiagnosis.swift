@@ -162,15 +162,22 @@ struct SignatureDiagnosis {
             }
         case .couldNotValidate(let failures):
             let reasons = Set(failures.map { String(describing: $0.policyFailureReason) }).sorted()
-            let target =
-                trustRoots.isEmpty
-                ? "the embedded intermediate"
-                : trustRoots == AppleCertificates.roots ? "Apple's roots (a development package needs its own root)" : "the given trust root"
-            report.error(
-                path,
-                "the signer certificate does not chain to \(target) (\(reasons.joined(separator: "; "))); "
-                    + "embed the WWDR intermediate that issued the Order Type ID certificate, issued in turn by the root"
-            )
+            let why = reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"
+            if trustRoots == AppleCertificates.roots {
+                report.error(
+                    path,
+                    "the signer certificate does not chain to Apple's roots (Apple Root CA, Apple Root CA - G3)\(why); "
+                        + "Wallet accepts only Order Type ID certificates from the Apple developer account "
+                        + "(for a development package, pass its root with --root)"
+                )
+            } else {
+                let target = trustRoots.isEmpty ? "the embedded intermediate" : "the given trust root"
+                report.error(
+                    path,
+                    "the signer certificate does not chain to \(target)\(why); "
+                        + "embed the WWDR intermediate that issued the Order Type ID certificate, issued in turn by the root"
+                )
+            }
         }
     }
 
