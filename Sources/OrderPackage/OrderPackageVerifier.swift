@@ -12,8 +12,7 @@ public struct OrderPackageVerifier: Sendable {
     public var trustRoots: [Certificate]
     /// Bounds for reading the archive.
     public var limits: ZipReadLimits
-    /// How order.json is validated (``OrderModel/ValidationOptions/allowInsecureWebServiceURL`` for development
-    /// packages).
+    /// How order.json is validated (`allowInsecureWebServiceURL` for a development server's packages).
     public var validationOptions: ValidationOptions
 
     /// A verifier that anchors the chain at `trustRoots`.
