@@ -17,7 +17,6 @@ enum CMSAlgorithms {
         case sha256: return Array(SHA256.hash(data: bytes))
         case sha384: return Array(SHA384.hash(data: bytes))
         case sha512: return Array(SHA512.hash(data: bytes))
-        case sha1: throw CMSError(.unsupportedAlgorithm, "the digest algorithm is SHA-1; sign with SHA-256")
         default: throw CMSError(.unsupportedAlgorithm, "the digest algorithm \(oid) is not SHA-256, SHA-384 or SHA-512")
         }
     }
@@ -28,6 +27,7 @@ enum CMSAlgorithms {
     static func signatureAlgorithm(_ oid: ASN1ObjectIdentifier, digest: ASN1ObjectIdentifier) throws(CMSError)
         -> Certificate.SignatureAlgorithm
     {
+        guard digest != sha1 else { throw CMSError(.unsupportedAlgorithm, "the digest algorithm is SHA-1; sign with SHA-256") }
         let combined: [ASN1ObjectIdentifier: (ASN1ObjectIdentifier, Certificate.SignatureAlgorithm)] = [
             [1, 2, 840, 113549, 1, 1, 11]: (sha256, .sha256WithRSAEncryption),
             [1, 2, 840, 113549, 1, 1, 12]: (sha384, .sha384WithRSAEncryption),

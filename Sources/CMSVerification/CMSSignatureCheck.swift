@@ -39,7 +39,7 @@ extension CMSSignedData {
             }
             signedBytes = attributes.signedBytes
         } else {
-            _ = try CMSAlgorithms.digest(info.digestAlgorithm, of: [])
+            // The algorithm check above already refused a digest algorithm that is not SHA-2.
             signedBytes = content
         }
         guard certificate.publicKey.isValidSignature(info.signature, for: signedBytes, signatureAlgorithm: algorithm) else {

@@ -54,6 +54,15 @@ struct SignatureFormTests {
         #expect(VerifierTests.messages(result, at: "signature").contains { $0.hasPrefix(expected) }, "\(options)")
     }
 
+    @Test func aSHA1SignatureIsCalledOut() async throws {
+        let result = try await VerifierTests.verifier().verify(try Self.resigned(by: "order.com.example.test", ["-md", "sha1"]))
+        #expect(
+            VerifierTests.messages(result, at: "signature").contains {
+                $0.contains("the digest algorithm is SHA-1; sign with SHA-256")
+                    && $0.hasSuffix("sign with SHA-256 and the certificate's RSA or ECDSA key")
+            }, "\(result.problems)")
+    }
+
     @Test func theWrongIntermediateIsNamedWithTheRightOne() async throws {
         let pki = try TestPKI.shared.get()
         let signer = try pki.signer("order.com.example.test", intermediates: [pki.otherIntermediate])
