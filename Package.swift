@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "RequestSyntax", targets: ["RequestSyntax"]),
         .library(name: "OrderZip", targets: ["OrderZip"]),
         .library(name: "OrderSigning", targets: ["OrderSigning"]),
+        .library(name: "CMSVerification", targets: ["CMSVerification"]),
         .library(name: "OrderPackage", targets: ["OrderPackage"]),
         .library(name: "OrderPersistence", targets: ["OrderPersistence"]),
         .library(name: "OrderTrackServer", targets: ["OrderTrackServer"]),
@@ -81,14 +82,32 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // CMS SignedData read from BER or DER in every form real signers write, and one signer's signature checked:
+        // shared by the package verifier and Apple Pay token verification.
+        .target(
+            name: "CMSVerification",
+            dependencies: [
+                "WireFormats",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // Builds and verifies signed .order packages.
         .target(
             name: "OrderPackage",
             dependencies: [
-                "OrderModel", "OrderZip", "OrderSigning", "BoundedCache",
+                "CMSVerification", "OrderModel", "OrderZip", "OrderSigning", "BoundedCache",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            // Apple's public roots and WWDR intermediates, embedded like ApplePay's root (see Resources/README.md).
+            exclude: ["Resources/README.md"],
+            resources: [
+                .embedInCode("Resources/AppleRootCA.pem"), .embedInCode("Resources/AppleRootCA-G3.pem"),
+                .embedInCode("Resources/AppleWWDRCAG3.pem"), .embedInCode("Resources/AppleWWDRCAG4.pem"),
+                .embedInCode("Resources/AppleWWDRCAG5.pem"), .embedInCode("Resources/AppleWWDRCAG6.pem"),
             ]
         ),
         // Persistence: one store interface, one SQL vocabulary.
@@ -165,7 +184,7 @@ let package = Package(
         .target(
             name: "ApplePay",
             dependencies: [
-                "BoundedCache", "OrderModel", "WireFormats",
+                "BoundedCache", "CMSVerification", "OrderModel", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -246,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "OrderPackageTests",
             dependencies: [
-                "OrderPackage", "OrderModel", "OrderZip", "ExternalTools",
+                "CMSVerification", "OrderPackage", "OrderModel", "OrderZip", "ExternalTools",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import BoundedCache
+import CMSVerification
 import Crypto
 import Foundation
 import SwiftASN1
@@ -46,23 +47,35 @@ struct SignatureVerifier: Sendable {
     }
 
     func verify(_ paymentData: ApplePayPaymentData, now: Date) async throws(ApplePayError) -> ApplePaySignature {
-        let signed = try DetachedSignedData(ber: paymentData.signature) { der in
-            let key = DERBytes(der)
-            if let known = parsedCertificates[key] { return known }
-            let parsed = try Certificate(derEncoded: key.bytes)
-            parsedCertificates[key] = parsed
-            return parsed
+        let signed: CMSSignedData
+        do {
+            signed = try CMSSignedData(ber: paymentData.signature) { der in
+                let key = DERBytes(der)
+                if let known = parsedCertificates[key] { return known }
+                let parsed = try Certificate(derEncoded: key.bytes)
+                parsedCertificates[key] = parsed
+                return parsed
+            }
+        } catch {
+            throw ApplePayError(.invalidSignature, "the signature is not readable: \(error.reason)")
         }
-        try await validateChain(of: signed.signer, der: signed.signerDER, intermediates: signed.certificates, now: now)
-        guard [.ecdsaWithSHA256, .sha256WithRSAEncryption].contains(signed.signatureAlgorithm) else {
-            throw ApplePayError(.invalidSignature, "the signature algorithm \(signed.signatureAlgorithm) is not one Apple uses")
+        guard signed.signerInfos.count == 1, let info = signed.signerInfos.first else {
+            throw ApplePayError(.invalidSignature, "the signature has \(signed.signerInfos.count) signers; Apple uses one")
         }
-        guard Array(SHA256.hash(data: paymentData.signedBytes)) == signed.messageDigest else {
-            throw ApplePayError(.invalidSignature, "the signature's message digest does not match the token's data (it was altered)")
+        guard let attributes = info.signedAttributes else {
+            throw ApplePayError(.invalidSignature, "the signer info has no signed attributes")
         }
-        guard signed.signer.publicKey.isValidSignature(signed.signature, for: signed.signedAttributes, signatureAlgorithm: signed.signatureAlgorithm)
-        else { throw ApplePayError(.invalidSignature, "the signature does not verify with the signer's public key") }
-        guard let signingTime = signed.signingTime else {
+        guard let signerIndex = signed.certificates.firstIndex(where: info.names) else {
+            throw ApplePayError(.invalidSignature, "the signature does not carry the certificate of its signer")
+        }
+        let signer = signed.certificates[signerIndex]
+        try await validateChain(of: signer, der: signed.certificateDER[signerIndex], intermediates: signed.certificates, now: now)
+        do {
+            _ = try signed.verify(info, over: paymentData.signedBytes)
+        } catch {
+            throw ApplePayError(.invalidSignature, error.code == .digestMismatch ? "\(error.reason) (the token's data was altered)" : error.reason)
+        }
+        guard let signingTime = attributes.signingTime else {
             throw ApplePayError(.signingTimeOutOfRange, "the signature has no signingTime attribute")
         }
         let skew = now.timeIntervalSince(signingTime)
@@ -72,7 +85,7 @@ struct SignatureVerifier: Sendable {
                 "the token was signed at \(signingTime.formatted(.iso8601)), \(Int(skew.rounded())) s from now "
                     + "(\(now.formatted(.iso8601))); at most \(Int(signingTimeTolerance)) s are accepted")
         }
-        return ApplePaySignature(signer: signed.signer, signingTime: signingTime)
+        return ApplePaySignature(signer: signer, signingTime: signingTime)
     }
 
     private func validateChain(of leaf: Certificate, der: [UInt8], intermediates: [Certificate], now: Date) async throws(ApplePayError) {

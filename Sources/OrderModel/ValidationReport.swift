@@ -6,6 +6,8 @@ public struct ValidationProblem: Sendable, Hashable, CustomStringConvertible {
         case error
         /// The order is valid, but something is probably unintended (unknown key, unused file, weak token).
         case warning
+        /// Worth knowing, nothing to fix for Wallet (a localization key no field uses).
+        case note
     }
 
     /// JSON path of the offending value (`fulfillments[1].status`), or a file path inside the package
@@ -25,7 +27,7 @@ public struct ValidationProblem: Sendable, Hashable, CustomStringConvertible {
 
     /// `path: message`, the form the CLI prints one per line.
     public var description: String {
-        let prefix = severity == .warning ? "warning: " : ""
+        let prefix = severity == .error ? "" : "\(severity.rawValue): "
         return path.isEmpty ? "\(prefix)\(message)" : "\(path): \(prefix)\(message)"
     }
 }

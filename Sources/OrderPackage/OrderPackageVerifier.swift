@@ -3,7 +3,7 @@ import OrderModel
 import OrderSigning
 import OrderZip
 import SwiftASN1
-@_spi(CMS) @_spi(DisableValidityCheck) import X509
+import X509
 
 /// The package "doctor": checks a `.order` file end to end and reports every problem with a fix.
 public struct OrderPackageVerifier: Sendable {
@@ -12,26 +12,31 @@ public struct OrderPackageVerifier: Sendable {
     public var trustRoots: [Certificate]
     /// Bounds for reading the archive.
     public var limits: ZipReadLimits
+    /// How order.json is validated (`allowInsecureWebServiceURL` for a development server's packages).
+    public var validationOptions: ValidationOptions
 
     /// A verifier that anchors the chain at `trustRoots`.
-    public init(trustRoots: [Certificate] = [], limits: ZipReadLimits = .orderPackage) {
+    public init(trustRoots: [Certificate] = [], limits: ZipReadLimits = .orderPackage, validationOptions: ValidationOptions = ValidationOptions()) {
         self.trustRoots = trustRoots
         self.limits = limits
+        self.validationOptions = validationOptions
     }
 
     /// Trust roots from PEM text holding one or more `CERTIFICATE` blocks (e.g. Apple's root, or a test root).
     ///
     /// - Throws: The PEM or certificate parsing error of swift-certificates.
-    public init(trustRootsPEM: String, limits: ZipReadLimits = .orderPackage) throws {
+    public init(trustRootsPEM: String, limits: ZipReadLimits = .orderPackage, validationOptions: ValidationOptions = ValidationOptions()) throws {
         let documents = try PEMDocument.parseMultiple(pemString: trustRootsPEM)
-        self.init(trustRoots: try documents.map { try Certificate(pemDocument: $0) }, limits: limits)
+        self.init(trustRoots: try documents.map { try Certificate(pemDocument: $0) }, limits: limits, validationOptions: validationOptions)
     }
 
-    /// Verifies `package` as of `time` (certificate validity is judged at that instant).
+    /// Verifies `package` as of `time` (now): certificate validity is judged at the signature's signingTime, and a
+    /// certificate that expired since is a warning.
     ///
     /// Checks the zip structure and limits, the presence of order.json, manifest.json and signature, every manifest
-    /// digest, the CMS signature over the manifest, the signer certificate's order type and validity, the chain,
-    /// and order.json with its files against the schema. It never throws: every finding is in the result.
+    /// digest, the CMS signature over the manifest (BER or DER, any SignedData version and signer identifier, with or
+    /// without signed attributes), the signer certificate's order type and validity, the embedded intermediate, the
+    /// chain, and order.json with its files against the schema. It never throws: every finding is in the result.
     public func verify(_ package: [UInt8], at time: Date = Date()) async -> PackageVerification {
         var report = ProblemList()
         let inspection = ZipReader.inspect(package, limits: limits)
@@ -62,7 +67,7 @@ public struct OrderPackageVerifier: Sendable {
         if signature == nil {
             report.error(
                 PackageLayout.signature,
-                "signature is missing; sign manifest.json (detached CMS, DER) with the Order Type ID certificate"
+                "signature is missing; sign manifest.json (detached CMS) with the Order Type ID certificate"
             )
         }
         var schemaProblems: [ValidationProblem] = []
@@ -70,13 +75,15 @@ public struct OrderPackageVerifier: Sendable {
             var contents = files
             contents[PackageLayout.manifest] = nil
             contents[PackageLayout.signature] = nil
-            let (document, schema) = OrderValidator.parseAndValidate(orderJSON: order, package: PackageContents(files: contents))
+            let (document, schema) = OrderValidator.parseAndValidate(
+                orderJSON: order, package: PackageContents(files: contents), options: validationOptions
+            )
             result.orderTypeIdentifier = document?["orderTypeIdentifier"]?.stringValue
             schemaProblems = schema.problems
         }
         if let manifest { ManifestCheck.run(manifest: manifest, files: files, into: &report) }
         if let manifest, let signature {
-            await checkSignature(signature, over: manifest, at: time, into: &report, result: &result)
+            await SignatureDiagnosis(trustRoots: trustRoots).run(signature, over: manifest, now: time, into: &report, result: &result)
         }
         if let signerType = result.signerOrderTypeIdentifier, let orderType = result.orderTypeIdentifier,
             signerType != orderType
@@ -90,109 +97,6 @@ public struct OrderPackageVerifier: Sendable {
         report.problems.append(contentsOf: schemaProblems)
         result.problems = report.problems
         return result
-    }
-
-    // MARK: - Signature
-
-    private func checkSignature(
-        _ signature: [UInt8], over manifest: [UInt8], at time: Date, into report: inout ProblemList,
-        result: inout PackageVerification
-    ) async {
-        let path = PackageLayout.signature
-        let parsed: CMSSignature
-        let signer: CMSSignature.Signer
-        do {
-            parsed = try CMSSignature(derEncoded: signature)
-            let signers = try parsed.signers
-            guard signers.count == 1, let only = signers.first else {
-                report.error(
-                    path,
-                    signers.isEmpty
-                        ? "the signature does not embed its signer certificate; include the Order Type ID certificate"
-                        : "the signature has \(signers.count) signers; sign with exactly one Order Type ID certificate"
-                )
-                return
-            }
-            signer = only
-        } catch {
-            report.error(path, "signature is not a DER CMS SignedData (\(error)); sign manifest.json with CMS, DER output")
-            return
-        }
-        let certificate = signer.certificate
-        result.signerSubject = String(describing: certificate.subject)
-        result.signerOrderTypeIdentifier = SigningIdentity.orderTypeIdentifier(of: certificate)
-        result.signerNotValidBefore = certificate.notValidBefore
-        result.signerNotValidAfter = certificate.notValidAfter
-        result.signingTime = signer.signingTime
-        if SigningIdentity.orderTypeIdentifier(of: certificate) == nil {
-            report.error(
-                path,
-                "the signer certificate names no order type (UID or \"Order Type ID:\" common name) in its subject; sign with an Order Type ID certificate"
-            )
-        }
-        if signer.signingTime == nil {
-            report.warning(path, "the signature has no signingTime attribute; sign with signed attributes")
-        }
-
-        let intermediates = parsed.certificates.filter { $0 != certificate }
-        if intermediates.isEmpty {
-            report.error(
-                path,
-                "the WWDR intermediate certificate is not embedded in the signature; include the intermediate "
-                    + "that issued the Order Type ID certificate"
-            )
-        }
-        for embedded in [certificate] + intermediates {
-            checkValidity(of: embedded, isSigner: embedded == certificate, at: time, into: &report)
-        }
-
-        // Dates are reported above; the chain check looks at signatures, names and constraints only.
-        let anchors = trustRoots.isEmpty ? (intermediates.isEmpty ? [certificate] : intermediates) : trustRoots
-        let outcome = await CMS.isValidSignature(
-            dataBytes: manifest, signatureBytes: signature, trustRoots: CertificateStore(anchors)
-        ) {
-            RFC5280Policy.withValidityCheckDisabled()
-        }
-        switch outcome {
-        case .success:
-            result.anchored = !trustRoots.isEmpty
-            if trustRoots.isEmpty {
-                report.warning(
-                    path,
-                    "the certificate chain was checked up to the embedded intermediate but not anchored: "
-                        + "no trust root was given (pass Apple's root certificate to check the full chain)"
-                )
-            }
-        case .failure(.invalidCMSBlock(let block)):
-            let hint =
-                block.reason.contains("digest mismatch")
-                ? "manifest.json changed after signing, or the signature was made over other content; rebuild and re-sign"
-                : "re-sign manifest.json with the Order Type ID certificate's private key"
-            report.error(path, "the signature does not verify over manifest.json (\(block.reason)); \(hint)")
-        case .failure(.unableToValidateSigner(let failure)):
-            let reasons = failure.policyFailures.map { String(describing: $0.policyFailureReason) }
-            let target = trustRoots.isEmpty ? "the embedded intermediate" : "the given trust root"
-            report.error(
-                path,
-                "the signer certificate does not chain to \(target) (\(reasons.joined(separator: "; "))); "
-                    + "embed the WWDR intermediate that issued the Order Type ID certificate"
-            )
-        }
-    }
-
-    private func checkValidity(of certificate: Certificate, isSigner: Bool, at time: Date, into report: inout ProblemList) {
-        let role = isSigner ? "signer certificate" : "embedded certificate '\(certificate.subject)'"
-        if time < certificate.notValidBefore {
-            report.error(
-                PackageLayout.signature,
-                "the \(role) is not valid before \(certificate.notValidBefore.formatted(.iso8601)); check the clock or wait"
-            )
-        } else if time > certificate.notValidAfter {
-            report.error(
-                PackageLayout.signature,
-                "the \(role) expired on \(certificate.notValidAfter.formatted(.iso8601)); renew it in the developer account"
-            )
-        }
     }
 }
 

@@ -59,27 +59,35 @@ struct VerifyPackageCommand: AsyncParsableCommand {
     @Argument(help: "The .order file")
     var file: String
 
-    @Option(help: "Root certificate (PEM) to anchor the signer's chain, e.g. Apple's root or a development root-ca.pem")
+    @Option(help: "Root certificate (PEM) to anchor the signer's chain instead of Apple's roots, e.g. a development root-ca.pem")
     var root: String?
+
+    @Flag(help: "Accept an http:// webServiceURL with a warning (a development server's package)")
+    var allowHTTP = false
 
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: file) else { throw usageError("cannot read \(file)") }
+        let options = ValidationOptions(allowInsecureWebServiceURL: allowHTTP)
         let verifier: OrderPackageVerifier
         if let root {
             guard let pem = FileManager.default.contents(atPath: root) else { throw usageError("cannot read \(root)") }
             do {
-                verifier = try OrderPackageVerifier(trustRootsPEM: String(decoding: pem, as: UTF8.self))
+                verifier = try OrderPackageVerifier(trustRootsPEM: String(decoding: pem, as: UTF8.self), validationOptions: options)
             } catch {
                 throw usageError("\(root) holds no usable PEM certificate: \(error)")
             }
         } else {
-            verifier = OrderPackageVerifier()
+            verifier = OrderPackageVerifier(trustRoots: AppleCertificates.roots, validationOptions: options)
         }
         let result = await verifier.verify(Array(data))
         reportProblems(result.problems.map(\.description))
         if let subject = result.signerSubject { print("signer: \(subject)") }
         if let type = result.orderTypeIdentifier { print("order type: \(type)") }
-        print(result.anchored ? "chain: anchored to the given root" : "chain: NOT anchored (pass --root ROOT.pem to check it against a root)")
+        if result.anchored {
+            print(root == nil ? "chain: anchored to Apple's root" : "chain: anchored to the given root")
+        } else {
+            print("chain: NOT anchored (\(root.map { "not to \($0)" } ?? "not to Apple's roots; for a development package pass --root ROOT.pem"))")
+        }
         guard result.isValid else {
             print("invalid: \(result.errors.count) problem\(result.errors.count == 1 ? "" : "s")")
             throw ExitCode(1)

@@ -268,6 +268,29 @@ import Testing
         #expect(broken.errors.contains { $0.path == "de_DE1.lproj" && $0.message.contains("not a language identifier") })
     }
 
+    @Test func nearMissLocalizationKeysAreNamedAndUnusedKeysNoted() {
+        let document = Fixtures.fullOrder.setting("lineItems.0.title", to: "CheesecakeSlice").setting("lineItems.0.subtitle", to: "SIZE")
+        var files = Fixtures.fullOrderFiles
+        files["en.lproj/order.strings"] = Array("\"CheeseCakeSlice\" = \"Cheesecake slice\";\n\"SIZE\" = \"1 kg\";\n\"OLD\" = \"x\";\n".utf8)
+        files["fr.lproj/order.strings"] = Array("\"CheeseCakeSlice\" = \"Part de gâteau\";\n\"OLD\" = \"x\";\n".utf8)
+        let report = validate(document, files: files)
+        let warnings = report.warnings.map(\.description)
+        #expect(
+            warnings.contains(
+                "lineItems[0].title: warning: \"CheesecakeSlice\" is not a key of en.lproj/order.strings; did you mean \"CheeseCakeSlice\"?"
+            ), "\(Fixtures.problems(report))")
+        #expect(
+            warnings.contains(
+                "lineItems[0].subtitle: warning: \"SIZE\" is a key of en.lproj/order.strings but not of fr.lproj/order.strings; "
+                    + "add it there, or those languages show \"SIZE\" as is"
+            ), "\(Fixtures.problems(report))")
+        #expect(
+            report.problems.filter { $0.severity == .note }.map(\.description) == [
+                "en.lproj/order.strings: note: defines 2 key(s) that no string of order.json uses: \"CheeseCakeSlice\", \"OLD\"; remove them or use them"
+            ])
+        #expect(!report.problems.contains { $0.path == "lineItems[0].quantity" || $0.message.contains("\"Mug\"") }, "plain text is no key")
+    }
+
     @Test func invalidJSONIsOneClearProblem() {
         let report = OrderValidator.validate(orderJSON: Array("{\n  \"status\": open\n}".utf8))
         #expect(report.errors.count == 1)

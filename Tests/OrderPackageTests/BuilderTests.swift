@@ -12,11 +12,11 @@ struct BuilderTests {
 
     static func build(
         orderJSON: [UInt8] = Fixtures.orderJSON(), files: [String: [UInt8]] = Fixtures.assets,
-        signer: TestSigner? = nil
+        signer: TestSigner? = nil, signedAt: Date = signingTime
     ) throws -> BuiltOrderPackage {
         let signer = try signer ?? TestPKI.shared.get().signer("order.com.example.test")
         return try OrderPackageBuilder(signer: signer).build(
-            orderJSON: orderJSON, assets: AssetSet(files: files), signingTime: signingTime
+            orderJSON: orderJSON, assets: AssetSet(files: files), signingTime: signedAt
         )
     }
 

@@ -34,7 +34,13 @@ struct VerifierTests {
     @Test func acceptsAGoodPackageAnchoredToTheRoot() async throws {
         let package = try BuilderTests.build()
         let result = try await Self.verifier().verify(package.bytes)
-        #expect(result.problems == [])
+        // The test root is not Apple's: the only finding says what Wallet on a device would need.
+        #expect(
+            result.problems.map(\.message) == [
+                "the chain is anchored to 'CN=Test Root CA main', which is not an Apple root: Wallet on a device accepts "
+                    + "only Order Type ID certificates Apple issued (WWDR); for Wallet, sign with the Order Type ID "
+                    + "certificate from the Apple developer account"
+            ])
         #expect(result.anchored)
         #expect(result.isValid)
         #expect(result.orderTypeIdentifier == "order.com.example.test")
@@ -75,7 +81,10 @@ struct VerifierTests {
             files["manifest.json"]![index] = manifest[index] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
         }
         let result = try await Self.verifier().verify(tampered)
-        #expect(Self.messages(result, at: "signature").contains { $0.contains("Message digest mismatch") })
+        #expect(
+            Self.messages(result, at: "signature").contains {
+                $0.contains("does not verify over manifest.json") && $0.contains("messageDigest is not the digest")
+            })
         #expect(Self.messages(result, at: "order.json").contains { $0.contains("does not match manifest.json") })
     }
 
@@ -127,10 +136,24 @@ struct VerifierTests {
         #expect(Self.messages(result, at: "signature").contains { $0.contains("WWDR intermediate certificate is not embedded") })
     }
 
-    @Test func anExpiredSignerIsReported() async throws {
-        let later = Date().addingTimeInterval(60 * 86_400)
-        let result = try await Self.verifier().verify(try BuilderTests.build().bytes, at: later)
-        #expect(Self.messages(result, at: "signature").contains { $0.hasPrefix("the signer certificate expired on") })
+    @Test func aSignerExpiredSinceSigningIsAWarning() async throws {
+        // Valid when signed (2025-06-15), expired today: Wallet still accepts the package; new ones need a new certificate.
+        let signer = try TestPKI.shared.get().signer("expired")
+        let result = try await Self.verifier().verify(try BuilderTests.build(signer: signer).bytes)
+        #expect(result.errors == [])
+        #expect(
+            result.warnings.map(\.message).contains(
+                "the signer certificate was valid when signed on 2025-06-15; the certificate expired on 2025-12-31; "
+                    + "renew it before signing new packages"))
+    }
+
+    @Test func aSignerNotYetValidWhenSignedIsAnError() async throws {
+        let before = Date(timeIntervalSince1970: 1_700_000_000) // 2023-11-14, before the test certificates
+        let result = try await Self.verifier().verify(try BuilderTests.build(signedAt: before).bytes)
+        #expect(
+            Self.messages(result, at: "signature").contains {
+                $0.hasPrefix("the signer certificate was not valid when signed on 2023-11-14 (valid from 2025-01-01 to ")
+            })
     }
 
     @Test func sha1DigestsAreCalledOut() async throws {

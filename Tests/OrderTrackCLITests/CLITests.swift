@@ -90,6 +90,16 @@ import Testing
         let unanchored = try run(["package", "verify", "cli.order"])
         #expect(unanchored.output.contains("NOT anchored"))
 
+        // A development server's package: plain HTTP and the development root are what Wallet would refuse, as warnings.
+        try write("dev/order.json", Self.order.setting("webServiceURL", to: "http://localhost:8080/wallet").serialized())
+        try write("dev/logo.png", Self.png)
+        #expect(try run(["package", "build", "dev", "--identity", "identity", "--allow-http", "-o", "dev.order"]).status == 0)
+        let development = try run(["package", "verify", "dev.order", "--allow-http", "--root", "identity/root-ca.pem"])
+        #expect(development.status == 0, "\(development.errors)")
+        #expect(development.errors.contains("webServiceURL: warning: Wallet only calls https:// web services"), "\(development.errors)")
+        #expect(development.errors.contains("which is not an Apple root"), "\(development.errors)")
+        #expect(try run(["package", "verify", "dev.order", "--root", "identity/root-ca.pem"]).status == 1, "without --allow-http")
+
         var bytes = Array(try Data(contentsOf: directory.appendingPathComponent("cli.order")))
         bytes[bytes.count / 2] ^= 0xFF
         try write("tampered.order", bytes)

@@ -28,7 +28,8 @@ enum PackageRules {
         }
         topLevel.remove("order.json")
 
-        checkLocalizationFolders(localized, package: package, walker: &walker)
+        let stringsKeys = checkLocalizationFolders(localized, package: package, walker: &walker)
+        LocalizationKeyRules.check(walker.localizableStrings, against: stringsKeys, walker: &walker)
         var referenced: Set<String> = []
         for reference in references {
             referenced.insert(reference.name)
@@ -45,7 +46,7 @@ enum PackageRules {
         _ localized: [String: Set<String>],
         package: PackageContents,
         walker: inout SchemaWalker
-    ) {
+    ) -> [String: Set<String>] {
         var stringsKeys: [String: Set<String>] = [:]
         for folder in localized.keys.sorted() {
             let language = String(folder.dropLast(".lproj".count))
@@ -81,6 +82,7 @@ enum PackageRules {
                 )
             }
         }
+        return stringsKeys
     }
 
     private static func checkReference(

@@ -5,6 +5,8 @@ struct SchemaWalker {
     var problems: [ValidationProblem] = []
     /// File names referenced from the document, with where and what kind.
     var fileReferences: [(path: String, name: String, kind: FileKind)] = []
+    /// Localizable strings of the document with their paths: each may be a key of the packages' order.strings.
+    var localizableStrings: [(path: String, text: String)] = []
     let options: ValidationOptions
 
     init(options: ValidationOptions) {
@@ -17,6 +19,10 @@ struct SchemaWalker {
 
     mutating func warning(_ path: String, _ message: String) {
         problems.append(ValidationProblem(path: path, message: message, severity: .warning))
+    }
+
+    mutating func note(_ path: String, _ message: String) {
+        problems.append(ValidationProblem(path: path, message: message, severity: .note))
     }
 
     static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
@@ -123,6 +129,7 @@ struct SchemaWalker {
             }
         case .localizable:
             if text.isEmpty { error(path, "must not be empty") }
+            localizableStrings.append((path, text))
         case .dateTime:
             if DateTimeFormat.parseRFC3339(text) == nil {
                 error(path, "\"\(text)\" is not an RFC 3339 date-time; write it like 2024-05-01T14:30:00Z or 2024-05-01T16:30:00+02:00")
