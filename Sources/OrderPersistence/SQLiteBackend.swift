@@ -165,3 +165,13 @@ final class SQLiteBackend: SQLStoreBackend {
         try await threadPool.shutdownGracefully()
     }
 }
+
+extension SQLiteBackend {
+    /// This process is SQLite's only writer: every change is its own, so there is nothing to hear from others.
+    func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws {
+        await report(.following)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+}
