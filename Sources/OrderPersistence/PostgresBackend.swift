@@ -85,6 +85,16 @@ final class PostgresBackend: SQLStoreBackend {
         }
     }
 
+    func withSingleStatementWrite<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await retrying { sent in
+            try await pool.withConnection(
+                { connection in
+                    sent = true
+                    return try await body(connection.sql(queryLogLevel: .trace))
+                }, reusableAfter: { !Self.isLostConnection($0) })
+        }
+    }
+
     func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await retrying { _ in
             try await pool.withConnection(

@@ -44,7 +44,9 @@ extension SQLOrderStore {
         let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
         let nowMilliseconds = now.millisecondsSince1970
-        return try await write("claim push jobs") { db in
+        // One statement, so no explicit transaction: a claim costs one round trip, which is what bounds a fan-out on
+        // PostgreSQL.
+        return try await writeStatement("claim push jobs") { db in
             let rows = try await db.raw(
                 """
                 UPDATE push_jobs SET lease_owner = \(bind: leaseOwner), lease_until = \(bind: until), attempts = attempts + 1

@@ -101,6 +101,16 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// Runs `body`, one statement that commits by itself (``SQLStoreBackend/withSingleStatementWrite(_:)``); errors
+    /// other than ``OrderStoreError`` get the operation as context.
+    func writeStatement<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        do {
+            return try await backend.withSingleStatementWrite(body)
+        } catch {
+            throw wrap(error, operation: operation())
+        }
+    }
+
     /// Runs `body` on a reader connection; errors other than ``OrderStoreError`` get the operation as context.
     func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {

@@ -7,6 +7,10 @@ protocol SQLStoreBackend: Sendable {
     /// Concurrent callers never fail with "database is busy": the backend serializes or locks as needed.
     func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
 
+    /// Runs `body`, a single statement, outside an explicit transaction: it commits by itself, in one round trip instead
+    /// of three (BEGIN, the statement, COMMIT). A lost connection is not retried, as the statement may have committed.
+    func withSingleStatementWrite<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
+
     /// Runs `body` on a connection that sees every committed write.
     func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
 

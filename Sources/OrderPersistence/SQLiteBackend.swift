@@ -116,6 +116,10 @@ final class SQLiteBackend: SQLStoreBackend {
         }
     }
 
+    func withSingleStatementWrite<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await writer.withConnection { connection in try await body(connection.sql(queryLogLevel: .trace)) }
+    }
+
     /// Runs a transaction-control statement even when the calling task is cancelled. sqlite-nio's async queries give
     /// up on cancellation before they start (NIOThreadPool.runIfActive), so a request cancelled inside a transaction
     /// would skip its ROLLBACK and hand the single writer back with the transaction still open; the future-based

@@ -25,7 +25,7 @@ struct BenchPushCommand: AsyncParsableCommand {
     var apnsCAFile: String
 
     @Option(help: "Pushes in flight at once")
-    var concurrency = 256
+    var concurrency = 1000
 
     @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random> left for you to drop")
     var postgres: String?

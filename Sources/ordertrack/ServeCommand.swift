@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Attempts before a push that keeps failing with 429, 5xx, a timeout or a lost connection is parked (default 10)")
     var pushMaxAttempts: Int?
 
-    @Option(help: "Pushes in flight at once (default 256)")
+    @Option(help: "Pushes in flight at once (default 1000, what APNs allows on one connection)")
     var pushConcurrency: Int?
 
     @Option(help: "Seconds to wait for one APNs answer before retrying it later (default 30)")

@@ -31,7 +31,7 @@ public struct PushConfiguration: Sendable {
 
     public init(
         endpoint: URL = APNsConfiguration.productionEndpoint, extraTrustRootsPEM: String? = nil, expiration: TimeInterval = 86_400,
-        concurrency: Int = 256, maximumAttempts: Int = 10, initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 900,
+        concurrency: Int = 1000, maximumAttempts: Int = 10, initialBackoff: TimeInterval = 1, maximumBackoff: TimeInterval = 900,
         leaseDuration: TimeInterval = 60, pollInterval: Duration = .seconds(1), timeout: Duration = .seconds(30)
     ) {
         self.endpoint = endpoint
