@@ -92,6 +92,7 @@ public struct OrderTrackApplication: Sendable {
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
+        router.add(middleware: ClientAddressMiddleware(trustsForwardedFor: configuration.trustsForwardedFor))
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
@@ -112,8 +113,9 @@ public struct OrderTrackApplication: Sendable {
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
         let merchantAPI = MerchantRoutes(
             orders: orders, assets: assets, administration: administration, packages: packages, cpu: cpu,
-            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes
+            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: APIKeyUseRecorder(store: store), now: now
         ).add(to: router)
+        APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
         ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
