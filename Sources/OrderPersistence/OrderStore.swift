@@ -30,9 +30,9 @@ public protocol OrderStore: Sendable {
     /// Gives one of the merchant's unrevoked keys a new secret (by its SHA-256 and prefix): the old secret stops
     /// working in the same write. `nil` when the merchant has no unrevoked key with this id.
     func replaceAPIKeySecret(merchantID: String, id: String, keyHash: String, prefix: String) async throws -> APIKeyInfo?
-    /// Records that the key was used at `date`, unless a use at or after `earliest` is recorded already (so that a busy
-    /// key costs one write a minute, and instances racing write once).
-    func recordAPIKeyUse(id: String, at date: Date, unlessUsedSince earliest: Date) async throws
+    /// Records when keys were used, in one transaction; a key keeps a recorded use less than `interval` before the
+    /// new one (so instances racing write about once per interval).
+    func recordAPIKeyUses(_ uses: [String: Date], unlessUsedWithin interval: TimeInterval) async throws
 
     // MARK: Order types
 

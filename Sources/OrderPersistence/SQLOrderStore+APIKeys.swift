@@ -85,13 +85,20 @@ extension SQLOrderStore {
         }
     }
 
-    /// Records a use of the key unless one at or after `earliest` is recorded already.
-    public func recordAPIKeyUse(id: String, at date: Date, unlessUsedSince earliest: Date) async throws {
-        try await write("record the use of an API key") { db in
-            try await db.update("api_keys").set("last_used_at", to: date.millisecondsSince1970)
-                .where("id", .equal, id)
-                .where { $0.where("last_used_at", .is, SQLLiteral.null).orWhere("last_used_at", .lessThan, earliest.millisecondsSince1970) }
-                .run()
+    /// Records when keys were used, one transaction for all of them; a key whose recorded use is less than
+    /// `interval` before the new one keeps it.
+    public func recordAPIKeyUses(_ uses: [String: Date], unlessUsedWithin interval: TimeInterval) async throws {
+        guard !uses.isEmpty else { return }
+        try await write("record the use of \(uses.count) API keys") { db in
+            for (id, date) in uses.sorted(by: { $0.key < $1.key }) {
+                try await db.update("api_keys").set("last_used_at", to: date.millisecondsSince1970)
+                    .where("id", .equal, id)
+                    .where {
+                        $0.where("last_used_at", .is, SQLLiteral.null)
+                            .orWhere("last_used_at", .lessThan, date.addingTimeInterval(-interval).millisecondsSince1970)
+                    }
+                    .run()
+            }
         }
     }
 

@@ -109,11 +109,12 @@ public struct OrderTrackApplication: Sendable {
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
         let administration = Administration(store: store, parseIdentity: { try await packages.parse($0) })
+        let keyUses = APIKeyUseRecorder(store: store, logger: logger)
         let orderTypes = OrderTypeService(
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
         let merchantAPI = MerchantRoutes(
             orders: orders, assets: assets, administration: administration, packages: packages, cpu: cpu,
-            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: APIKeyUseRecorder(store: store), now: now
+            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
         let applePay = ApplePayService(
@@ -145,6 +146,7 @@ public struct OrderTrackApplication: Sendable {
             // then the CPU pool they use.
             services: [
                 cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now), fetches,
+                keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -21,10 +21,10 @@ import Testing
             // A restricted key never signs in to the dashboard.
             #expect(try await store.merchant(forAPIKeyHash: hash) == nil)
 
-            try await store.recordAPIKeyUse(id: key.id, at: clock, unlessUsedSince: clock.addingTimeInterval(-60))
-            try await store.recordAPIKeyUse(id: key.id, at: clock.addingTimeInterval(30), unlessUsedSince: clock.addingTimeInterval(-30))
+            try await store.recordAPIKeyUses([key.id: clock], unlessUsedWithin: 60)
+            try await store.recordAPIKeyUses([key.id: clock.addingTimeInterval(30)], unlessUsedWithin: 60)
             #expect(try await store.apiKeys(merchantID: fixture.merchant.id).first { $0.id == key.id }?.lastUsedAt == clock)
-            try await store.recordAPIKeyUse(id: key.id, at: clock.addingTimeInterval(61), unlessUsedSince: clock.addingTimeInterval(1))
+            try await store.recordAPIKeyUses([key.id: clock.addingTimeInterval(61), "key_unknown": clock], unlessUsedWithin: 60)
             #expect(try await store.apiKeys(merchantID: fixture.merchant.id).first { $0.id == key.id }?.lastUsedAt == clock.addingTimeInterval(61))
 
             let newHash = String(repeating: "cd", count: 32)

@@ -1,22 +1,17 @@
 import Foundation
 import Hummingbird
-import Logging
 import OrderModel
 import OrderPersistence
 import RequestSyntax
-import Synchronization
 
 /// Authenticates merchant API calls by API key (`Authorization: Bearer sk_…` or `rk_…`, or HTTP Basic with the key as
 /// user name) and authorizes them: the one place that enforces a key's scopes (``RouteScopes``) and its order types (the
 /// `{orderTypeIdentifier}` of the path, the `orderTypeIdentifier` filter of a list). An unknown, revoked or expired key
-/// is 401; a known key outside its scope is 403 naming what is missing. Records the key's use at most once a minute.
+/// is 401; a known key outside its scope is 403 naming what is missing. Notes the key's use (``APIKeyUseRecorder``).
 struct MerchantAuthenticationMiddleware: RouterMiddleware {
     typealias Context = OrderTrackRequestContext
 
     static let missingCredentials = APIError.unauthorized("authenticate with your API key: Authorization: Bearer sk_… (or curl -u sk_…:)")
-    /// How stale a key's last use may be: one write a minute per key at most, not one per request.
-    static let useRecordingInterval: TimeInterval = 60
-
     let administration: Administration
     let uses: APIKeyUseRecorder
     let now: @Sendable () -> Date
@@ -41,7 +36,7 @@ struct MerchantAuthenticationMiddleware: RouterMiddleware {
         }
         let grant = APIKeyGrant(key)
         try authorize(request, context, grant)
-        await uses.record(key, at: date, logger: context.logger)
+        uses.used(key, at: date)
         var context = context
         context.merchantIdentity = MerchantIdentity(merchant: merchant, credential: .apiKey(grant))
         return try await next(request, context)
@@ -67,35 +62,6 @@ struct MerchantAuthenticationMiddleware: RouterMiddleware {
                 .orderTypeNotAllowed,
                 "API key \(grant.keyID) is limited to order types \(orderTypes.sorted().joined(separator: ", ")): list them with ?orderTypeIdentifier=",
                 field: "orderTypeIdentifier")
-        }
-    }
-}
-
-/// Records API key uses in the store at most once per ``MerchantAuthenticationMiddleware/useRecordingInterval`` per
-/// key and process (the store's condition keeps instances to about one write too), so a busy key costs a write a
-/// minute, not one per request.
-final class APIKeyUseRecorder: Sendable {
-    private let store: any OrderStore
-    private let recorded = Mutex<[String: Date]>([:])
-
-    init(store: any OrderStore) { self.store = store }
-
-    func record(_ key: APIKeyInfo, at date: Date, logger: Logger) async {
-        let earliest = date.addingTimeInterval(-MerchantAuthenticationMiddleware.useRecordingInterval)
-        if let last = key.lastUsedAt, last > earliest { return }
-        let due = recorded.withLock { recorded in
-            if let last = recorded[key.id], last > earliest { return false }
-            // Bounded: forget everything recorded over an interval ago when the map grows.
-            if recorded.count > 10_000 { recorded = recorded.filter { $0.value > earliest } }
-            recorded[key.id] = date
-            return true
-        }
-        guard due else { return }
-        do {
-            try await store.recordAPIKeyUse(id: key.id, at: date, unlessUsedSince: earliest)
-        } catch {
-            // The request does not depend on it: the next use a minute later records it.
-            logger.warning("could not record the use of an API key", metadata: ["key": .string(key.id), "error": .string("\(error)")])
         }
     }
 }
