@@ -45,7 +45,4 @@ struct APIKeyGrant: Sendable, Hashable {
             "API key \(keyID) (\(keyName)) is limited to order types \(orderTypes.sorted().joined(separator: ", ")); \(orderType) is not one of them",
             field: "orderTypeIdentifier")
     }
-
-    /// The scopes as listed: sorted names.
-    var scopeNames: [String]? { scopes.map { $0.sorted().map(\.rawValue) } }
 }

@@ -19,9 +19,6 @@ struct OrderChangeAuthor: Sendable {
     /// The client's address (see ``ClientAddress``).
     var address: String?
 
-    /// A change made on the dashboard from `address`.
-    static func dashboard(address: String?) -> OrderChangeAuthor { OrderChangeAuthor(channel: .dashboard, grant: nil, address: address) }
-
     /// The audit record of a change: who, from where, which top-level fields, and the diff (``JSONDiff``, with the
     /// order's `authenticationToken` never written into it).
     func note(from before: JSONValue?, to after: JSONValue) -> ChangeNote {
