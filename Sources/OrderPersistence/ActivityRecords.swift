@@ -36,11 +36,20 @@ public struct OrderActivity: Sendable, Hashable {
     public var status: Int?
     /// When; millisecond precision.
     public var at: Date
+    /// The API key that made a change (its id), when an API key made it.
+    public var keyID: String?
+    /// That key's name then, or who else made the change (`dashboard`).
+    public var keyName: String?
+    /// The client address a change came from.
+    public var address: String?
+    /// A change's JSON diff as text (see ``OrderDiff``).
+    public var diff: String?
 
     /// An entry to store.
     public init(
         id: Int64 = 0, orderTypeIdentifier: String, orderIdentifier: String, kind: Kind, version: Int? = nil, author: String? = nil,
-        detail: String? = nil, status: Int? = nil, at: Date
+        detail: String? = nil, status: Int? = nil, at: Date, keyID: String? = nil, keyName: String? = nil, address: String? = nil,
+        diff: String? = nil
     ) {
         self.id = id
         self.orderTypeIdentifier = orderTypeIdentifier
@@ -51,6 +60,10 @@ public struct OrderActivity: Sendable, Hashable {
         self.detail = detail
         self.status = status
         self.at = at
+        self.keyID = keyID
+        self.keyName = keyName
+        self.address = address
+        self.diff = diff
     }
 
     /// How much of a device library identifier the activity keeps: enough to tell devices apart on one order.
@@ -62,16 +75,31 @@ public struct OrderActivity: Sendable, Hashable {
     }
 }
 
-/// Who changed an order and which of its top-level fields, recorded with the change in its transaction.
+/// Who changed an order, from where, and how, recorded with the change in its transaction: the audit trail.
 public struct ChangeNote: Sendable, Hashable {
     /// Who made the change (`merchant API`, `dashboard`); `nil` when the caller does not say (tools, tests).
     public var author: String?
     /// The top-level fields that differ from the previous version, sorted; empty for a creation.
     public var changedFields: [String]
+    /// The id of the API key that made the change, if one did.
+    public var keyID: String?
+    /// The key's name, or who else made the change.
+    public var keyName: String?
+    /// The client address the change came from.
+    public var address: String?
+    /// The change's JSON diff as text.
+    public var diff: String?
 
     /// A note for a change.
-    public init(author: String? = nil, changedFields: [String] = []) {
+    public init(
+        author: String? = nil, changedFields: [String] = [], keyID: String? = nil, keyName: String? = nil, address: String? = nil,
+        diff: String? = nil
+    ) {
         self.author = author
         self.changedFields = changedFields
+        self.keyID = keyID
+        self.keyName = keyName
+        self.address = address
+        self.diff = diff
     }
 }

@@ -14,13 +14,25 @@ public protocol OrderStore: Sendable {
     /// Every merchant, oldest first.
     func merchants() async throws -> [MerchantRecord]
 
-    /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller) and display prefix.
+    /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller).
     /// Throws ``OrderStoreError/merchantNotFound(id:)`` or ``OrderStoreError/apiKeyAlreadyExists(prefix:)``.
-    func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws
-    /// The merchant owning the API key with this SHA-256, if any.
+    func addAPIKey(_ key: APIKeyInfo, keyHash: String) async throws
+    /// The merchant owning the unrestricted (every scope), unrevoked and unexpired API key with this SHA-256, if any:
+    /// what a dashboard sign-in accepts.
     func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord?
-    /// The display metadata of a merchant's API keys, oldest first.
+    /// The API key with this SHA-256 and its merchant, revoked or expired or not (the caller judges by its clock).
+    func apiKey(forHash keyHash: String) async throws -> (key: APIKeyInfo, merchant: MerchantRecord)?
+    /// A merchant's API keys, revoked ones included, oldest first.
     func apiKeys(merchantID: String) async throws -> [APIKeyInfo]
+    /// Revokes one of the merchant's API keys (a second revocation keeps the first date); `nil` when it has none with
+    /// this id.
+    func revokeAPIKey(merchantID: String, id: String, at date: Date) async throws -> APIKeyInfo?
+    /// Gives one of the merchant's unrevoked keys a new secret (by its SHA-256 and prefix): the old secret stops
+    /// working in the same write. `nil` when the merchant has no unrevoked key with this id.
+    func replaceAPIKeySecret(merchantID: String, id: String, keyHash: String, prefix: String) async throws -> APIKeyInfo?
+    /// Records when keys were used, in one transaction; a key keeps a recorded use less than `interval` before the
+    /// new one (so instances racing write about once per interval).
+    func recordAPIKeyUses(_ uses: [String: Date], unlessUsedWithin interval: TimeInterval) async throws
 
     // MARK: Order types
 
@@ -200,6 +212,9 @@ public protocol OrderStore: Sendable {
     func appendActivity(_ entries: [OrderActivity]) async throws
     /// The most recent `limit` activity entries of an order, newest first.
     func orderActivity(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [OrderActivity]
+    /// The most recent `limit` changes of an order (creation and updates, with who, where from and the diff), newest
+    /// first: the order's audit trail.
+    func orderHistory(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [OrderActivity]
     /// The id of the order's latest activity entry (0 before any): it moves with every entry recorded.
     func latestActivityID(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int64
     /// Deletes activity recorded before `date`; returns the number deleted.
@@ -262,6 +277,12 @@ extension OrderStore {
     /// Stores a new order under an idempotency key, naming no author.
     public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome {
         try await createOrder(order, idempotency: idempotency, note: ChangeNote())
+    }
+
+    /// Stores a secret API key (every scope, no expiry) under a new id.
+    public func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws {
+        try await addAPIKey(
+            APIKeyInfo(id: APIKeyInfo.newID(), merchantID: merchantID, name: "secret key", prefix: prefix, createdAt: Date()), keyHash: keyHash)
     }
 
     /// Updates an order, naming no author and no changed fields (tools, tests).

@@ -17,20 +17,52 @@ public struct MerchantRecord: Sendable, Hashable, Codable {
     }
 }
 
-/// Display metadata of a merchant API key. The key itself is never stored, only its SHA-256.
+/// A merchant API key as operators see it. The secret itself is never stored, only its SHA-256.
+///
+/// A key made before restricted keys existed, or by `ordertrack merchant api-key` without `--scope`, has every scope
+/// (`scopes == nil`); a restricted key lists its scopes and may be limited to some order types and expire.
 public struct APIKeyInfo: Sendable, Hashable {
+    /// The key's public id (`key_…`), what listings, revocation and the audit trail name.
+    public var id: String
     /// The merchant the key authenticates.
     public var merchantID: String
-    /// The first characters of the key, so an operator can tell keys apart.
+    /// A name for people (`carrier`, `secret key`).
+    public var name: String
+    /// The first characters of the secret, so an operator can tell keys apart.
     public var prefix: String
+    /// The scopes the key grants, sorted; `nil` for a secret key, which has every scope.
+    public var scopes: [String]?
+    /// The order types the key is limited to, sorted; `nil` for every order type of the merchant.
+    public var orderTypeIdentifiers: [String]?
     /// When the key was added.
     public var createdAt: Date
+    /// When the key stops working, if ever.
+    public var expiresAt: Date?
+    /// When the key was revoked, if it was.
+    public var revokedAt: Date?
+    /// When the key last authenticated a request, to the minute (uses are recorded at most once a minute).
+    public var lastUsedAt: Date?
 
-    /// Creates the metadata of a stored key.
-    public init(merchantID: String, prefix: String, createdAt: Date) {
+    /// Creates the metadata of a key.
+    public init(
+        id: String, merchantID: String, name: String, prefix: String, scopes: [String]? = nil, orderTypeIdentifiers: [String]? = nil,
+        createdAt: Date, expiresAt: Date? = nil, revokedAt: Date? = nil, lastUsedAt: Date? = nil
+    ) {
+        self.id = id
         self.merchantID = merchantID
+        self.name = name
         self.prefix = prefix
+        self.scopes = scopes
+        self.orderTypeIdentifiers = orderTypeIdentifiers
         self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+        self.lastUsedAt = lastUsedAt
+    }
+
+    /// Whether the key works at `date`: not revoked and not expired.
+    public func isUsable(at date: Date) -> Bool {
+        revokedAt == nil && (expiresAt.map { date < $0 } ?? true)
     }
 }
 
@@ -282,5 +314,13 @@ public struct Asset: Sendable, Hashable {
     public init(info: AssetInfo, bytes: [UInt8]) {
         self.info = info
         self.bytes = bytes
+    }
+}
+
+extension APIKeyInfo {
+    /// A new key id: `key_` and 24 random hex digits. Ids are not secrets; they only have to be unique.
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "key_" + (0..<12).map { _ in String(format: "%02x", generator.next() as UInt8) }.joined()
     }
 }

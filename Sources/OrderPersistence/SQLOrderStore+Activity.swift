@@ -2,9 +2,11 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
-    static let activityColumns = ["order_type_identifier", "order_identifier", "kind", "version", "author", "detail", "status", "at"]
+    static let activityColumns = [
+        "order_type_identifier", "order_identifier", "kind", "version", "author", "detail", "status", "at", "key_id", "key_name", "address", "diff",
+    ]
 
-    /// The largest batch ``appendActivity(_:)`` inserts per statement: 8 binds a row stays far below SQLite's and
+    /// The largest batch ``appendActivity(_:)`` inserts per statement: 12 binds a row stays far below SQLite's and
     /// PostgreSQL's bind limits.
     static let activityBatch = 500
 
@@ -22,7 +24,8 @@ extension SQLOrderStore {
         for entry in entries {
             insert.values(
                 entry.orderTypeIdentifier, entry.orderIdentifier, entry.kind.rawValue, entry.version.map(Int64.init), entry.author,
-                entry.detail, entry.status.map(Int64.init), entry.at.millisecondsSince1970)
+                entry.detail, entry.status.map(Int64.init), entry.at.millisecondsSince1970, entry.keyID, entry.keyName, entry.address,
+                entry.diff)
         }
         try await insert.run()
     }
@@ -31,11 +34,26 @@ extension SQLOrderStore {
     ///
     /// - Throws: ``OrderStoreError/corruptRecord(table:reason:)`` for a kind this build does not know.
     public func orderActivity(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [OrderActivity] {
-        try await read("read activity of \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            let rows = try await db.select().column("id").columns(Self.activityColumns).from("order_activity")
+        try await activity(
+            "read activity of \(orderTypeIdentifier)/\(orderIdentifier)", orderTypeIdentifier, orderIdentifier, kinds: nil, limit: limit)
+    }
+
+    /// The most recent `limit` changes of an order (its creation and updates, each with who, where from and the diff),
+    /// newest first: the order's audit trail.
+    public func orderHistory(orderTypeIdentifier: String, orderIdentifier: String, limit: Int) async throws -> [OrderActivity] {
+        try await activity(
+            "read history of \(orderTypeIdentifier)/\(orderIdentifier)", orderTypeIdentifier, orderIdentifier, kinds: [.created, .updated],
+            limit: limit)
+    }
+
+    private func activity(_ operation: String, _ orderTypeIdentifier: String, _ orderIdentifier: String, kinds: [OrderActivity.Kind]?, limit: Int)
+        async throws -> [OrderActivity]
+    {
+        try await read(operation) { db in
+            let query = db.select().column("id").columns(Self.activityColumns).from("order_activity")
                 .where("order_type_identifier", .equal, orderTypeIdentifier).where("order_identifier", .equal, orderIdentifier)
-                .orderBy("id", .descending).limit(limit)
-                .all()
+            if let kinds { query.where("kind", .in, kinds.map(\.rawValue)) }
+            let rows = try await query.orderBy("id", .descending).limit(limit).all()
             return try rows.map { row in
                 let kind = try row.string("kind")
                 guard let known = OrderActivity.Kind(rawValue: kind) else {
@@ -46,7 +64,8 @@ extension SQLOrderStore {
                     orderIdentifier: try row.string("order_identifier"), kind: known,
                     version: try row.decodeNil(column: "version") ? nil : try row.int("version"), author: try row.optionalString("author"),
                     detail: try row.optionalString("detail"), status: try row.decodeNil(column: "status") ? nil : try row.int("status"),
-                    at: try row.date("at"))
+                    at: try row.date("at"), keyID: try row.optionalString("key_id"), keyName: try row.optionalString("key_name"),
+                    address: try row.optionalString("address"), diff: try row.optionalString("diff"))
             }
         }
     }

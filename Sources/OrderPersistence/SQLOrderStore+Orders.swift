@@ -259,6 +259,7 @@ extension SQLOrderStore {
     static func changeActivity(_ order: OrderRecord, kind: OrderActivity.Kind, note: ChangeNote, at: Date) -> OrderActivity {
         OrderActivity(
             orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, kind: kind, version: order.version,
-            author: note.author, detail: note.changedFields.isEmpty ? nil : note.changedFields.joined(separator: ", "), at: at)
+            author: note.author, detail: note.changedFields.isEmpty ? nil : note.changedFields.joined(separator: ", "), at: at,
+            keyID: note.keyID, keyName: note.keyName, address: note.address, diff: note.diff)
     }
 }

@@ -190,48 +190,6 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    /// Stores an API key by its SHA-256 (lowercase hex, computed by the caller) and display prefix.
-    ///
-    /// - Throws: ``OrderStoreError/merchantNotFound(id:)``, or ``OrderStoreError/apiKeyAlreadyExists(prefix:)`` when the
-    ///   hash is stored already.
-    public func addAPIKey(merchantID: String, keyHash: String, prefix: String) async throws {
-        try await write("add an API key for merchant \(merchantID)") { db in
-            try await Self.requireMerchant(db, merchantID)
-            let inserted = try await db.insert(into: "api_keys")
-                .columns("key_hash", "merchant_id", "prefix", "created_at")
-                .values(keyHash, merchantID, prefix, self.now().millisecondsSince1970)
-                .ignoringConflicts(with: "key_hash")
-                .returning("key_hash")
-                .first()
-            guard inserted != nil else { throw OrderStoreError.apiKeyAlreadyExists(prefix: prefix) }
-        }
-    }
-
-    /// The merchant owning the API key with this SHA-256, if any: one indexed lookup per authenticated request.
-    public func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord? {
-        try await read("look up an API key") { db in
-            try await db.raw(
-                """
-                SELECT m.id, m.name, m.created_at FROM api_keys k JOIN merchants m ON m.id = k.merchant_id \
-                WHERE k.key_hash = \(bind: keyHash)
-                """
-            )
-            .first()
-            .map(Self.merchant(from:))
-        }
-    }
-
-    /// The display metadata of a merchant's API keys, oldest first.
-    public func apiKeys(merchantID: String) async throws -> [APIKeyInfo] {
-        try await read("list API keys of merchant \(merchantID)") { db in
-            try await db.select().columns("merchant_id", "prefix", "created_at").from("api_keys")
-                .where("merchant_id", .equal, merchantID)
-                .orderBy("created_at").orderBy("prefix")
-                .all()
-                .map { APIKeyInfo(merchantID: try $0.string("merchant_id"), prefix: try $0.string("prefix"), createdAt: try $0.date("created_at")) }
-        }
-    }
-
     // MARK: Order types
 
     /// Creates or replaces an order type; a changed signing identity deletes the type's cached packages in the same

@@ -94,6 +94,7 @@ public struct OrderTrackApplication: Sendable {
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
+        router.add(middleware: ClientAddressMiddleware(trustsForwardedFor: configuration.trustsForwardedFor))
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
@@ -110,12 +111,14 @@ public struct OrderTrackApplication: Sendable {
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
         let administration = Administration(store: store, parseIdentity: { try await packages.parse($0) })
+        let keyUses = APIKeyUseRecorder(store: store, logger: logger)
         let orderTypes = OrderTypeService(
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
         let merchantAPI = MerchantRoutes(
             orders: orders, assets: assets, administration: administration, packages: packages, cpu: cpu,
-            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes
+            maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
+        APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
         ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
@@ -145,7 +148,7 @@ public struct OrderTrackApplication: Sendable {
             // then the CPU pool they use.
             services: [
                 cpu, packages, dispatcher, follower, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now),
-                fetches,
+                fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -75,7 +75,10 @@ struct MigrateCommand: AsyncParsableCommand {
 struct MerchantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merchant", abstract: "Manage merchants (tenants) and their API keys.",
-        subcommands: [CreateMerchantCommand.self, CreateAPIKeyCommand.self, ListMerchantsCommand.self, OrderDefaultsCommand.self])
+        subcommands: [
+            CreateMerchantCommand.self, CreateAPIKeyCommand.self, RevokeAPIKeyCommand.self, ListAPIKeysCommand.self, ListMerchantsCommand.self,
+            OrderDefaultsCommand.self,
+        ])
 }
 
 struct CreateMerchantCommand: AsyncParsableCommand {
@@ -92,14 +95,72 @@ struct CreateMerchantCommand: AsyncParsableCommand {
 }
 
 struct CreateAPIKeyCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "api-key", abstract: "Create another secret API key for a merchant (shown once).")
+    static let configuration = CommandConfiguration(
+        commandName: "api-key",
+        abstract: "Create an API key for a merchant (shown once): a secret key, or with --scope a restricted one.",
+        discussion: """
+            Without --scope the key is a secret key (sk_…) with every scope. With --scope (repeat it) the key is restricted \
+            (rk_…) to those scopes, for instance a logistics partner's: --scope orders:read --scope fulfillments:write. \
+            Prints the secret alone on standard output (for scripts) and the key's id and scopes on standard error.
+            """)
+
+    @Option(help: "Merchant id") var merchant: String
+    @Option(help: "A scope the key may use (repeatable): orders:read, orders:write, fulfillments:write, orders:notify, …")
+    var scope: [String] = []
+    @Option(help: "An order type the key is limited to (repeatable; default all the merchant's)") var orderType: [String] = []
+    @Option(help: "When the key stops working (RFC 3339, e.g. 2027-01-31T00:00:00Z)") var expiresAt: String?
+    @Option(help: "A name for people, e.g. the partner holding the key") var name: String?
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        var expiry: Date?
+        if let expiresAt {
+            guard let date = DateTimeFormat.parseRFC3339(expiresAt) else {
+                throw usageError("--expires-at \"\(expiresAt)\" is not an RFC 3339 date-time like 2027-01-31T00:00:00Z")
+            }
+            expiry = date
+        }
+        let created = try await database.withAdministration {
+            try await $0.createAPIKey(
+                merchantID: merchant, name: name ?? (scope.isEmpty ? "secret key" : "restricted key"), scopes: scope.isEmpty ? nil : scope,
+                orderTypeIdentifiers: orderType.isEmpty ? nil : orderType, expiresAt: expiry)
+        }
+        let scopes = created.key.scopes?.joined(separator: " ") ?? "all"
+        FileHandle.standardError.write(Data("id: \(created.key.id)  name: \(created.key.name)  scopes: \(scopes)\n".utf8))
+        print(created.secret)
+    }
+}
+
+struct RevokeAPIKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke-key", abstract: "Revoke one of a merchant's API keys: it answers 401 from then on, on every instance.")
+
+    @Option(help: "Merchant id") var merchant: String
+    @Option(help: "The key's id (key_…), as merchant keys lists it") var key: String
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let revoked = try await database.withAdministration { try await $0.revokeAPIKey(merchantID: merchant, id: key) }
+        print("revoked \(revoked.id) (\(revoked.name)) at \(revoked.revokedAt.map(DateTimeFormat.formatRFC3339) ?? "")")
+    }
+}
+
+struct ListAPIKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "List a merchant's API keys: id, name, prefix, scopes, order types, dates (never a secret).")
 
     @Option(help: "Merchant id") var merchant: String
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let apiKey = try await database.withAdministration { try await $0.createAPIKey(merchantID: merchant) }
-        print(apiKey)
+        let keys = try await database.withAdministration { try await $0.apiKeys(merchantID: merchant) }
+        let date = { (value: Date?) in value.map(DateTimeFormat.formatRFC3339) ?? "-" }
+        for key in keys {
+            print(
+                "\(key.id)  \(key.name)  \(key.prefix)…  scopes: \(key.scopes?.joined(separator: " ") ?? "all")  "
+                    + "order types: \(key.orderTypeIdentifiers?.joined(separator: " ") ?? "all")  created: \(date(key.createdAt))  "
+                    + "expires: \(date(key.expiresAt))  revoked: \(date(key.revokedAt))  last used: \(date(key.lastUsedAt))")
+        }
     }
 }
 

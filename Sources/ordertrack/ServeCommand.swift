@@ -72,6 +72,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "ISO 3166-1 alpha-3 storefront written to signed transactions of order lookups (default USA)")
     var lookupStorefront: String?
 
+    @Flag(
+        help: "Take the client address of the audit trail from X-Forwarded-For's last entry (only behind a proxy that sets it)")
+    var trustForwardedFor = false
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ value: String?, _ name: String) -> String? { value ?? environment["ORDERTRACK_\(name)"] }
@@ -150,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
                 databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push, retention: retention)
             resolved.applePay = applePay
             resolved.lookup = lookup
+            resolved.trustsForwardedFor = trustForwardedFor || ["1", "true"].contains(environment["ORDERTRACK_TRUST_FORWARDED_FOR"] ?? "")
             configuration = resolved
         } catch {
             throw usageError("\(error)")

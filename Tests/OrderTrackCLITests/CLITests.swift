@@ -133,6 +133,22 @@ import Testing
         ])
         #expect(mismatch.status == 1 && mismatch.errors.contains("not order.com.example.wrong"))
         #expect(try run(["merchant", "api-key", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
+        // Issue #20: a restricted key for a partner, listed without its secret, then revoked.
+        let restricted = try run([
+            "merchant", "api-key", "--merchant", merchant, "--scope", "orders:read", "--scope", "fulfillments:write", "--order-type",
+            "order.com.example.platform", "--expires-at", "2099-01-01T00:00:00Z", "--name", "carrier", "--data-dir", "data",
+        ])
+        #expect(restricted.status == 0, "\(restricted.errors)")
+        let secret = restricted.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(secret.hasPrefix("rk_") && restricted.errors.contains("scopes: fulfillments:write orders:read"))
+        let keyID = try #require(restricted.errors.split(separator: " ").dropFirst().first.map(String.init))
+        let keys = try run(["merchant", "keys", "--merchant", merchant, "--data-dir", "data"])
+        #expect(keys.output.contains("\(keyID)  carrier") && keys.output.contains("expires: 2099-01-01T00:00:00") && !keys.output.contains(secret))
+        let badScope = try run(["merchant", "api-key", "--merchant", merchant, "--scope", "orders:everything", "--data-dir", "data"])
+        #expect(badScope.status == 1 && badScope.errors.contains("orders:everything"))
+        let revoked = try run(["merchant", "revoke-key", "--merchant", merchant, "--key", keyID, "--data-dir", "data"])
+        #expect(revoked.status == 0 && revoked.output.contains("revoked \(keyID) (carrier)"), "\(revoked.errors)")
+        #expect(try run(["merchant", "revoke-key", "--merchant", merchant, "--key", "key_unknown", "--data-dir", "data"]).status == 1)
         let listed = try run(["merchant", "list", "--data-dir", "data"])
         #expect(listed.output.contains("Platform Shop") && listed.output.contains("order.com.example.platform"))
 

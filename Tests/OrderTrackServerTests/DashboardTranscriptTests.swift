@@ -42,11 +42,11 @@ import Testing
                     .replacingOccurrences(of: "\\s+", with: " ", options: .regularExpression).trimmingCharacters(in: .whitespaces)
             }
             let expected = [
-                "Updated Order updated to version 2 by dashboard · changed status",
+                "Updated Order updated to version 2 by dashboard from 127.0.0.1 · changed status",
                 "Checked A device checked for changes: it has version 1 (304)",
                 "Fetched A device fetched version 1 (200)",
                 "Registered Device deviceli… registered for updates",
-                "Created Order created, version 1 by merchant API",
+                "Created Order created, version 1 by secret key (key_",
             ]
             // The update's push may already be in the transcript above it (the push goes to a closed port here).
             let events = lines.filter { !$0.contains("Push to device") }

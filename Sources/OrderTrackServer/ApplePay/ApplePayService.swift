@@ -140,7 +140,7 @@ final class ApplePayService: Sendable {
     /// Verifies and decrypts the token, checks that it pays exactly the order's `payment.total`, and creates the
     /// order once per transaction: the same token and order again answer the first response again (with the payment
     /// decrypted anew), the same transaction with another order is refused.
-    func checkout(merchant: MerchantRecord, token: JSONValue, order: JSONValue) async throws -> Checkout {
+    func checkout(merchant: MerchantRecord, token: JSONValue, order: JSONValue, author: OrderChangeAuthor) async throws -> Checkout {
         let decrypted = try await decrypt(merchant: merchant, token: token)
         try decrypted.payload.check(amount: try Self.expectedAmount(of: order))
         let idempotency = OrderService.IdempotentRequest(
@@ -154,7 +154,8 @@ final class ApplePayService: Sendable {
             } else {
                 let webServiceURL = orders.webServiceURL
                 switch try await orders.createOrder(
-                    merchant: merchant, content: order, idempotency: idempotency, author: .applePay,
+                    merchant: merchant, content: order, idempotency: idempotency,
+                    author: OrderChangeAuthor(channel: .applePay, grant: author.grant, address: author.address),
                     responseBody: {
                         $0.responseJSON(webServiceURL: webServiceURL).serialized()
                     })

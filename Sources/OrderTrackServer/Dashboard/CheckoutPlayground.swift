@@ -11,12 +11,16 @@ struct CheckoutPlayground: Sendable {
 
     /// Pays for `order` with `token`, or simulates the payment when there is none. `attempt` (the page's
     /// `Idempotency-Key`) makes a repeated simulation answer the first one's order rather than create another.
-    func pay(merchant: MerchantRecord, token: JSONValue?, order: JSONValue, attempt: String?) async throws -> ApplePayService.Checkout {
-        if let token { return try await applePay.checkout(merchant: merchant, token: token, order: order) }
-        return try await simulate(merchant: merchant, order: order, attempt: attempt)
+    func pay(merchant: MerchantRecord, token: JSONValue?, order: JSONValue, attempt: String?, author: OrderChangeAuthor) async throws
+        -> ApplePayService.Checkout
+    {
+        if let token { return try await applePay.checkout(merchant: merchant, token: token, order: order, author: author) }
+        return try await simulate(merchant: merchant, order: order, attempt: attempt, author: author)
     }
 
-    private func simulate(merchant: MerchantRecord, order: JSONValue, attempt: String?) async throws -> ApplePayService.Checkout {
+    private func simulate(merchant: MerchantRecord, order: JSONValue, attempt: String?, author: OrderChangeAuthor) async throws
+        -> ApplePayService.Checkout
+    {
         // A real checkout refuses an order it cannot check the payment against: so does its simulation.
         _ = try ApplePayService.expectedAmount(of: order)
         // Prefixed like Apple Pay's `apple-pay/…` keys, apart from the keys a merchant's server sends.
@@ -27,7 +31,7 @@ struct CheckoutPlayground: Sendable {
             return ApplePayService.Checkout(body: saved.body, created: false)
         }
         let webServiceURL = orders.webServiceURL
-        let outcome = try await orders.createOrder(merchant: merchant, content: order, idempotency: idempotency, author: .dashboard) { created in
+        let outcome = try await orders.createOrder(merchant: merchant, content: order, idempotency: idempotency, author: author) { created in
             var answer = created.responseJSON(webServiceURL: webServiceURL)
             answer["simulated"] = true
             return answer.serialized()

@@ -38,7 +38,7 @@ struct DashboardAPIRoutes: Sendable {
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: .dashboard)
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: context.author(.dashboard))
             return SerializedJSON(
                 bytes: try await cpu.run {
                     // As on the page, the answer leaves out the token: nothing the page's scripts see reveals it.
@@ -81,7 +81,7 @@ struct DashboardAPIRoutes: Sendable {
             let token: JSONValue? = if let given = body["token"], given != .null { try ApplePayRoutes.token(body) } else { .none }
             let checkout = try await playground.pay(
                 merchant: try context.merchant, token: token, order: try ApplePayRoutes.order(body),
-                attempt: try MerchantRoutes.idempotencyKey(request))
+                attempt: try MerchantRoutes.idempotencyKey(request), author: context.author(.dashboard))
             return ApplePayRoutes.checkoutResponse(checkout, request, context)
         }
     }

@@ -19,7 +19,10 @@ struct TranscriptEntry: Sendable {
 
     init(_ activity: OrderActivity) {
         let version = activity.version.map { "version \($0)" } ?? "a version"
-        let author = activity.author.map { " by \($0)" } ?? ""
+        // Changes name the key (its name and id) or the dashboard, and the client address they came from.
+        var author = (activity.keyName ?? activity.author).map { " by \($0)" } ?? ""
+        if let keyID = activity.keyID { author += " (\(keyID))" }
+        if let address = activity.address { author += " from \(address)" }
         let device = "Device \(activity.detail ?? "")"
         switch activity.kind {
         case .created:

@@ -36,6 +36,14 @@ struct APIError: HTTPResponseError, Sendable {
         APIError(status: .unauthorized, kind: .authentication, code: "unauthorized", message: message)
     }
 
+    /// A key without the scope an operation needs: 403, naming the scope.
+    static func scopeMissing(_ scope: [APIScope], operation: String, keyID: String) -> APIError {
+        let needed = scope.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+        return APIError(
+            status: .forbidden, kind: .permission, code: "scope_missing",
+            message: "API key \(keyID) lacks the scope \(needed) that \(operation) needs")
+    }
+
     static func notFound(_ message: String) -> APIError {
         APIError(status: .notFound, kind: .notFound, code: "not_found", message: message)
     }
@@ -72,7 +80,8 @@ extension APIError {
         var param = error.field
         switch error.code {
         case .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
-            .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink, .invalidLookupKey:
+            .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink, .invalidLookupKey,
+            .invalidAPIKey:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
         case .incompleteOrder:
             (status, kind, code) = (.badRequest, .invalidRequest, OrderTrackError.Code.invalidOrder.name)
@@ -82,7 +91,7 @@ extension APIError {
             // Refused configurations reach the API only through PUT /order-types, whose body is the identity.
             (status, kind, code) = (.unprocessableContent, .invalidRequest, error.code.name)
             param = "pkcs12"
-        case .orderTypeNotOwned:
+        case .orderTypeNotOwned, .orderTypeNotAllowed, .changeNotAllowed:
             (status, kind, code) = (.forbidden, .permission, error.code.name)
         case .notFound:
             (status, kind, code) = (.notFound, .notFound, error.code.name)

@@ -39,7 +39,8 @@ struct ApplePayRoutes: Sendable {
         }
         api.post("payments") { request, context -> Response in
             let body = try await object(request)
-            let checkout = try await applePay.checkout(merchant: try context.merchant, token: try Self.token(body), order: try Self.order(body))
+            let checkout = try await applePay.checkout(
+                merchant: try context.merchant, token: try Self.token(body), order: try Self.order(body), author: context.author(.applePay))
             return Self.checkoutResponse(checkout, request, context)
         }
         api.put("merchant-identity") { request, context -> JSONValue in

@@ -1,29 +1,68 @@
+import Foundation
 import Hummingbird
+import OrderModel
 import OrderPersistence
 import RequestSyntax
 
-/// Authenticates merchant API calls by secret API key (`Authorization: Bearer sk_…`, or HTTP Basic with the key as user
-/// name) and puts the merchant in the context; anything else is answered 401.
+/// Authenticates merchant API calls by API key (`Authorization: Bearer sk_…` or `rk_…`, or HTTP Basic with the key as
+/// user name) and authorizes them: the one place that enforces a key's scopes (``RouteScopes``) and its order types (the
+/// `{orderTypeIdentifier}` of the path, the `orderTypeIdentifier` filter of a list). An unknown, revoked or expired key
+/// is 401; a known key outside its scope is 403 naming what is missing. Notes the key's use (``APIKeyUseRecorder``).
 struct MerchantAuthenticationMiddleware: RouterMiddleware {
     typealias Context = OrderTrackRequestContext
 
-    static let missingCredentials = APIError.unauthorized("authenticate with your secret API key: Authorization: Bearer sk_… (or curl -u sk_…:)")
-
+    static let missingCredentials = APIError.unauthorized("authenticate with your API key: Authorization: Bearer sk_… (or curl -u sk_…:)")
     let administration: Administration
+    let uses: APIKeyUseRecorder
+    let now: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let key: String
+        let secret: String
         switch request.headers[.authorization].flatMap(AuthorizationCredentials.parse) {
-        case .bearer(let token): key = token
-        case .basic(let user, _): key = user
+        case .bearer(let token): secret = token
+        case .basic(let user, _): secret = user
         case .appleOrder, nil: throw Self.missingCredentials
         }
-        guard key.hasPrefix("sk_"), let merchant = try await administration.merchant(forAPIKey: key) else {
+        guard secret.hasPrefix("sk_") || secret.hasPrefix("rk_"), let found = try await administration.apiKey(secret: secret) else {
             throw APIError.unauthorized("the API key is not valid")
         }
+        let (key, merchant) = found
+        let date = now()
+        if let revoked = key.revokedAt {
+            throw APIError.unauthorized("API key \(key.id) was revoked at \(DateTimeFormat.formatRFC3339(revoked))")
+        }
+        if let expires = key.expiresAt, expires <= date {
+            throw APIError.unauthorized("API key \(key.id) expired at \(DateTimeFormat.formatRFC3339(expires))")
+        }
+        let grant = APIKeyGrant(key)
+        try authorize(request, context, grant)
+        uses.used(key, at: date)
         var context = context
-        context.merchantIdentity = MerchantIdentity(merchant: merchant, credential: .apiKey)
+        context.merchantIdentity = MerchantIdentity(merchant: merchant, credential: .apiKey(grant))
         return try await next(request, context)
+    }
+
+    /// The route's scope, then the order type the request names, if the key is limited to some.
+    private func authorize(_ request: Request, _ context: Context, _ grant: APIKeyGrant) throws {
+        guard grant.scopes != nil || grant.orderTypes != nil else { return }
+        let path = context.endpointPath ?? request.uri.path
+        let operation = "\(request.method) \(path)"
+        guard let rule = RouteScopes.rule(method: request.method, endpointPath: path) else {
+            throw APIError.scopeMissing([.apiKeysWrite], operation: operation, keyID: grant.keyID)
+        }
+        let ownKey = rule.ownKey && context.parameters.get("id") == grant.keyID
+        guard ownKey || rule.anyOf.contains(where: grant.has) else {
+            throw APIError.scopeMissing(rule.anyOf, operation: operation, keyID: grant.keyID)
+        }
+        if let orderType = context.parameters.get("orderTypeIdentifier") ?? request.uri.queryParameters["orderTypeIdentifier"].map(String.init) {
+            try grant.requireOrderType(orderType)
+        } else if let orderTypes = grant.orderTypes, request.method == .get, path == "/api/v1/orders" {
+            // The list filters by one order type: a key limited to several must say which.
+            throw OrderTrackError(
+                .orderTypeNotAllowed,
+                "API key \(grant.keyID) is limited to order types \(orderTypes.sorted().joined(separator: ", ")): list them with ?orderTypeIdentifier=",
+                field: "orderTypeIdentifier")
+        }
     }
 }
 

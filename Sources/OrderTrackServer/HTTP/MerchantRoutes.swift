@@ -23,11 +23,15 @@ struct MerchantRoutes: Sendable {
     let maximumBodySize: Int
     /// Checks and stores uploaded order type credentials (shared with the dashboard).
     let orderTypes: OrderTypeService
+    /// Records when each API key was last used.
+    let keyUses: APIKeyUseRecorder
+    let now: @Sendable () -> Date
 
     /// Adds the routes and returns their authenticated group, for other merchant routes to join.
     @discardableResult
     func add(to router: Router<OrderTrackRequestContext>) -> RouterGroup<OrderTrackRequestContext> {
-        let api = router.group("api/v1").add(middleware: MerchantAuthenticationMiddleware(administration: administration))
+        let api = router.group("api/v1").add(
+            middleware: MerchantAuthenticationMiddleware(administration: administration, uses: keyUses, now: now))
         api.post("orders") { request, context in try await createOrder(request, context) }
         api.get("orders") { request, context in try await listOrders(request, context) }
         api.post("orders/validate") { request, context in
@@ -41,7 +45,7 @@ struct MerchantRoutes: Sendable {
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let updated = try await orders.updateOrder(
-                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: .merchantAPI)
+                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI))
             return try await ordersJSON {
                 ["order": try orderJSON(updated.record), "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
             }
@@ -58,6 +62,15 @@ struct MerchantRoutes: Sendable {
             }
             let entries = try await orders.pushLog(merchant: try context.merchant, type: orderType, id: orderID, limit: limit)
             return ["data": .array(entries.map(pushLogJSON))] as JSONValue
+        }
+        api.get("orders/:orderTypeIdentifier/:orderIdentifier/history") { request, context in
+            let (orderType, orderID) = (try type(context), try id(context))
+            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
+            guard let limit = Int(limitText), (1...1000).contains(limit) else {
+                throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
+            }
+            let entries = try await orders.history(merchant: try context.merchant, type: orderType, id: orderID, limit: limit)
+            return try await cpu.run { SerializedJSON(bytes: (["data": .array(try entries.map(Self.historyJSON))] as JSONValue).serialized()) }
         }
         api.post("apple_pay/order_tracking/notify") { request, context in try await notifyForm(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
@@ -107,7 +120,9 @@ struct MerchantRoutes: Sendable {
             idempotency = idempotent
         }
         let content = try await cpu.run { try RequestParsing.json(body) }
-        let outcome = try await orders.createOrder(merchant: merchant, content: content, idempotency: idempotency, author: .merchantAPI) { created in
+        let outcome = try await orders.createOrder(
+            merchant: merchant, content: content, idempotency: idempotency, author: context.author(.merchantAPI)
+        ) { created in
             created.responseJSON(webServiceURL: orders.webServiceURL).serialized()
         }
         switch outcome {
@@ -183,6 +198,8 @@ struct MerchantRoutes: Sendable {
         guard let type = form.orderTypeIdentifier, let id = form.orderIdentifier else {
             throw APIError.badRequest("fields_missing", "the form body needs order_type_identifier and order_identifier")
         }
+        // The order type is in the body here, not the path the authentication middleware checks.
+        try context.merchantIdentity?.grant?.requireOrderType(type)
         let count = try await orders.notifyDevices(merchant: try context.merchant, type: type, id: id)
         return EditedResponse(status: .accepted, response: ["registrations": .integer(count)])
     }
@@ -250,6 +267,16 @@ struct MerchantRoutes: Sendable {
             "valid": .bool(report.isValid),
             "problems": .array(
                 report.problems.map { ["path": .string($0.path), "message": .string($0.message), "severity": .string($0.severity.rawValue)] }),
+        ]
+    }
+
+    /// One change of an order as its history shows it: when, which key (id and name; the dashboard has no key id),
+    /// from which address, and the diff (``JSONDiff``'s `{pointer: {"from", "to"}}`).
+    static func historyJSON(_ entry: OrderActivity) throws -> JSONValue {
+        [
+            "at": .string(DateTimeFormat.formatRFC3339(entry.at)), "version": entry.version.map(JSONValue.integer) ?? .null,
+            "keyId": entry.keyID.map(JSONValue.string) ?? .null, "keyName": (entry.keyName ?? entry.author).map(JSONValue.string) ?? .null,
+            "address": entry.address.map(JSONValue.string) ?? .null, "diff": try entry.diff.map { try JSONValue.parse(Array($0.utf8)) } ?? .null,
         ]
     }
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import OrderPersistence
 
 /// Who calls the merchant API: one slot for every way a merchant signs in (a secret API key, a dashboard session), so
@@ -6,14 +7,20 @@ import OrderPersistence
 struct MerchantIdentity: Sendable {
     /// How the merchant proved who it is.
     enum Credential: Sendable {
-        /// A secret API key (`sk_…`).
-        case apiKey
+        /// An API key (`sk_…` or `rk_…`) and what it may do.
+        case apiKey(APIKeyGrant)
         /// A dashboard session cookie; pages embed the session's CSRF token in what they send back.
         case dashboardSession(csrfToken: String)
     }
 
     var merchant: MerchantRecord
     var credential: Credential
+
+    /// The API key's grant; `nil` on the dashboard.
+    var grant: APIKeyGrant? {
+        if case .apiKey(let grant) = credential { return grant }
+        return nil
+    }
 }
 
 /// The context of every OrderTrack request: the router's, plus the caller the authentication middlewares established.
@@ -23,9 +30,19 @@ public struct OrderTrackRequestContext: RequestContext {
     var merchantIdentity: MerchantIdentity?
     /// The order whose `AppleOrder` token a device presented, set by ``AppleOrderAuthenticationMiddleware``.
     var authenticatedOrder: OrderRecord?
+    /// The TCP peer.
+    let peerAddress: SocketAddress?
+    /// The client's address for the audit trail, set by ``ClientAddressMiddleware``.
+    var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
+        peerAddress = source.channel.remoteAddress
+    }
+
+    /// Who changes an order through this request, for the audit trail.
+    func author(_ channel: OrderChangeAuthor.Channel) -> OrderChangeAuthor {
+        OrderChangeAuthor(channel: channel, grant: merchantIdentity?.grant, address: clientAddress)
     }
 
     /// The authenticated merchant; routes behind ``MerchantAuthenticationMiddleware`` always have one.

@@ -32,10 +32,15 @@ public struct Administration: Sendable {
         return (merchant, try await createAPIKey(merchantID: merchant.id))
     }
 
-    /// The merchant a secret API key belongs to, if any. Looked up by the key's SHA-256: the stored hash reveals
-    /// nothing, and equality on it leaks nothing about the key.
+    /// The merchant whose unrestricted, live API key this is, if any (what a dashboard sign-in accepts). Looked up by
+    /// the key's SHA-256: the stored hash reveals nothing, and equality on it leaks nothing about the key.
     public func merchant(forAPIKey key: String) async throws -> MerchantRecord? {
         try await store.merchant(forAPIKeyHash: Secrets.sha256Hex(Array(key.utf8)))
+    }
+
+    /// The stored key with this secret and its merchant, revoked or expired or not (the caller judges).
+    public func apiKey(secret: String) async throws -> (key: APIKeyInfo, merchant: MerchantRecord)? {
+        try await store.apiKey(forHash: Secrets.sha256Hex(Array(secret.utf8)))
     }
 
     /// A merchant's order types.
@@ -45,13 +50,95 @@ public struct Administration: Sendable {
 
     /// A new secret API key for a merchant (keys from a CSPRNG; only the SHA-256 is stored).
     public func createAPIKey(merchantID: String) async throws -> String {
-        let apiKey = Secrets.apiKey()
+        try await createAPIKey(merchantID: merchantID, name: "secret key", scopes: nil, orderTypeIdentifiers: nil, expiresAt: nil).secret
+    }
+
+    /// A new API key for a merchant, returned once with its metadata; only its SHA-256 is stored. Without `scopes` it is
+    /// a secret key (`sk_…`, every scope); with them a restricted key (`rk_…`) holding exactly those scopes (names
+    /// as in the README; `apple-pay:*` stands for both Apple Pay scopes), optionally limited to some of the merchant's
+    /// order types and expiring at `expiresAt`. Refusals are ``OrderTrackError/Code/invalidAPIKey`` naming the field.
+    public func createAPIKey(
+        merchantID: String, name: String, scopes: [String]?, orderTypeIdentifiers: [String]?, expiresAt: Date?, now: Date = Date()
+    ) async throws -> (key: APIKeyInfo, secret: String) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(trimmed.count), !trimmed.contains(where: \.isNewline) else {
+            throw OrderTrackError(.invalidAPIKey, "name must have 1–100 characters on one line", field: "name")
+        }
+        let granted = try scopes.map(Self.scopes)
+        if let orderTypeIdentifiers {
+            guard !orderTypeIdentifiers.isEmpty else {
+                throw OrderTrackError(
+                    .invalidAPIKey, "orderTypeIdentifiers must name at least one order type; leave it out for all of them",
+                    field: "orderTypeIdentifiers")
+            }
+            let owned = Set(try await store.orderTypes(merchantID: merchantID).map(\.orderTypeIdentifier))
+            if let foreign = orderTypeIdentifiers.first(where: { !owned.contains($0) }) {
+                throw OrderTrackError(.invalidAPIKey, "\(foreign) is not one of the merchant's order types", field: "orderTypeIdentifiers")
+            }
+        }
+        if let expiresAt, expiresAt <= now {
+            throw OrderTrackError(
+                .invalidAPIKey, "expiresAt must be in the future, not \(DateTimeFormat.formatRFC3339(expiresAt))", field: "expiresAt")
+        }
+        let secret = granted == nil ? Secrets.apiKey() : Secrets.restrictedAPIKey()
+        let key = APIKeyInfo(
+            id: APIKeyInfo.newID(), merchantID: merchantID, name: trimmed, prefix: String(secret.prefix(10)), scopes: granted,
+            orderTypeIdentifiers: orderTypeIdentifiers.map { Array(Set($0)).sorted() }, createdAt: now, expiresAt: expiresAt)
         do {
-            try await store.addAPIKey(merchantID: merchantID, keyHash: Secrets.sha256Hex(Array(apiKey.utf8)), prefix: String(apiKey.prefix(10)))
+            try await store.addAPIKey(key, keyHash: Secrets.sha256Hex(Array(secret.utf8)))
         } catch OrderStoreError.merchantNotFound {
             throw OrderTrackError(.notFound, "no merchant with id \(merchantID)")
         }
-        return apiKey
+        return (key, secret)
+    }
+
+    /// Revokes one of the merchant's keys: it answers 401 from then on, everywhere.
+    public func revokeAPIKey(merchantID: String, id: String, now: Date = Date()) async throws -> APIKeyInfo {
+        guard let key = try await store.revokeAPIKey(merchantID: merchantID, id: id, at: now) else {
+            throw OrderTrackError(.notFound, "no API key \(id) of merchant \(merchantID)")
+        }
+        return key
+    }
+
+    /// Gives one of the merchant's live keys a new secret, returned once; the old secret stops working at once (no
+    /// grace period: a rotation usually follows a leak, and a caller that wants an overlap makes a second key first).
+    public func rotateAPIKey(merchantID: String, id: String, now: Date = Date()) async throws -> (key: APIKeyInfo, secret: String) {
+        let existing = try await store.apiKeys(merchantID: merchantID).first { $0.id == id }
+        guard let existing, existing.isUsable(at: now) else {
+            throw OrderTrackError(.notFound, "no live API key \(id) of merchant \(merchantID)")
+        }
+        let secret = existing.scopes == nil ? Secrets.apiKey() : Secrets.restrictedAPIKey()
+        guard
+            let key = try await store.replaceAPIKeySecret(
+                merchantID: merchantID, id: id, keyHash: Secrets.sha256Hex(Array(secret.utf8)), prefix: String(secret.prefix(10)))
+        else { throw OrderTrackError(.notFound, "no live API key \(id) of merchant \(merchantID)") }
+        return (key, secret)
+    }
+
+    /// The merchant's keys, revoked ones included (never a secret).
+    public func apiKeys(merchantID: String) async throws -> [APIKeyInfo] {
+        try await store.apiKeys(merchantID: merchantID)
+    }
+
+    /// Scope names checked and expanded, sorted; at least one, each grantable.
+    static func scopes(_ names: [String]) throws -> [String] {
+        guard !names.isEmpty else {
+            throw OrderTrackError(.invalidAPIKey, "scopes must name at least one scope", field: "scopes")
+        }
+        var granted: Set<APIScope> = []
+        for name in names {
+            if let expanded = APIScope.shorthands[name] {
+                granted.formUnion(expanded)
+            } else if let scope = APIScope(rawValue: name), APIScope.grantable.contains(scope) {
+                granted.insert(scope)
+            } else {
+                throw OrderTrackError(
+                    .invalidAPIKey,
+                    "\"\(name)\" is not a scope a restricted key can hold; use \((APIScope.grantable.map(\.rawValue) + APIScope.shorthands.keys).sorted().joined(separator: ", "))",
+                    field: "scopes")
+            }
+        }
+        return granted.sorted().map(\.rawValue)
     }
 
     /// Configures an order type for a merchant after checking the identity loads and is an unexpired Order Type ID

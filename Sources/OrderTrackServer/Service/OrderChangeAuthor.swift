@@ -1,9 +1,36 @@
-/// Where a change of an order came from, as the order's transcript names it.
-enum OrderChangeAuthor: String, Sendable {
-    /// The merchant's server, through `/api/v1`.
-    case merchantAPI = "merchant API"
-    /// A person on the dashboard's order page.
-    case dashboard
-    /// A payment completed through the Apple Pay endpoints.
-    case applePay = "Apple Pay"
+import OrderModel
+import OrderPersistence
+
+/// Who changes an order and from where, as the order's transcript and audit trail name it, with the key's limits.
+struct OrderChangeAuthor: Sendable {
+    /// The way the change came in.
+    enum Channel: String, Sendable {
+        /// The merchant's server (or its partner), through `/api/v1`.
+        case merchantAPI = "merchant API"
+        /// A person on the dashboard's order page.
+        case dashboard
+        /// A payment completed through the Apple Pay endpoints.
+        case applePay = "Apple Pay"
+    }
+
+    var channel: Channel
+    /// The API key that authenticated the change; `nil` on the dashboard.
+    var grant: APIKeyGrant?
+    /// The client's address (see ``ClientAddress``).
+    var address: String?
+
+    /// The audit record of a change: who, from where, which top-level fields, and the diff (``JSONDiff``, with the
+    /// order's `authenticationToken` never written into it).
+    func note(from before: JSONValue?, to after: JSONValue) -> ChangeNote {
+        let redacted = { (document: JSONValue) -> JSONValue in
+            var document = document
+            if document["authenticationToken"] != nil { document["authenticationToken"] = "(redacted)" }
+            return document
+        }
+        let diff = JSONDiff(from: before.map(redacted), to: redacted(after))
+        let fields = before.map { OrderService.changedFields(from: $0, to: after) } ?? []
+        return ChangeNote(
+            author: channel.rawValue, changedFields: fields, keyID: grant?.keyID, keyName: grant?.keyName ?? channel.rawValue, address: address,
+            diff: diff.json.serializedString())
+    }
 }

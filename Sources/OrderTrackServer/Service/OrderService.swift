@@ -77,6 +77,7 @@ struct OrderService: Sendable {
             throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(content.kindName)")
         }
         let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
+        try author.grant?.requireOrderType(orderType.orderTypeIdentifier)
         if let identifier = document["orderIdentifier"] {
             guard let text = identifier.stringValue, Identifiers.isValid(text) else {
                 throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
@@ -120,19 +121,19 @@ struct OrderService: Sendable {
             createdAt: created, updatedAt: updated, version: 1, changeSequence: 0, orderNumber: normalized["orderNumber"]?.stringValue)
         // The response shows the order as created; the change sequence the store assigns is not part of it.
         let shown = CreatedOrder(record: record, document: normalized, warnings: warnings)
-        let response = try await cpu.run { responseBody(shown) }
+        let (response, note) = try await cpu.run { (responseBody(shown), author.note(from: nil, to: normalized)) }
         let stored: OrderRecord
         do {
             if let idempotency {
                 let claim = IdempotencyClaim(
                     merchantID: merchant.id, key: idempotency.key,
                     record: IdempotencyRecord(requestHash: idempotency.requestHash, status: 201, body: response, createdAt: now))
-                switch try await store.createOrder(record, idempotency: claim, note: ChangeNote(author: author.rawValue)) {
+                switch try await store.createOrder(record, idempotency: claim, note: note) {
                 case .created(let order): stored = order
                 case .replayed(let existing): return .replayed(try Self.replayable(existing, for: idempotency))
                 }
             } else {
-                stored = try await store.createOrder(record, note: ChangeNote(author: author.rawValue))
+                stored = try await store.createOrder(record, note: note)
             }
         } catch OrderStoreError.orderAlreadyExists {
             throw OrderTrackError(
@@ -179,12 +180,19 @@ struct OrderService: Sendable {
             guard !changedFields.isEmpty else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
             let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
             patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
+            if author.grant?.changesOnlyFulfillments == true {
+                let attempted = patched
+                if let violation = try await cpu.run({ FulfillmentPatchRule.violation(JSONDiff(from: existing, to: attempted), before: existing) }) {
+                    throw violation
+                }
+            }
             let (normalized, serialized, validationWarnings) = try await validated(patched, merchantID: merchant.id)
+            let note = try await cpu.run { author.note(from: existing, to: normalized) }
             do {
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: serialized,
                     status: normalized["status"]?.stringValue, orderNumber: normalized["orderNumber"]?.stringValue, updatedAt: updatedAt,
-                    note: ChangeNote(author: author.rawValue, changedFields: changedFields))
+                    note: note)
                 lookup.remember(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
@@ -222,6 +230,12 @@ struct OrderService: Sendable {
             throw OrderTrackError(.notFound, "no order \(id) of type \(type)")
         }
         return record
+    }
+
+    /// The latest `limit` changes of one of the merchant's orders, newest first (404 as ``order(merchant:type:id:)``).
+    func history(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [OrderActivity] {
+        _ = try await order(merchant: merchant, type: type, id: id)
+        return try await store.orderHistory(orderTypeIdentifier: type, orderIdentifier: id, limit: limit)
     }
 
     /// A page of the merchant's orders, optionally filtered; `cursor` is the previous page's `nextCursor`.

@@ -79,6 +79,12 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidWalletLink = Code("wallet_link_invalid")
         /// A lookup key request with a malformed bundle id or issuer id.
         public static let invalidLookupKey = Code("lookup_key_invalid")
+        /// An API key request with a bad name, scope, order type or expiry.
+        public static let invalidAPIKey = Code("api_key_invalid")
+        /// An API key used for an order type it is not limited to.
+        public static let orderTypeNotAllowed = Code("order_type_not_allowed")
+        /// A change of an order that the API key's scopes do not cover (a fulfillments-only key changing the status).
+        public static let changeNotAllowed = Code("change_not_allowed")
     }
 
     /// What went wrong.

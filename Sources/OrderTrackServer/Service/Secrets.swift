@@ -17,6 +17,9 @@ enum Secrets {
     /// A merchant API key; only its SHA-256 is stored.
     static func apiKey() -> String { "sk_" + randomToken(bytes: 32) }
 
+    /// A restricted API key (limited scopes); the prefix tells people it is not the secret key.
+    static func restrictedAPIKey() -> String { "rk_" + randomToken(bytes: 32) }
+
     /// Lowercase hex SHA-256 of a secret, the form keys are stored and looked up by.
     static func sha256Hex(_ text: some DataProtocol) -> String {
         SHA256.hash(data: text).map { String(format: "%02x", $0) }.joined()
