@@ -92,6 +92,7 @@ public struct OrderTrackApplication: Sendable {
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
+        router.add(middleware: RequestLimitMiddleware(limits: configuration.limits))
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
@@ -103,7 +104,10 @@ public struct OrderTrackApplication: Sendable {
         }
         let fetches = FetchActivityRecorder(store: store, logger: logger, now: now)
         WalletRoutes(
-            lookup: lookup, devices: DeviceService(store: store), packages: packages, fetches: fetches,
+            lookup: lookup, devices: DeviceService(store: store, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
+            packages: packages, fetches: fetches,
+            deviceLog: DeviceLogWriter(
+                budget: configuration.limits.deviceLogBytes.map { TokenBuckets(limit: $0, trackedKeys: configuration.limits.trackedClients) }),
             maximumBodySize: configuration.maximumDeviceBodySize
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
@@ -137,7 +141,9 @@ public struct OrderTrackApplication: Sendable {
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,
-            server: .http1(configuration: HTTPServerLimits.http1Configuration(requestBodyTimeout: configuration.requestBodyTimeout)),
+            server: .http1(
+                configuration: HTTPServerLimits.http1Configuration(
+                    idleTimeout: configuration.idleTimeout, requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
             // then the CPU pool they use.

@@ -58,6 +58,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a request's body may take to arrive after its headers before the server answers 408 and closes the
     /// connection (slow or stalled uploads hold a connection no longer than this).
     public var requestBodyTimeout: Duration = .seconds(30)
+    /// How long a connection may stay without a request under way, including while a request's headers are still
+    /// arriving; longer than the 60 s load balancers commonly keep idle connections, so they close first.
+    public var idleTimeout: Duration = .seconds(75)
+    /// Registrations per order and request rates (see ``LimitsConfiguration``).
+    public var limits = LimitsConfiguration()
 
     /// Builds a configuration, resolving defaults the way the `serve` command documents them.
     public init(

@@ -23,9 +23,13 @@ public struct OrderTrackRequestContext: RequestContext {
     var merchantIdentity: MerchantIdentity?
     /// The order whose `AppleOrder` token a device presented, set by ``AppleOrderAuthenticationMiddleware``.
     var authenticatedOrder: OrderRecord?
+    /// The client's IP address, which per-client limits count by: the TCP peer's, or the one a trusted proxy names
+    /// (set by ``RequestLimitMiddleware``).
+    var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// The authenticated merchant; routes behind ``MerchantAuthenticationMiddleware`` always have one.
