@@ -10,7 +10,7 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Requests per second of one client address, as RATE[:BURST] (0: off; default 200:400)")
     var rateLimitPerAddress: String?
 
-    @Option(help: "Wallet requests per second with one order's AppleOrder token, as RATE[:BURST] (0: off; default 10:60)")
+    @Option(help: "Wallet requests per second with one order's AppleOrder token, as RATE[:BURST] (0: off; default 20:100)")
     var rateLimitPerOrderToken: String?
 
     @Option(help: "Merchant API requests per second with one API key, as RATE[:BURST] (0: off; default 200:1000)")

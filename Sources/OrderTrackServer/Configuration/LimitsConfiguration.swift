@@ -22,7 +22,7 @@ public struct LimitsConfiguration: Sendable, Equatable {
     /// Requests of one client address (the TCP peer) to any route.
     public var perClientAddress: RateLimit? = RateLimit(perSecond: 200, burst: 400)
     /// Device requests with one order's `AppleOrder` token (the Wallet web service).
-    public var perOrderToken: RateLimit? = RateLimit(perSecond: 10, burst: 60)
+    public var perOrderToken: RateLimit? = RateLimit(perSecond: 20, burst: 100)
     /// Merchant API requests with one API key.
     public var perAPIKey: RateLimit? = RateLimit(perSecond: 200, burst: 1000)
     /// Answers 401 one client address may get before requests with credentials from it are answered 429: a refill of
