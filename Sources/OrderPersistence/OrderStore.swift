@@ -83,13 +83,16 @@ public protocol OrderStore: Sendable {
 
     // MARK: Registrations
 
-    /// Registers a device for pushes of an order, replacing its push token if it changed.
+    /// Registers a device for pushes of an order, replacing its push token if it changed; a new device is refused
+    /// with ``RegistrationOutcome/limitReached(maximum:)`` when the order already has `maximumPerOrder` devices (the
+    /// count and the insert are one atomic step, across every instance sharing the database).
     /// Throws ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist.
     func register(
         deviceLibraryIdentifier: String,
         pushToken: String,
         orderTypeIdentifier: String,
-        orderIdentifier: String
+        orderIdentifier: String,
+        maximumPerOrder: Int?
     ) async throws -> RegistrationOutcome
     /// Removes a registration; `false` if there was none.
     func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool
@@ -268,6 +271,15 @@ public protocol OrderStore: Sendable {
 }
 
 extension OrderStore {
+    /// Registers a device without a cap on the order's devices (tools, tests).
+    public func register(
+        deviceLibraryIdentifier: String, pushToken: String, orderTypeIdentifier: String, orderIdentifier: String
+    ) async throws -> RegistrationOutcome {
+        try await register(
+            deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, orderTypeIdentifier: orderTypeIdentifier,
+            orderIdentifier: orderIdentifier, maximumPerOrder: nil)
+    }
+
     /// Stores a new order whose creation names no author (tools, imports, tests).
     @discardableResult
     public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {

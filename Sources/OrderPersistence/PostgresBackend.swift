@@ -168,6 +168,7 @@ final class PostgresBackend: SQLStoreBackend {
     }
 
     var skipLockedClause: String { " FOR UPDATE SKIP LOCKED" }
+    var rowLockClause: String { " FOR UPDATE" }
 
     /// Instances starting together take turns at migrating; the lock is per schema and ends with the transaction.
     var migrationLock: SQLQueryString? { "SELECT pg_advisory_xact_lock(hashtext('ordertrack migrations ' || current_schema()))" }

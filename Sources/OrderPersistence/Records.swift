@@ -216,6 +216,8 @@ public enum RegistrationOutcome: Sendable, Hashable {
     case created
     /// The device was already registered (HTTP 200); its push token was replaced if it differed.
     case alreadyRegistered(pushTokenReplaced: Bool)
+    /// The order already has `maximum` devices registered; nothing was stored (HTTP 429).
+    case limitReached(maximum: Int)
 }
 
 /// Orders of one device and type that changed after a tag, and the tag to use next time.

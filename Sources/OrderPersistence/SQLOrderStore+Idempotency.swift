@@ -9,15 +9,12 @@ extension SQLOrderStore {
         }
     }
 
-    /// Deletes idempotent responses created before `date`; returns the number deleted.
+    /// Deletes idempotent responses created before `date`, oldest first, at most ``pruneBatch`` per transaction so that
+    /// concurrent writers never wait long; returns the number deleted.
     public func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int {
-        try await write("delete old idempotent responses") { db in
-            try await db.delete(from: "idempotency_keys")
-                .where("created_at", .lessThan, date.millisecondsSince1970)
-                .returning("idempotency_key")
-                .all()
-                .count
-        }
+        try await deleteOldest(
+            from: "idempotency_keys", key: ["merchant_id", "idempotency_key"], time: "created_at", order: "created_at", before: date,
+            operation: "delete old idempotent responses")
     }
 
     /// Stores the claim's response unless its key already holds one, which is returned instead.

@@ -233,19 +233,23 @@ extension SQLOrderStore {
         try await deleteOldest(from: "push_log", before: date, operation: "delete old push log entries")
     }
 
-    /// Deletes the rows of an append-only table (an `id` and an `at` column) recorded before `date`, oldest first, in
-    /// transactions of at most ``pruneBatch`` rows; returns the number deleted.
-    func deleteOldest(from table: String, before date: Date, operation: String) async throws -> Int {
+    /// Deletes the rows of a table recorded before `date` (its `time` column, in milliseconds), oldest first, in
+    /// transactions of at most ``pruneBatch`` rows; returns the number deleted. `key` is the table's primary key and
+    /// `order` an indexed column that follows time: append-only tables are ordered by their `id`, so the scan stops at
+    /// the first row inside the retention; others by `time` itself.
+    func deleteOldest(
+        from table: String, key: [String] = ["id"], time: String = "at", order: String = "id", before date: Date, operation: String
+    ) async throws -> Int {
         let cutoff = date.millisecondsSince1970
         var deleted = 0
         while true {
-            // Rows are appended in time order, so the oldest ids are the ones past the cutoff: the scan stops early.
             let batch = try await write(operation) { db in
                 try await db.raw(
                     """
-                    DELETE FROM \(ident: table) WHERE id IN (
-                        SELECT id FROM \(ident: table) WHERE at < \(bind: cutoff) ORDER BY id LIMIT \(bind: Self.pruneBatch))
-                    RETURNING id
+                    DELETE FROM \(ident: table) WHERE (\(idents: key, joinedBy: ", ")) IN (
+                        SELECT \(idents: key, joinedBy: ", ") FROM \(ident: table) WHERE \(ident: time) < \(bind: cutoff) \
+                    ORDER BY \(ident: order) LIMIT \(bind: Self.pruneBatch))
+                    RETURNING \(ident: key[0])
                     """
                 ).all().count
             }

@@ -2,21 +2,35 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
-    /// Registers a device for pushes of an order, replacing its push token if it changed.
+    /// Registers a device for pushes of an order, replacing its push token if it changed; a device new to the order
+    /// is refused with ``RegistrationOutcome/limitReached(maximum:)`` when the order has `maximumPerOrder` already.
     ///
     /// Registering again refreshes ``Registration/registeredAt`` even for the same token: it proves the token valid
-    /// after an APNs 410, so deletions for that 410 spare it.
+    /// after an APNs 410, so deletions for that 410 spare it. The order's row is locked first (PostgreSQL; SQLite has
+    /// one writer), so registrations of one order take turns and the count before an insert is never stale, whichever
+    /// instance runs them.
     ///
     /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist.
     public func register(
         deviceLibraryIdentifier: String,
         pushToken: String,
         orderTypeIdentifier: String,
-        orderIdentifier: String
+        orderIdentifier: String,
+        maximumPerOrder: Int?
     ) async throws -> RegistrationOutcome {
         try await write("register device \(deviceLibraryIdentifier) for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            try await Self.requireOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
+            try await lockOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
             let now = self.now().millisecondsSince1970
+            if let maximumPerOrder {
+                let registered =
+                    try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
+                    .from("registrations")
+                    .where("order_type_identifier", .equal, orderTypeIdentifier)
+                    .where("order_identifier", .equal, orderIdentifier)
+                    .where("device_library_identifier", .notEqual, deviceLibraryIdentifier)
+                    .first(decodingColumn: "devices", as: Int.self) ?? 0
+                if registered >= maximumPerOrder { return .limitReached(maximum: maximumPerOrder) }
+            }
             // Insert-or-nothing first: race-free on engines that run writers concurrently.
             let inserted = try await db.insert(into: "registrations")
                 .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at")
@@ -49,6 +63,20 @@ extension SQLOrderStore {
                     db, [Self.deviceActivity(.registered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, now)])
             }
             return .alreadyRegistered(pushTokenReplaced: previousToken != pushToken)
+        }
+    }
+
+    /// Throws ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` unless the order exists, and
+    /// holds its row until the transaction ends where concurrent writers could otherwise interleave.
+    private func lockOrder(_ db: any SQLDatabase, type orderTypeIdentifier: String, id orderIdentifier: String) async throws {
+        let found = try await db.raw(
+            """
+            SELECT order_identifier FROM orders WHERE order_type_identifier = \(bind: orderTypeIdentifier) \
+            AND order_identifier = \(bind: orderIdentifier)\(unsafeRaw: backend.rowLockClause)
+            """
+        ).first()
+        guard found != nil else {
+            throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
         }
     }
 

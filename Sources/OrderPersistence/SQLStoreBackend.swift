@@ -21,6 +21,10 @@ protocol SQLStoreBackend: Sendable {
     /// (PostgreSQL: ` FOR UPDATE SKIP LOCKED`); empty where writers are serialized anyway.
     var skipLockedClause: String { get }
 
+    /// Appended to a SELECT of one row that the transaction then decides on, so concurrent transactions deciding on
+    /// the same row take turns (PostgreSQL: ` FOR UPDATE`); empty where writers are serialized anyway.
+    var rowLockClause: String { get }
+
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.
     var migrationLock: SQLQueryString? { get }
 

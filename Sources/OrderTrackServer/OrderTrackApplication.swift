@@ -94,7 +94,8 @@ public struct OrderTrackApplication: Sendable {
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
-        router.add(middleware: ClientAddressMiddleware(trustsForwardedFor: configuration.trustsForwardedFor))
+        router.add(middleware: ClientAddressMiddleware(header: configuration.limits.clientAddressHeader.flatMap { HTTPField.Name($0) }))
+        router.add(middleware: RequestLimitMiddleware(limits: configuration.limits))
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
@@ -106,7 +107,10 @@ public struct OrderTrackApplication: Sendable {
         }
         let fetches = FetchActivityRecorder(store: store, logger: logger, now: now)
         WalletRoutes(
-            lookup: lookup, devices: DeviceService(store: store), packages: packages, fetches: fetches,
+            lookup: lookup, devices: DeviceService(store: store, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
+            packages: packages, fetches: fetches,
+            deviceLog: DeviceLogWriter(
+                budget: configuration.limits.deviceLogBytes.map { TokenBuckets(limit: $0, trackedKeys: configuration.limits.trackedClients) }),
             maximumBodySize: configuration.maximumDeviceBodySize
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
@@ -142,7 +146,9 @@ public struct OrderTrackApplication: Sendable {
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,
-            server: .http1(configuration: HTTPServerLimits.http1Configuration(requestBodyTimeout: configuration.requestBodyTimeout)),
+            server: .http1(
+                configuration: HTTPServerLimits.http1Configuration(
+                    idleTimeout: configuration.idleTimeout, requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
             // then the CPU pool they use.

@@ -18,6 +18,9 @@ public enum ZipReadError: Error, Sendable, Hashable, CustomStringConvertible {
     case backslashInName(entry: String)
     /// Another entry has the same name; which one a reader keeps would be undefined.
     case duplicateName(entry: String)
+    /// Another entry's name differs only by case (or Unicode normalization): on case-insensitive file systems (macOS,
+    /// Windows) the two are one file, so which one survives extraction would depend on the machine.
+    case caseInsensitiveDuplicate(entry: String, other: String)
     /// The entry is encrypted.
     case encrypted(entry: String)
     /// The entry uses a compression method other than stored (0) or deflate (8).
@@ -41,7 +44,7 @@ public enum ZipReadError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnArchive, .malformed, .unsupportedFormat, .tooManyEntries, .archiveTooLarge:
             nil
         case .invalidName(let entry), .absolutePath(let entry), .parentDirectoryComponent(let entry),
-            .backslashInName(let entry), .duplicateName(let entry), .encrypted(let entry),
+            .backslashInName(let entry), .duplicateName(let entry), .caseInsensitiveDuplicate(let entry, _), .encrypted(let entry),
             .unsupportedMethod(let entry, _), .headerMismatch(let entry, _), .sizeMismatch(let entry, _, _, _),
             .checksumMismatch(let entry, _, _), .corruptData(let entry, _), .entryTooLarge(let entry, _, _):
             entry
@@ -69,6 +72,8 @@ public enum ZipReadError: Error, Sendable, Hashable, CustomStringConvertible {
             "entry '\(entry)': backslashes are not allowed; separate directories with '/'"
         case .duplicateName(let entry):
             "entry '\(entry)' appears more than once; every path must be unique"
+        case .caseInsensitiveDuplicate(let entry, let other):
+            "entry '\(entry)' differs from '\(other)' only by case, so the two collide on case-insensitive file systems; rename one"
         case .encrypted(let entry):
             "entry '\(entry)' is encrypted; packages must not be encrypted"
         case .unsupportedMethod(let entry, let method):

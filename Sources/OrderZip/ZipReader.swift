@@ -22,6 +22,8 @@ public enum ZipReader {
         do {
             let directory = try centralDirectory(of: archive, limits: limits)
             var names = Set<String>(minimumCapacity: directory.count)
+            // Lowercased names, to the first entry that had each; String equality also equates Unicode normalizations.
+            var foldedNames: [String: String] = [:]
             var cursor = directory.start
             var declaredTotal = 0
             for _ in 0..<directory.count {
@@ -35,6 +37,11 @@ public enum ZipReader {
                     problems.append(.duplicateName(entry: name))
                     continue
                 }
+                if let other = foldedNames[name.lowercased()] {
+                    problems.append(.caseInsensitiveDuplicate(entry: name, other: other))
+                    continue
+                }
+                foldedNames[name.lowercased()] = name
                 if header.flags & 0x41 != 0 { // bit 0: encrypted, bit 6: strong encryption
                     problems.append(.encrypted(entry: name))
                     continue

@@ -9,6 +9,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the Wallet Orders web service and the merchant API. Every option can also be set as ORDERTRACK_<NAME> (e.g. ORDERTRACK_PORT).")
 
+    @OptionGroup(title: "Limits")
+    var limitOptions: LimitOptions
+
     @Option(help: "Address to listen on (default 127.0.0.1)")
     var host: String?
 
@@ -71,10 +74,6 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "ISO 3166-1 alpha-3 storefront written to signed transactions of order lookups (default USA)")
     var lookupStorefront: String?
-
-    @Flag(
-        help: "Take the client address of the audit trail from X-Forwarded-For's last entry (only behind a proxy that sets it)")
-    var trustForwardedFor = false
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -147,6 +146,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             lookup.storefront = storefront
         }
+        let limits = try limitOptions.limits(environment: environment)
+        let idleTimeout = try limitOptions.idle(environment: environment)
         let configuration: ServerConfiguration
         do {
             var resolved = try ServerConfiguration(
@@ -154,7 +155,8 @@ struct ServeCommand: AsyncParsableCommand {
                 databaseURL: setting(database, "DATABASE"), publicURL: setting(publicURL, "PUBLIC_URL"), push: push, retention: retention)
             resolved.applePay = applePay
             resolved.lookup = lookup
-            resolved.trustsForwardedFor = trustForwardedFor || ["1", "true"].contains(environment["ORDERTRACK_TRUST_FORWARDED_FOR"] ?? "")
+            resolved.limits = limits
+            if let idleTimeout { resolved.idleTimeout = idleTimeout }
             configuration = resolved
         } catch {
             throw usageError("\(error)")

@@ -1,9 +1,47 @@
 import Foundation
+import SQLKit
 import Testing
 
 @testable import OrderPersistence
 
 @Suite struct AuxiliaryStoreTests {
+    /// Expired idempotency keys go in transactions of at most ``SQLOrderStore/pruneBatch`` rows, oldest first: a reader
+    /// polling during the deletion sees the oldest keys gone while younger expired ones remain (one transaction would
+    /// show all or none), and keys inside the retention stay.
+    @Test func l10_idempotencyKeyRetentionDeletesInBatchesOldestFirst() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let merchantID = fixture.merchant.id
+            let expired = SQLOrderStore.pruneBatch * 3 + 7
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            try await store.write("seed idempotency keys") { db in
+                for chunk in Array(0...expired).chunked(into: 1000) {
+                    let insert = db.insert(into: "idempotency_keys")
+                        .columns("merchant_id", "idempotency_key", "request_hash", "status", "body", "created_at")
+                    for index in chunk {
+                        // Inserted newest first, so the deletion cannot rely on insertion order.
+                        let age = expired - index
+                        insert.values(merchantID, "key\(age)", "hash", 201, Data([1]), start.addingTimeInterval(Double(age)).millisecondsSince1970)
+                    }
+                    try await insert.run()
+                }
+            }
+            let cutoff = start.addingTimeInterval(Double(expired))
+            let observer = Task {
+                while true {
+                    let oldestGone = try await store.idempotentResponse(merchantID: merchantID, key: "key0") == nil
+                    let youngestExpiredLeft = try await store.idempotentResponse(merchantID: merchantID, key: "key\(expired - 1)") != nil
+                    if oldestGone && youngestExpiredLeft { return true }
+                    if !youngestExpiredLeft { return false }
+                }
+            }
+            #expect(try await store.deleteIdempotentResponses(createdBefore: cutoff) == expired)
+            #expect(try await observer.value, "the deletion committed in several transactions, oldest first")
+            #expect(try await store.idempotentResponse(merchantID: merchantID, key: "key\(expired)") != nil, "a key at the cutoff stays")
+            #expect(try await store.deleteIdempotentResponses(createdBefore: cutoff) == 0)
+        }
+    }
+
     @Test func theFirstRequestUnderAKeyCreatesItsOrderAndItsResponseInOneTransaction() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

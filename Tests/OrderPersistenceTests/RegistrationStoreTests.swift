@@ -5,6 +5,51 @@ import Testing
 @testable import OrderPersistence
 
 @Suite struct RegistrationStoreTests {
+    /// Two store instances on one database (two server instances on one PostgreSQL when the suite runs there) register
+    /// 60 devices of one order at once: exactly the cap is stored, the rest refused, and known devices still refresh.
+    @Test func m5_registrationCapHoldsAcrossInstancesUnderConcurrency() async throws {
+        let location = try TestStoreLocation()
+        defer { location.cleanup() }
+        let first = try await location.open()
+        let second = try await location.open()
+        do {
+            let fixture = try await Fixture.make(first)
+            try await first.createOrder(fixture.order("A"))
+            let cap = 7
+            let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
+                for index in 0..<60 {
+                    let store = index.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        try await store.register(
+                            deviceLibraryIdentifier: "dev\(index)", pushToken: "tok\(index)", orderTypeIdentifier: fixture.orderType,
+                            orderIdentifier: "A", maximumPerOrder: cap)
+                    }
+                }
+                return try await group.reduce(into: [RegistrationOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .created }.count == cap)
+            #expect(outcomes.filter { $0 == .limitReached(maximum: cap) }.count == 60 - cap)
+            let registered = try await second.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            #expect(registered.count == cap)
+            // A registered device is not counted against the cap when it registers again, with a new token or not.
+            let known = try #require(registered.first)
+            #expect(
+                try await second.register(
+                    deviceLibraryIdentifier: known.deviceLibraryIdentifier, pushToken: "rotated", orderTypeIdentifier: fixture.orderType,
+                    orderIdentifier: "A", maximumPerOrder: cap) == .alreadyRegistered(pushTokenReplaced: true))
+            #expect(
+                try await first.register(
+                    deviceLibraryIdentifier: "late", pushToken: "late", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A",
+                    maximumPerOrder: cap) == .limitReached(maximum: cap))
+            try await first.shutdown()
+            try await second.shutdown()
+        } catch {
+            try? await first.shutdown()
+            try? await second.shutdown()
+            throw error
+        }
+    }
+
     @Test func registerReportsCreationAndTokenRotation() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

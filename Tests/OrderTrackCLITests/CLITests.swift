@@ -210,6 +210,12 @@ import Testing
             ([], ["ORDERTRACK_APNS_EXPIRATION": "soon"], "ORDERTRACK_APNS_EXPIRATION \"soon\" is not a whole number"),
             ([], ["ORDERTRACK_PUSH_LEASE_SECONDS": "-5"], "ORDERTRACK_PUSH_LEASE_SECONDS -5 must be from 1 to 3600"),
             ([], ["ORDERTRACK_PORT": "http"], "ORDERTRACK_PORT \"http\" is not a whole number"),
+            (["--rate-limit-per-address", "fast"], [:], "--rate-limit-per-address \"fast\" must be RATE[:BURST]"),
+            (["--rate-limit-per-api-key", "10:0"], [:], "--rate-limit-per-api-key \"10:0\" must be RATE[:BURST]"),
+            ([], ["ORDERTRACK_RATE_LIMIT_DEVICE_LOG": "-1"], "--rate-limit-device-log \"-1\" must be RATE[:BURST]"),
+            (["--max-registrations-per-order=-3"], [:], "--max-registrations-per-order \"-3\" must be a whole number from 0 to 1000000"),
+            (["--idle-timeout", "0"], [:], "--idle-timeout \"0\" must be 1 to 3600 seconds"),
+            (["--client-address-header", "X Forwarded"], [:], "--client-address-header \"X Forwarded\" must be a header name"),
         ]
         for (arguments, environment, message) in cases {
             // A free port, except where the port itself is the bad value.

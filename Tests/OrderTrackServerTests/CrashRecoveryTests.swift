@@ -18,15 +18,16 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
 
     /// Starts the server and waits until it prints the port it listens on. Claims of a killed server expire
-    /// after `leaseSeconds`, so that another instance on a shared database takes its jobs over.
-    init(dataDirectory: URL, database: String? = nil, apns: LocalAPNs, leaseSeconds: Int = 5) throws {
+    /// after `leaseSeconds`, so that another instance on a shared database takes its jobs over. `extraArguments` go to
+    /// `serve` as well.
+    init(dataDirectory: URL, database: String? = nil, apns: LocalAPNs, leaseSeconds: Int = 5, extraArguments: [String] = []) throws {
         process.executableURL = Self.binary
         process.arguments =
             [
                 "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
                 "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
                 "--push-lease-seconds", String(leaseSeconds),
-            ] + (database.map { ["--database", $0] } ?? [])
+            ] + (database.map { ["--database", $0] } ?? []) + extraArguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -20,6 +20,10 @@ struct TestServer {
     let push: PushConfiguration
     /// How long a request body may take (the server's default unless a test shortens it).
     var requestBodyTimeout: Duration = .seconds(30)
+    /// How long a connection may stay without a request (the server's default unless a test shortens it).
+    var idleTimeout: Duration = .seconds(75)
+    /// Registration cap and request rates: the server's defaults, which ordinary tests stay well within.
+    var limits = LimitsConfiguration()
     /// The server's clock: the wall clock unless a test moves time itself.
     var now: @Sendable () -> Date = Date.init
     /// The lowest level the server logs at.
@@ -41,6 +45,8 @@ struct TestServer {
         var configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
         configuration.requestBodyTimeout = requestBodyTimeout
+        configuration.idleTimeout = idleTimeout
+        configuration.limits = limits
         configuration.applePay = applePay
         configuration.lookup = lookup
         return configuration

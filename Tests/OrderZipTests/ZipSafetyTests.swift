@@ -52,6 +52,16 @@ struct ZipSafetyTests {
         #expect(inspection.problems == [.duplicateName(entry: "a.txt")])
     }
 
+    @Test func l16_namesThatDifferOnlyByCaseAreFlagged() throws {
+        let archive = try Self.pythonArchive("z.writestr(\"en.lproj/Logo.png\", b\"1\")\nz.writestr(\"en.lproj/logo.PNG\", b\"2\")")
+        #expect(throws: ZipReadError.caseInsensitiveDuplicate(entry: "en.lproj/logo.PNG", other: "en.lproj/Logo.png")) {
+            try ZipReader.read(archive)
+        }
+        let inspection = ZipReader.inspect(archive)
+        #expect(inspection.files.map(\.name) == ["en.lproj/Logo.png"])
+        #expect(inspection.problems == [.caseInsensitiveDuplicate(entry: "en.lproj/logo.PNG", other: "en.lproj/Logo.png")])
+    }
+
     @Test func rejectsUnsupportedMethods() throws {
         let archive = try Self.pythonArchive(
             "z.writestr(zipfile.ZipInfo(\"b.txt\"), b\"x\" * 100, compress_type=zipfile.ZIP_BZIP2)"

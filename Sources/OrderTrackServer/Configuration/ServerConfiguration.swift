@@ -58,10 +58,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a request's body may take to arrive after its headers before the server answers 408 and closes the
     /// connection (slow or stalled uploads hold a connection no longer than this).
     public var requestBodyTimeout: Duration = .seconds(30)
-    /// Whether the audit trail takes the client address from `X-Forwarded-For` (its last entry, the one the proxy in
-    /// front of this server appended). Only set it behind a proxy that always sets the header: otherwise any client
-    /// could write any address into the trail. Off, the address is the TCP peer's.
-    public var trustsForwardedFor = false
+    /// How long a connection may stay without a request under way, including while a request's headers are still
+    /// arriving; longer than the 60 s load balancers commonly keep idle connections, so they close first.
+    public var idleTimeout: Duration = .seconds(75)
+    /// Registrations per order and request rates (see ``LimitsConfiguration``).
+    public var limits = LimitsConfiguration()
 
     /// Builds a configuration, resolving defaults the way the `serve` command documents them.
     public init(

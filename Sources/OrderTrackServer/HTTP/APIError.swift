@@ -15,6 +15,7 @@ struct APIError: HTTPResponseError, Sendable {
         case notFound = "not_found_error"
         case conflict = "conflict_error"
         case unavailable = "service_unavailable_error"
+        case rateLimit = "rate_limit_error"
         case api = "api_error"
     }
 
@@ -50,6 +51,14 @@ struct APIError: HTTPResponseError, Sendable {
 
     static func conflict(_ code: String, _ message: String) -> APIError {
         APIError(status: .conflict, kind: .conflict, code: code, message: message)
+    }
+
+    /// 429 with `Retry-After`: a rate limit was reached; `limit` names it and its flag.
+    static func tooManyRequests(_ limit: String, retryAfter: Duration) -> APIError {
+        let seconds = retryAfter.retryAfterSeconds
+        return APIError(
+            status: .tooManyRequests, kind: .rateLimit, code: "rate_limited", message: "too many requests: \(limit); retry after \(seconds) s",
+            extraHeaders: [.retryAfter: String(seconds)])
     }
 
     var body: JSONValue {

@@ -1,29 +1,20 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
 
-/// Puts the client's address into the context for the audit trail: the TCP peer's, or, when the server is configured
-/// to trust a proxy (`--trust-forwarded-for`), the last `X-Forwarded-For` entry, which that proxy appended. Earlier
-/// entries are whatever the client sent and are never trusted.
+/// Puts the client's address into the context, for the audit trail and the per-client limits: the TCP peer's, or,
+/// when the server is told which header a trusted proxy sets (`--client-address-header X-Forwarded-For`), that
+/// header's last entry, which the proxy appended. Earlier entries are whatever the client sent and are never trusted.
 struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = OrderTrackRequestContext
 
-    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
-
-    let trustsForwardedFor: Bool
+    /// The header a trusted proxy names the client in; `nil` trusts no header.
+    let header: HTTPField.Name?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header else { return try await next(request, context) }
         var context = context
-        context.clientAddress = Self.address(request, peer: context.peerAddress, trustsForwardedFor: trustsForwardedFor)
+        let entries = request.headers[values: header].flatMap { $0.split(separator: ",") }
+        if let last = entries.last?.trimmingCharacters(in: .whitespaces), !last.isEmpty, last.count <= 100 { context.clientAddress = last }
         return try await next(request, context)
-    }
-
-    static func address(_ request: Request, peer: SocketAddress?, trustsForwardedFor: Bool) -> String? {
-        if trustsForwardedFor {
-            let entries = request.headers[values: forwardedFor].flatMap { $0.split(separator: ",") }
-            if let last = entries.last?.trimmingCharacters(in: .whitespaces), !last.isEmpty, last.count <= 100 { return last }
-        }
-        return peer?.ipAddress
     }
 }

@@ -8,15 +8,15 @@ enum HTTPServerLimits {
     static let maximumHeaderBytes = 64 * 1024
     /// Header fields per request (browsers send about 20).
     static let maximumHeaderCount = 200
-    /// A connection with no request under way is closed after this long (slowloris connections that never finish their
-    /// headers included); longer than the 60 s that load balancers commonly keep idle connections, so they close first.
-    static let idleTimeout: TimeAmount = .seconds(75)
 
-    /// The HTTP/1.1 server: these limits, malformed requests answered as JSON, and a deadline for request bodies.
-    static func http1Configuration(requestBodyTimeout: Duration) -> HTTP1Channel.Configuration {
+    /// The HTTP/1.1 server: these limits, malformed requests answered as JSON, and deadlines. A connection with no
+    /// request under way is closed after `idleTimeout`; a request's header block counts as no request until it is
+    /// complete, so headers sent slowly (slowloris) are cut by the same deadline. A request's body must arrive within
+    /// `requestBodyTimeout` of its headers.
+    static func http1Configuration(idleTimeout: Duration, requestBodyTimeout: Duration) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
             additionalChannelHandlers: [MalformedRequestHandler(), RequestBodyDeadlineHandler(timeout: TimeAmount(requestBodyTimeout))],
-            idleTimeout: idleTimeout,
+            idleTimeout: TimeAmount(idleTimeout),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: maximumHeaderBytes, maxHeaderListSize: maximumHeaderBytes, maxHeaderFieldCount: maximumHeaderCount))
     }

@@ -250,12 +250,12 @@ struct MerchantRoutes: Sendable {
 
     /// A signed package as a download named after the order number (the identifier when it has none).
     static func packageDownload(_ record: OrderRecord, _ package: [UInt8]) -> Response {
-        let fileName = (record.orderNumber ?? record.orderIdentifier).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
-        return Response(
+        Response(
             status: .ok,
             headers: [
                 .contentType: WalletRoutes.packageContentType,
-                .contentDisposition: "attachment; filename=\"\(fileName.isEmpty ? "order" : fileName).order\"",
+                .contentDisposition: ContentDisposition.value(
+                    "attachment", name: record.orderNumber ?? record.orderIdentifier, fileExtension: "order", fallback: "order"),
                 .lastModified: HTTPDate.format(record.updatedAt),
             ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
     }

@@ -30,14 +30,13 @@ public struct OrderTrackRequestContext: RequestContext {
     var merchantIdentity: MerchantIdentity?
     /// The order whose `AppleOrder` token a device presented, set by ``AppleOrderAuthenticationMiddleware``.
     var authenticatedOrder: OrderRecord?
-    /// The TCP peer.
-    let peerAddress: SocketAddress?
-    /// The client's address for the audit trail, set by ``ClientAddressMiddleware``.
+    /// The client's IP address, for the audit trail and the per-client limits: the TCP peer's, or the one a trusted
+    /// proxy names (set by ``ClientAddressMiddleware``).
     var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
-        peerAddress = source.channel.remoteAddress
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Who changes an order through this request, for the audit trail.

@@ -29,7 +29,8 @@ struct TrackRoutes: Sendable {
                     status: .ok,
                     headers: [
                         .contentType: WalletRoutes.packageContentType,
-                        .contentDisposition: "inline; filename=\"\(order.orderIdentifier).order\"",
+                        .contentDisposition: ContentDisposition.value(
+                            "inline", name: order.orderIdentifier, fileExtension: "order", fallback: "order"),
                         // A revoked link must stop working at once: nothing may keep the package.
                         .cacheControl: "no-store",
                     ],

@@ -8,15 +8,14 @@ import OrderPersistence
 /// The Wallet Orders web service: the five endpoints devices call under `<webServiceURL>/v1/`.
 struct WalletRoutes: Sendable {
     static let packageContentType = "application/vnd.apple.finance.order"
-    /// Log entries kept from one request, and characters kept of each: devices cannot flood the log.
-    static let maximumLogEntries = 50
-    static let maximumLogEntryLength = 2000
 
     let lookup: OrderLookup
     let devices: DeviceService
     let packages: PackageService
     /// Notes each answered fetch in the order's activity, written behind (no database write on this path).
     let fetches: FetchActivityRecorder
+    /// Writes device logs escaped and within each client's byte budget.
+    let deviceLog: DeviceLogWriter
     let maximumBodySize: Int
 
     func add(to router: Router<OrderTrackRequestContext>) {
@@ -33,7 +32,7 @@ struct WalletRoutes: Sendable {
         order.get("packages/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
         order.post("push") { request, context in
             let pushToken = try await pushToken(request)
-            return registered(try await devices.register(device: Self.providerDevice(pushToken), pushToken: pushToken, for: try context.order))
+            return try registered(try await devices.register(device: Self.providerDevice(pushToken), pushToken: pushToken, for: try context.order))
         }
         order.post("devices/:deviceLibraryIdentifier/registrations/:orderTypeIdentifier/:orderIdentifier") { request, context in
             try await register(request, context)
@@ -65,13 +64,15 @@ struct WalletRoutes: Sendable {
     func register(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
         let pushToken = try await pushToken(request)
-        return registered(try await devices.register(device: device, pushToken: pushToken, for: try context.order))
+        return try registered(try await devices.register(device: device, pushToken: pushToken, for: try context.order))
     }
 
-    func registered(_ outcome: RegistrationOutcome) -> Response {
+    /// The answer to a registration: 201, 200, or 429 naming the cap.
+    func registered(_ outcome: RegistrationOutcome) throws -> Response {
         switch outcome {
         case .created: Response(status: .created)
         case .alreadyRegistered: Response(status: .ok)
+        case .limitReached(let maximum): throw APIError.registrationLimitReached(maximum: maximum)
         }
     }
 
@@ -115,13 +116,16 @@ struct WalletRoutes: Sendable {
         guard let entries = (body["logs"] ?? body).arrayValue else {
             throw APIError.badRequest("logs_missing", "the body must be {\"logs\": [\"message\", …]}", param: "logs")
         }
-        for entry in entries.prefix(Self.maximumLogEntries) {
-            let text = entry.stringValue ?? entry.serializedString()
-            context.logger.notice("device log", metadata: ["message": .string(String(text.prefix(Self.maximumLogEntryLength)))])
-        }
-        if entries.count > Self.maximumLogEntries {
-            context.logger.notice("device log truncated", metadata: ["dropped": .stringConvertible(entries.count - Self.maximumLogEntries)])
-        }
+        deviceLog.write(entries, from: context.clientAddress ?? "unknown", to: context.logger)
         return Response(status: .ok)
+    }
+}
+
+extension APIError {
+    /// 429: the order has as many registered devices as allowed.
+    static func registrationLimitReached(maximum: Int) -> APIError {
+        APIError(
+            status: .tooManyRequests, kind: .rateLimit, code: "registration_limit_reached",
+            message: "this order already has \(maximum) registered devices, the most allowed (--max-registrations-per-order); unregister one first")
     }
 }

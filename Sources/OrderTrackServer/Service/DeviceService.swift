@@ -3,12 +3,15 @@ import OrderPersistence
 /// The devices registered for pushes of orders, as Wallet registers and unregisters them.
 struct DeviceService: Sendable {
     let store: any OrderStore
+    /// Devices one order may have registered (`nil`: no cap).
+    let maximumRegistrationsPerOrder: Int?
 
-    /// Registers a device for pushes of an order, replacing its push token if it changed.
+    /// Registers a device for pushes of an order, replacing its push token if it changed; a new device is refused
+    /// (`.limitReached`) when the order has as many as allowed.
     func register(device: String, pushToken: String, for order: OrderRecord) async throws -> RegistrationOutcome {
         try await store.register(
             deviceLibraryIdentifier: device, pushToken: pushToken, orderTypeIdentifier: order.orderTypeIdentifier,
-            orderIdentifier: order.orderIdentifier)
+            orderIdentifier: order.orderIdentifier, maximumPerOrder: maximumRegistrationsPerOrder)
     }
 
     /// Stops pushes of an order to a device; unregistering twice is no error.

@@ -91,6 +91,11 @@ struct OrderService: Sendable {
         let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
         document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
         document["webServiceURL"] = .string(webServiceURL)
+        // A device proves it holds the order with this token alone, online: a merchant-chosen one must be as hard to
+        // guess as a generated one.
+        if let chosen = document["authenticationToken"]?.stringValue, let weakness = AuthenticationTokenStrength.weakness(of: chosen) {
+            throw OrderTrackError.invalidOrder([ValidationProblem(path: "authenticationToken", message: weakness)])
+        }
         document["authenticationToken"] = document["authenticationToken"] ?? .string(Secrets.authenticationToken())
         document["schemaVersion"] = document["schemaVersion"] ?? 1
         document["orderType"] = document["orderType"] ?? "ecommerce"
