@@ -18,6 +18,7 @@ enum Migrations {
         Migration(version: 5, name: "order activity and dashboard list indexes", apply: ActivitySchema.apply),
         Migration(version: 6, name: "merchant order defaults and wallet links", apply: ProviderSchema.apply),
         Migration(version: 7, name: "order lookup keys and signing chain", apply: LookupSchema.apply),
+        Migration(version: 9, name: "master key check", apply: SecretSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

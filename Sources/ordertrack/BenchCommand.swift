@@ -81,6 +81,8 @@ enum BenchmarkServer {
         var configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: databaseURL, publicURL: "https://bench.example", push: push)
         configuration.lookup = lookup
+        // The benchmark drives the demo merchant, on PostgreSQL too.
+        configuration.developmentMode = true
         let ports = AsyncStream<Int>.makeStream()
         let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }

@@ -189,10 +189,20 @@ import Testing
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
         let output = directory.appendingPathComponent("identity.p12").path
+        // A test CA issues the certificate and travels in the PKCS#12, as a development identity's stand-in WWDR
+        // does: development mode accepts that chain, never a self-signed certificate.
+        let caKey = directory.appendingPathComponent("ca-key.pem").path
+        let ca = directory.appendingPathComponent("ca.pem").path
         _ = try ExternalTools.run(
             "/usr/bin/openssl",
             [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", key, "-out", certificate,
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-keyout", caKey, "-out", ca,
+                "-subj", "/CN=Test WWDR", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+            ])
+        _ = try ExternalTools.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", key, "-out", certificate, "-CA", ca, "-CAkey", caKey,
                 "-subj", "/UID=\(orderTypeIdentifier)/CN=Order Type ID: \(orderTypeIdentifier)",
             ])
         // Above the cap only the key bag is encrypted and there is no MAC: openssl then derives once, not three
@@ -201,7 +211,8 @@ import Testing
         _ = try ExternalTools.run(
             "/usr/bin/openssl",
             [
-                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-iter", String(iterations), "-out", output,
+                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", ca, "-passout", "pass:pw", "-iter", String(iterations),
+                "-out", output,
             ] + cheap)
         return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
     }
