@@ -34,7 +34,7 @@ import Testing
             let versions = try await reopened.read("count migrations") { db in
                 try await db.select().column("version").from("schema_migrations").all(decodingColumn: "version", as: Int.self)
             }
-            #expect(versions == Array(1...SQLOrderStore.schemaVersion))
+            #expect(versions == Migrations.all.map(\.version))
             try await reopened.shutdown()
         }
 

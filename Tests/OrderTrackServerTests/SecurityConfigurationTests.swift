@@ -30,11 +30,15 @@ import Testing
         let configuration = try ServerConfiguration(port: 0, dataDirectory: directory.path)
         #expect(configuration.isDevelopment, "SQLite is development mode unless --no-dev")
         let server = try await OrderTrackApplication.build(configuration: configuration, logger: Self.logger)
+        // While the database is open: its -wal and -shm files go away when the last connection closes.
+        let modes = try ["ordertrack.sqlite", "ordertrack.sqlite-wal", "ordertrack.sqlite-shm", "master.key", "dev-credentials.json"].map {
+            ($0, try Self.mode(directory.appendingPathComponent($0)))
+        }
         try await server.store.shutdown()
         #expect(server.developmentCredentials != nil)
         #expect(try Self.mode(directory) == 0o700)
-        for name in ["ordertrack.sqlite", "ordertrack.sqlite-wal", "ordertrack.sqlite-shm", "master.key", "dev-credentials.json"] {
-            #expect(try Self.mode(directory.appendingPathComponent(name)) == 0o600, "\(name)")
+        for (name, mode) in modes {
+            #expect(mode == 0o600, "\(name)")
         }
 
         // A data directory an older version created 0755 is narrowed.
