@@ -94,6 +94,19 @@ import Testing
         }
     }
 
+    @Test func m2_aPKCS12CarryingItsIssuerIsAcceptedOnlyInDevelopmentMode() async throws {
+        try await Self.withTenants { store, _, other in
+            let identity = IdentityConfig.pkcs12(
+                bytes: try TenantIsolationTests.pkcs12(orderTypeIdentifier: "order.com.example.p12", iterations: 2048), password: "pw", wwdrPEM: nil)
+            let refused = await Self.refusal(
+                Administration(store: store, trust: .apple), merchant: other, type: "order.com.example.p12", identity: identity)
+            #expect(refused?.contains("does not chain to Apple") == true, "\(refused ?? "accepted")")
+            let accepted = await Self.refusal(
+                Administration(store: store, trust: .development), merchant: other, type: "order.com.example.p12", identity: identity)
+            #expect(accepted == nil, "\(accepted ?? "")")
+        }
+    }
+
     @Test func m2_anExpiredOrNotYetValidCertificateIsRefused() async throws {
         try await Self.withTenants { store, _, other in
             let administration = Administration(store: store, trust: .development)

@@ -40,8 +40,9 @@ public enum OrderTypeTrust: Sendable {
             // A "chain" of the leaf alone means it was given as its own anchor: self-signed proves nothing.
             guard chain.count > 1 else { return Self.unproven(self) }
             return nil
-        case .couldNotValidate:
-            return Self.unproven(self)
+        case .couldNotValidate(let failures):
+            let reasons = Set(failures.map { String(describing: $0.policyFailureReason) }).sorted()
+            return Self.unproven(self) + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))")
         }
     }
 
