@@ -268,6 +268,7 @@ let package = Package(
             dependencies: [
                 "CMSVerification", "OrderPackage", "OrderModel", "OrderZip", "ExternalTools",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

@@ -244,6 +244,14 @@ public protocol OrderStore: Sendable {
     /// The schema version the database is at; after opening, the latest this build knows.
     func databaseSchemaVersion() async throws -> Int
 
+    /// Reports the changes of orders and order types that any process commits, for copies kept in memory, until the
+    /// task is cancelled.
+    ///
+    /// Each change is reported after its commit. ``StoreChangeEvent/following`` comes first and after every
+    /// ``StoreChangeEvent/interrupted(reason:)``: between the two, changes may go unreported. With SQLite this process
+    /// is the only writer, so ``StoreChangeEvent/following`` is all it reports.
+    func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws
+
     /// Closes connections and threads. Further calls throw ``OrderStoreError/storeClosed``.
     func shutdown() async throws
 }

@@ -9,14 +9,17 @@ import PostgresKit
 /// rows claimed with `FOR UPDATE SKIP LOCKED`); a deadlock or serialization failure aborts the whole transaction,
 /// which is then run again, as is any transaction whose connection dropped before it was committed.
 final class PostgresBackend: SQLStoreBackend {
-    private let pool: PostgresConnectionPool
-    private let logger: Logger
+    let pool: PostgresConnectionPool
+    let logger: Logger
+    /// The schema the store's tables live in; change notifications of other schemas are ignored.
+    let schema: String
     /// Runs of one transaction before a transient failure is reported. Deadlocks between the outbox's upserts and
     /// the dispatcher's deletes are part of normal operation under load, so there is room for several.
     static let maximumAttempts = 8
 
-    private init(pool: PostgresConnectionPool, logger: Logger) {
+    private init(pool: PostgresConnectionPool, schema: String, logger: Logger) {
         self.pool = pool
+        self.schema = schema
         self.logger = logger
     }
 
@@ -43,7 +46,8 @@ final class PostgresBackend: SQLStoreBackend {
             ("idle_in_transaction_session_timeout", "60000"),
         ]
         let backend = PostgresBackend(
-            pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger), logger: logger)
+            pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger), schema: configuration.schema,
+            logger: logger)
         do {
             try await backend.withWriteTransaction { db in
                 try await db.raw("SELECT pg_advisory_xact_lock(hashtext('ordertrack schema ' || \(bind: configuration.schema)))").run()

@@ -32,7 +32,7 @@ final class PostgresConnectionPool: Sendable {
         case wait
     }
 
-    private let configuration: PostgresConnection.Configuration
+    let configuration: PostgresConnection.Configuration
     private let size: Int
     private let logger: Logger
     /// Bounds of the queue for a connection: past them a caller gets ``OrderStoreError/busy(operation:reason:)``.

@@ -90,6 +90,12 @@ public final class SQLOrderStore: OrderStore {
         try await read("read the schema version") { try await Migrations.currentVersion($0) }
     }
 
+    /// Reports committed changes of orders and order types (PostgreSQL `LISTEN`; SQLite: only
+    /// ``StoreChangeEvent/following``), until the task is cancelled.
+    public func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws {
+        try await backend.followChanges(report)
+    }
+
     /// Closes the connections and the backend's threads; further calls throw ``OrderStoreError/storeClosed``.
     public func shutdown() async throws {
         do {

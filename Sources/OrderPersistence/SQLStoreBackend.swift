@@ -20,6 +20,9 @@ protocol SQLStoreBackend: Sendable {
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.
     var migrationLock: SQLQueryString? { get }
 
+    /// Reports changes other processes commit until the task is cancelled (``OrderStore/followChanges(_:)``).
+    func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws
+
     /// Waits for running operations, then closes every connection and thread.
     func shutdown() async throws
 }

@@ -173,6 +173,16 @@ final class SQLiteBackend: SQLStoreBackend {
     }
 }
 
+extension SQLiteBackend {
+    /// This process is SQLite's only writer: every change is its own, so there is nothing to hear from others.
+    func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws {
+        await report(.following)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+}
+
 /// Makes the database readable by its owner only, whatever the umask: a missing file is created empty with mode
 /// 0600 (SQLite gives its `-wal` and `-shm` files the database file's mode), and an existing file and companions
 /// written by an older version with the umask's mode are narrowed to 0600. Failures are left to SQLite's open to

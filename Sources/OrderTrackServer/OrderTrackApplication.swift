@@ -96,7 +96,7 @@ public struct OrderTrackApplication: Sendable {
                 metadata: ["gateway": .string(gateway.origin.absoluteString)])
         }
         if configuration.isDevelopment {
-            logger.warning(
+            logger.notice(
                 "development mode (--dev, the SQLite default): demo credentials on an empty store and development certificates are accepted; run production with --no-dev and a master key"
             )
         }
@@ -106,16 +106,18 @@ public struct OrderTrackApplication: Sendable {
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
         let cpu = CPUWorkPool()
         let credentials = CredentialProvider(store: store, cpu: cpu, logger: logger)
+        let metrics = PushMetrics()
+        let cacheMetrics = CacheMetrics(registry: metrics.registry)
         let packages = PackageService(
             store: store, credentials: credentials, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes,
-            logger: logger)
-        let metrics = PushMetrics()
+            logger: logger, metrics: cacheMetrics)
         var push = configuration.push
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
         let dispatcher = PushDispatcher(
             store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, now: now)
-        // SQLite has one writing process, this one: device reads can come from memory.
-        let lookup = OrderLookup(store: store, cachesRecords: configuration.database.isExclusive)
+        let lookup = OrderLookup(store: store, isExclusive: configuration.database.isExclusive, metrics: cacheMetrics)
+        let follower = StoreChangeFollower(
+            store: store, lookup: lookup, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
         let orders = OrderService(
             store: store, lookup: lookup, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger)
@@ -174,7 +176,8 @@ public struct OrderTrackApplication: Sendable {
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
             // then the CPU pool they use.
             services: [
-                cpu, packages, dispatcher, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now), fetches,
+                cpu, packages, dispatcher, follower, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now),
+                fetches,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

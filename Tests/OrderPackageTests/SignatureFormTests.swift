@@ -1,8 +1,11 @@
 import CMSVerification
+import ExternalTools
 import Foundation
 import OrderModel
 import OrderZip
+import SwiftASN1
 import Testing
+import X509
 
 @testable import OrderPackage
 
@@ -52,6 +55,70 @@ struct SignatureFormTests {
             ? "the signature does not verify over manifest.json (the signature value does not verify with the public key of"
             : "the signature does not verify over manifest.json (the signed messageDigest is not the digest of the content"
         #expect(VerifierTests.messages(result, at: "signature").contains { $0.hasPrefix(expected) }, "\(options)")
+    }
+
+    /// CMS's certificate set is unordered: the signer may come after its intermediate.
+    @Test(arguments: [[String](), ["-stream", "-indef"]])
+    func certificatesInAnyOrderVerify(options: [String]) async throws {
+        var original: [Certificate] = []
+        let package = try VerifierTests.repack(try Self.resigned(by: "order.com.example.test", options)) { files in
+            let signature = try #require(files["signature"])
+            let certificates = try CMSSignedData(ber: signature).certificates
+            original = certificates
+            try #require(certificates.count == 2)
+            let first = try Self.der(certificates[0])
+            let second = try Self.der(certificates[1])
+            // The set's members are adjacent; swapping them keeps every enclosing length.
+            let start = try #require(Self.range(of: first + second, in: signature))
+            files["signature"] = Array(signature[..<start.lowerBound]) + second + first + Array(signature[start.upperBound...])
+        }
+        let signature = try #require(try ZipReader.read(package).first { $0.name == "signature" }?.data)
+        #expect(try CMSSignedData(ber: signature).certificates == original.reversed())
+
+        let result = try await VerifierTests.verifier().verify(package)
+        #expect(result.errors == [], "\(options)")
+        #expect(result.anchored)
+    }
+
+    /// A second, independent signing stack: Python's cryptography (PKCS7SignatureBuilder), detached and binary.
+    @Test(.enabled(if: ExternalTools.pythonHasModule("cryptography.hazmat.primitives.serialization.pkcs7")))
+    func aSignatureFromPythonCryptographyVerifies() async throws {
+        let pki = try TestPKI.shared.get()
+        let script = """
+            import sys
+            from cryptography import x509
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.serialization import pkcs7
+            leaf = x509.load_pem_x509_certificate(open(sys.argv[1], "rb").read())
+            key = serialization.load_pem_private_key(open(sys.argv[2], "rb").read(), None)
+            wwdr = x509.load_pem_x509_certificate(open(sys.argv[3], "rb").read())
+            signature = (pkcs7.PKCS7SignatureBuilder().set_data(sys.stdin.buffer.read())
+                .add_signer(leaf, key, hashes.SHA256()).add_certificate(wwdr)
+                .sign(serialization.Encoding.DER, [pkcs7.PKCS7Options.DetachedSignature, pkcs7.PKCS7Options.Binary]))
+            sys.stdout.buffer.write(signature)
+            """
+        let package = try VerifierTests.repack(try BuilderTests.build().bytes) { files in
+            files["signature"] = try ExternalTools.run(
+                "/usr/bin/env",
+                ["python3", "-c", script, pki.path("order.com.example.test.pem"), pki.path("order.com.example.test.key"), pki.path("wwdr.pem")],
+                input: files["manifest.json"]!)
+        }
+        let result = try await VerifierTests.verifier().verify(package)
+        #expect(result.errors == [], "\(result.problems)")
+        #expect(result.anchored)
+        #expect(result.signingTime != nil)
+        #expect(result.signerOrderTypeIdentifier == "order.com.example.test")
+    }
+
+    static func der(_ certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
+        guard needle.count <= haystack.count else { return nil }
+        return (0...(haystack.count - needle.count)).lazy.map { $0..<($0 + needle.count) }.first { haystack[$0].elementsEqual(needle) }
     }
 
     @Test func aSHA1SignatureIsCalledOut() async throws {

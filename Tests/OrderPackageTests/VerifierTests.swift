@@ -15,10 +15,10 @@ struct VerifierTests {
     }
 
     /// Rewrites a package's entries, keeping everything else as built.
-    static func repack(_ package: [UInt8], _ transform: (inout [String: [UInt8]]) -> Void) throws -> [UInt8] {
+    static func repack(_ package: [UInt8], _ transform: (inout [String: [UInt8]]) throws -> Void) throws -> [UInt8] {
         let files = try ZipReader.read(package)
         var contents = Dictionary(uniqueKeysWithValues: files.map { ($0.name, $0.data) })
-        transform(&contents)
+        try transform(&contents)
         let order =
             files.map(\.name).filter { contents[$0] != nil }
             + contents.keys.filter { name in

@@ -15,7 +15,7 @@ import Testing
 
     @Test func m4_largeRecordsStayWithinTheCacheBytes() async throws {
         let store = try await SQLOrderStore.inMemory()
-        let lookup = OrderLookup(store: store, cachesRecords: true, capacityBytes: 16 << 20)
+        let lookup = OrderLookup(store: store, isExclusive: true, capacityBytes: 16 << 20)
         for index in 0..<40 {
             lookup.remember(Self.record("order-\(index)", documentBytes: 3_500_000))
             #expect(lookup.cachedBytes <= 16 << 20)
@@ -27,6 +27,58 @@ import Testing
         lookup.remember(Self.record("order-39", documentBytes: 10, version: 2))
         lookup.remember(Self.record("order-39", documentBytes: 20, version: 1))
         #expect(try await lookup.order(type: "order.com.example.shop", id: "order-39")?.version == 2)
+        try await store.shutdown()
+    }
+
+    /// A shared database (PostgreSQL with several instances): records are kept only while changes are followed, an
+    /// announced change drops its order, and an interruption drops everything and keeps nothing until following resumes.
+    @Test func sharedDatabaseKeepsRecordsOnlyWhileFollowingChanges() async throws {
+        let store = try await SQLOrderStore.inMemory()
+        let merchant = try await store.createMerchant(name: "Shop")
+        let type = "order.com.example.shop"
+        try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: .directory(path: "/x")))
+        var record = Self.record("A", documentBytes: 10)
+        record.merchantID = merchant.id
+        let created = try await store.createOrder(record, note: ChangeNote(author: "test"))
+        // "Another instance" writes straight to the store; only the announcement tells this lookup.
+        var version = created.version
+        func changeBehindTheLookup() async throws {
+            version = try await store.updateOrder(
+                type: type, id: "A", expectedVersion: version, document: Array("{\"v\":\(version)}".utf8), status: nil, orderNumber: nil,
+                updatedAt: Date(), note: ChangeNote(author: "other instance")
+            ).version
+        }
+        let lookup = OrderLookup(store: store, isExclusive: false)
+        let read = { try await lookup.order(type: type, id: "A")?.version }
+
+        // Before following starts nothing is kept: every read sees the database.
+        #expect(try await read() == 1)
+        try await changeBehindTheLookup()
+        #expect(try await read() == 2)
+
+        lookup.handle(.following)
+        #expect(try await read() == 2)
+        try await changeBehindTheLookup()
+        #expect(try await read() == 2, "kept while no change was announced: the read came from memory")
+        lookup.handle(.order(orderTypeIdentifier: type, orderIdentifier: "B"))
+        #expect(try await read() == 2, "another order's announcement does not drop this one")
+        lookup.handle(.order(orderTypeIdentifier: type, orderIdentifier: "A"))
+        #expect(try await read() == 3)
+
+        lookup.handle(.interrupted(reason: "connection lost"))
+        try await changeBehindTheLookup()
+        #expect(try await read() == 4, "an interruption drops what was kept")
+        try await changeBehindTheLookup()
+        #expect(try await read() == 5, "and nothing is kept until following resumes")
+        lookup.handle(.following)
+        #expect(try await read() == 5)
+
+        // A record this process wrote is not kept with a shared database: another instance may write right after.
+        lookup.remember(
+            OrderRecord(
+                orderTypeIdentifier: type, orderIdentifier: "A", merchantID: merchant.id, authenticationToken: "t", document: [],
+                status: nil, createdAt: Date(), updatedAt: Date(), version: 99, changeSequence: 1))
+        #expect(try await read() == 5)
         try await store.shutdown()
     }
 }

@@ -2,27 +2,43 @@ import BoundedCache
 import OrderPersistence
 import Synchronization
 
-/// Reads orders for device calls, from memory when this process owns the database alone.
+/// Reads orders for device calls from memory, and never answers with a record older than the database's.
 ///
-/// With SQLite every write goes through this process, so records kept after each create and update are never stale
-/// and a device fetch needs no database read. With a shared database (several instances) the cache is off. Records are
-/// kept up to `capacityBytes` (their documents and identifiers), least recently used first out.
+/// With SQLite this process is the only writer: the records it keeps after each create, update and read are never
+/// stale. With PostgreSQL other instances write too, so a record is kept only while the store follows changes
+/// (``OrderStore/followChanges(_:)``), is dropped when one is announced, and everything is dropped (and nothing kept)
+/// while following is interrupted. A read that overlapped an announcement is not kept, since it may have read the row
+/// before that change committed. Records are kept up to `capacityBytes`, least recently used first out.
 final class OrderLookup: Sendable {
     private struct Key: Hashable {
         var orderTypeIdentifier: String
         var orderIdentifier: String
     }
 
-    private let store: any OrderStore
-    private let entries: Mutex<LRUCache<Key, OrderRecord>>?
+    private struct State {
+        var entries: LRUCache<Key, OrderRecord>
+        /// Whether kept records can be trusted: always with SQLite; with PostgreSQL while changes are followed.
+        var isFollowing: Bool
+        /// Bumped by every announcement and interruption: a read begun before a bump may predate that change.
+        var epoch: UInt64 = 0
+    }
 
-    init(store: any OrderStore, cachesRecords: Bool, capacityBytes: Int = 64 << 20) {
+    private let store: any OrderStore
+    private let isExclusive: Bool
+    private let state: Mutex<State>
+    private let metrics: CacheMetrics?
+
+    /// - Parameter isExclusive: whether this process is the database's only writer (SQLite). Otherwise nothing is kept
+    ///   until ``handle(_:)`` reports ``StoreChangeEvent/following``.
+    init(store: any OrderStore, isExclusive: Bool, capacityBytes: Int = 64 << 20, metrics: CacheMetrics? = nil) {
         self.store = store
-        self.entries = cachesRecords ? Mutex(LRUCache(capacity: capacityBytes)) : nil
+        self.isExclusive = isExclusive
+        self.metrics = metrics
+        self.state = Mutex(State(entries: LRUCache(capacity: capacityBytes), isFollowing: isExclusive))
     }
 
     /// Bytes of the records held now.
-    var cachedBytes: Int { entries?.withLock { $0.totalCost } ?? 0 }
+    var cachedBytes: Int { state.withLock { $0.entries.totalCost } }
 
     /// What a record costs in memory: its document and strings, plus a fixed overhead for the rest.
     static func cost(of record: OrderRecord) -> Int {
@@ -32,9 +48,16 @@ final class OrderLookup: Sendable {
 
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
         let key = Key(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
-        if let cached = entries?.withLock({ $0.value(forKey: key) }) { return cached }
+        let (cached, epoch) = state.withLock { state in
+            (state.isFollowing ? state.entries.value(forKey: key) : nil, state.epoch)
+        }
+        if let cached {
+            metrics?.orderHit()
+            return cached
+        }
+        metrics?.orderMiss()
         guard let record = try await store.order(type: orderTypeIdentifier, id: orderIdentifier) else { return nil }
-        remember(record)
+        keep(record, readAt: epoch)
         return record
     }
 
@@ -44,12 +67,39 @@ final class OrderLookup: Sendable {
         try await store.orders(authenticationToken: token)
     }
 
-    /// Keeps the newest version of a record this process just wrote or read.
+    /// Keeps the newest version of a record this process just wrote. With a shared database it is not kept: another
+    /// instance may have changed the order since, and the next read keeps it safely.
     func remember(_ record: OrderRecord) {
+        guard isExclusive else { return }
+        keep(record, readAt: state.withLock { $0.epoch })
+    }
+
+    /// Applies what the store reports of other processes' changes.
+    func handle(_ event: StoreChangeEvent) {
+        state.withLock { state in
+            state.epoch &+= 1
+            switch event {
+            case .following:
+                state.entries.removeAll(where: { _ in true })
+                state.isFollowing = true
+            case .interrupted:
+                state.entries.removeAll(where: { _ in true })
+                state.isFollowing = isExclusive
+            case .order(let type, let id):
+                _ = state.entries.removeValue(forKey: Key(orderTypeIdentifier: type, orderIdentifier: id))
+            case .orderType:
+                break
+            }
+        }
+        if case .order = event { metrics?.orderInvalidated() }
+    }
+
+    private func keep(_ record: OrderRecord, readAt epoch: UInt64) {
         let key = Key(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier)
-        entries?.withLock { entries in
-            if let existing = entries.value(forKey: key), existing.version > record.version { return }
-            entries.setValue(record, forKey: key, cost: Self.cost(of: record))
+        state.withLock { state in
+            guard state.isFollowing, state.epoch == epoch else { return }
+            if let existing = state.entries.value(forKey: key), existing.version > record.version { return }
+            state.entries.setValue(record, forKey: key, cost: Self.cost(of: record))
         }
     }
 }

@@ -67,6 +67,7 @@ final class PackageService: Service, Sendable {
     private let cpu: CPUWorkPool
     private let validationOptions: ValidationOptions
     private let logger: Logger
+    private let metrics: CacheMetrics?
     private let assetCache = AssetCache()
     private let state: Mutex<State>
     private let queued: AsyncStream<OrderRecord>
@@ -74,9 +75,10 @@ final class PackageService: Service, Sendable {
 
     init(
         store: any OrderStore, credentials: CredentialProvider, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int,
-        logger: Logger
+        logger: Logger, metrics: CacheMetrics? = nil
     ) {
         self.store = store
+        self.metrics = metrics
         self.credentials = credentials
         self.cpu = cpu
         self.validationOptions = validationOptions
@@ -100,6 +102,7 @@ final class PackageService: Service, Sendable {
             state.builds[key] = Build(version: record.version, outcome: outcome)
             return .build(outcome)
         }
+        if case .cached = step { metrics?.packageHit() } else { metrics?.packageMiss() }
         switch step {
         case .cached(let bytes):
             return bytes
@@ -194,7 +197,23 @@ final class PackageService: Service, Sendable {
     /// kept instead, so the next build need not parse it again.
     func invalidateIdentity(_ orderTypeIdentifier: String, replacement: (configuration: IdentityConfig, identity: SigningIdentity)? = nil) {
         credentials.invalidate(orderTypeIdentifier, replacement: replacement)
-        state.withLock { $0.memory.removeAll { $0.orderTypeIdentifier == orderTypeIdentifier } }
+        forgetPackages { $0.orderTypeIdentifier == orderTypeIdentifier }
+    }
+
+    /// Forgets every package kept in memory: while changes went unheard, any order type may have been given a new
+    /// certificate. Packages are then read from the store, where a rotation deleted its order type's. (Identities
+    /// need not be forgotten: the provider compares each with the configuration it reads.)
+    func invalidateAllPackages() {
+        forgetPackages { _ in true }
+    }
+
+    private func forgetPackages(where predicate: (CacheKey) -> Bool) {
+        let dropped = state.withLock { state in
+            let before = state.memory.count
+            state.memory.removeAll(where: predicate)
+            return before - state.memory.count
+        }
+        if dropped > 0 { metrics?.packagesInvalidated(dropped) }
     }
 
     /// The merchant assets a document needs in its package: the referenced files (``OrderValidator/referencedFiles(in:)``)

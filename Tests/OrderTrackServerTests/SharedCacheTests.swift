@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import ExternalTools
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import OrderModel
+import OrderPersistence
+import OrderTrackServer
+import OrderZip
+import Testing
+
+/// Two `ordertrack serve` processes on one PostgreSQL database keep orders and packages in memory, and a change,
+/// a lost notification connection or a certificate rotation through one is never answered with the old package by
+/// the other (issue #18).
+@Suite(.serialized) struct SharedCacheTests {
+    struct Instance {
+        var base: String
+
+        func fetch(_ type: String, _ id: String, token: String) async throws -> (status: UInt, body: [UInt8]) {
+            var request = HTTPClientRequest(url: base + "/wallet/v1/orders/\(type)/\(id)")
+            request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 8 << 20)
+            return (response.status.code, Array(bytes.readableBytesView))
+        }
+
+        /// A counter or gauge of `/metrics`, by its name with labels as rendered (`ordertrack_cache_hits_total{cache="orders"}`).
+        func metric(_ name: String) async throws -> Double {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30))
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+
+        func waitForMetric(_ name: String, above value: Double) async throws {
+            try await MultiInstanceTests.waitUntil(timeout: .seconds(20)) { try await metric(name) > value }
+        }
+    }
+
+    static let orderHits = #"ordertrack_cache_hits_total{cache="orders"}"#
+    static let orderInvalidations = #"ordertrack_cache_invalidations_total{cache="orders"}"#
+    static let packageInvalidations = #"ordertrack_cache_invalidations_total{cache="packages"}"#
+    static let interruptions = "ordertrack_change_feed_interruptions_total"
+    static let following = "ordertrack_change_feed_following"
+
+    /// The order's document as the package carries it.
+    static func document(in package: [UInt8]) throws -> JSONValue {
+        try JSONValue.parse(try #require(try ZipReader.read(package).first { $0.name == "order.json" }).data)
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aChangeALostNotificationConnectionAndARotationThroughOneInstanceAreSeenByTheOther() async throws {
+        let apns = try await LocalAPNs.start()
+        let database = try TestDatabase.freshPostgresURL()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-shared-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let first = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
+        let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
+        let (a, b) = (Instance(base: "http://127.0.0.1:\(first.port)"), Instance(base: "http://127.0.0.1:\(second.port)"))
+        let apiKey = try JSONDecoder().decode(
+            DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
+        ).apiKey
+        let store = try await OrderTrackApplication.openStore(
+            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "shared-cache-test"))
+        try await b.waitForMetric(Self.following, above: 0)
+
+        let created = try await MultiInstanceTests.send(
+            .POST, a.base + "/api/v1/orders", authorization: "Bearer \(apiKey)", body: SampleContent.order)
+        let details = try #require(created.json["orderDetails"])
+        let type = try #require(details["orderTypeIdentifier"]?.stringValue)
+        let id = try #require(details["orderIdentifier"]?.stringValue)
+        let token = try #require(details["authenticationToken"]?.stringValue)
+        func patch(_ status: String) async throws {
+            let reply = try await MultiInstanceTests.send(
+                .PATCH, a.base + "/api/v1/orders/\(type)/\(id)", authorization: "Bearer \(apiKey)", body: ["status": .string(status)])
+            #expect(reply.status == 200)
+        }
+        func statusServedByB() async throws -> String? {
+            let fetched = try await b.fetch(type, id, token: token)
+            #expect(fetched.status == 200)
+            return try Self.document(in: fetched.body)["status"]?.stringValue
+        }
+
+        // B reads the order once, then answers from memory.
+        #expect(try await statusServedByB() == "open")
+        let hits = try await b.metric(Self.orderHits)
+        #expect(try await statusServedByB() == "open")
+        #expect(try await b.metric(Self.orderHits) > hits, "the second fetch came from B's memory")
+
+        // A change through A: B drops its copy when PostgreSQL announces the commit; its next fetch is the new version.
+        let invalidations = try await b.metric(Self.orderInvalidations)
+        let changedAt = ContinuousClock.now
+        try await patch("completed")
+        try await b.waitForMetric(Self.orderInvalidations, above: invalidations)
+        print("shared cache: B dropped the changed order \(ContinuousClock.now - changedAt) after A's PATCH was sent")
+        #expect(try await statusServedByB() == "completed")
+        #expect(try await statusServedByB() == "completed")
+
+        // B's notification connection is killed; a change made before it is back is still seen, as B dropped everything
+        // on the interruption and re-reads after it listens again.
+        let interruptions = try await b.metric(Self.interruptions)
+        let killed = try ExternalTools.run(
+            "/usr/bin/env",
+            [
+                "psql", try #require(TestDatabase.postgresURL), "-Atc",
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ordertrack-listener'",
+            ])
+        #expect(
+            Int(String(decoding: killed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 2, "both listeners were terminated")
+        try await patch("cancelled")
+        try await b.waitForMetric(Self.interruptions, above: interruptions)
+        try await b.waitForMetric(Self.following, above: 0)
+        #expect(try await statusServedByB() == "cancelled")
+        // Following again: B keeps the order and drops it on the next announced change.
+        let hitsAfter = try await b.metric(Self.orderHits)
+        #expect(try await statusServedByB() == "cancelled")
+        #expect(try await b.metric(Self.orderHits) > hitsAfter)
+        let invalidationsAfter = try await b.metric(Self.orderInvalidations)
+        try await patch("open")
+        try await b.waitForMetric(Self.orderInvalidations, above: invalidationsAfter)
+        #expect(try await statusServedByB() == "open")
+
+        // A certificate rotation through A: B's package of the same version is signed again with the new certificate.
+        let before = try await b.fetch(type, id, token: token).body
+        let rotation = try Self.rotationIdentity(orderTypeIdentifier: type)
+        #expect(!Self.contains(try Self.signature(in: before), rotation.certificateDER))
+        let packageInvalidations = try await b.metric(Self.packageInvalidations)
+        let rotated = try await MultiInstanceTests.send(
+            .PUT, a.base + "/api/v1/order-types/\(type)", authorization: "Bearer \(apiKey)",
+            body: ["pkcs12": .string(Data(rotation.pkcs12).base64EncodedString()), "password": "pw"])
+        #expect(rotated.status == 200, "\(rotated.json)")
+        try await b.waitForMetric(Self.packageInvalidations, above: packageInvalidations)
+        let after = try await b.fetch(type, id, token: token)
+        #expect(after.status == 200)
+        #expect(Self.contains(try Self.signature(in: after.body), rotation.certificateDER), "B's package is signed with the rotated certificate")
+        #expect(try Self.document(in: after.body)["status"]?.stringValue == "open")
+
+        first.stop()
+        second.stop()
+        try await store.shutdown()
+        try await apns.stop()
+    }
+
+    /// A self-signed Order Type ID identity for `orderTypeIdentifier` as a PKCS#12 (password "pw"), and its
+    /// certificate's DER.
+    static func rotationIdentity(orderTypeIdentifier: String) throws -> (pkcs12: [UInt8], certificateDER: [UInt8]) {
+        let pkcs12 = try TenantIsolationTests.pkcs12(orderTypeIdentifier: orderTypeIdentifier, iterations: 2048)
+        let pem = try ExternalTools.run(
+            "/usr/bin/openssl", ["pkcs12", "-in", "/dev/stdin", "-passin", "pass:pw", "-nokeys", "-clcerts"], input: pkcs12)
+        let der = try ExternalTools.run("/usr/bin/openssl", ["x509", "-outform", "DER"], input: pem)
+        return (pkcs12, der)
+    }
+
+    static func signature(in package: [UInt8]) throws -> [UInt8] {
+        try #require(try ZipReader.read(package).first { $0.name == "signature" }).data
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
