@@ -115,6 +115,7 @@ let package = Package(
             name: "OrderPersistence",
             dependencies: [
                 "WireFormats",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),

@@ -1,6 +1,6 @@
 import SQLKit
 
-/// Schema version 11: PostgreSQL announces every committed change of an order or an order type with `NOTIFY`, so each
+/// Schema version 10: PostgreSQL announces every committed change of an order or an order type with `NOTIFY`, so each
 /// instance can keep orders and packages in memory (``OrderStore/followChanges(_:)``).
 ///
 /// Triggers rather than a statement in each write: no write path, present or future, can forget to announce itself.

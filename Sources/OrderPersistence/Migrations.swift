@@ -19,7 +19,8 @@ enum Migrations {
         Migration(version: 6, name: "merchant order defaults and wallet links", apply: ProviderSchema.apply),
         Migration(version: 7, name: "order lookup keys and signing chain", apply: LookupSchema.apply),
         Migration(version: 8, name: "restricted API keys and the order audit trail", apply: APIKeySchema.apply),
-        Migration(version: 11, name: "change notifications", apply: ChangeNotificationSchema.apply),
+        Migration(version: 9, name: "master key check", apply: SecretSchema.apply),
+        Migration(version: 10, name: "change notifications", apply: ChangeNotificationSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -44,6 +44,10 @@ public protocol OrderStore: Sendable {
     func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord?
     /// A merchant's order types, sorted by identifier.
     func orderTypes(merchantID: String) async throws -> [OrderTypeRecord]
+    /// Deletes a merchant's order type; with orders only when `force` (they are deleted with it).
+    func deleteOrderType(_ orderTypeIdentifier: String, merchantID: String, force: Bool) async throws -> DeletionSummary
+    /// Deletes a merchant and everything it owns; with orders only when `force`.
+    func deleteMerchant(id: String, force: Bool) async throws -> DeletionSummary
 
     // MARK: Orders
 

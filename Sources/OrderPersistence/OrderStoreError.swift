@@ -37,6 +37,10 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case storageFull(operation: String, reason: String)
     /// Any other database failure, with the operation that was attempted.
     case database(operation: String, reason: String)
+    /// The master key does not open the secrets in this database: they were sealed with another key.
+    case wrongMasterKey
+    /// A merchant or order type still has orders, so it is not deleted without `force`.
+    case stillHasOrders(subject: String, count: Int)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -77,6 +81,11 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "database storage full while trying to \(operation): \(reason); free space, then retry"
         case .database(let operation, let reason):
             "database error while trying to \(operation): \(reason)"
+        case .wrongMasterKey:
+            "the master key does not open this database's secrets (they were sealed with another key); start with the key the "
+                + "database was last used with (ORDERTRACK_MASTER_KEY or --master-key-file), or rotate with `ordertrack rotate-master-key`"
+        case .stillHasOrders(let subject, let count):
+            "\(subject) still has \(count) order(s); delete them with it only with --force (devices of those orders get no further updates)"
         }
     }
 }

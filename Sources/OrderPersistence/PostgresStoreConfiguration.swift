@@ -3,7 +3,9 @@ import Foundation
 /// Where and how the store reaches PostgreSQL, read from a `postgres://` URL.
 ///
 /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE&schema=NAME&pool=N&statement_timeout=MS`
-/// - `sslmode`: `disable`, `prefer` (the default, like libpq) or `require`.
+/// - `sslmode`: `require` (the default: TLS or no connection, so a server or man in the middle that declines TLS cannot
+///   downgrade the connection to plain text), `prefer` (TLS when the server offers it) or `disable` (plain TCP, for a
+///   server on the same host or a private test database).
 /// - `schema`: the schema OrderTrack's tables live in (created if missing); `public` by default. Lets several
 ///   deployments (or test runs) share one database.
 /// - `pool`: connections per instance (default 10); keep `pool × instances` under the server's `max_connections`.
@@ -26,7 +28,7 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
     public var password: String?
     /// The database to connect to: the URL's path.
     public var database: String
-    /// `sslmode`; ``TLSMode/prefer`` by default.
+    /// `sslmode`; ``TLSMode/require`` by default.
     public var tls: TLSMode
     /// The schema OrderTrack's tables live in; `public` by default.
     public var schema: String
@@ -59,7 +61,7 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
         self.username = username
         self.password = components.password
         self.database = database
-        self.tls = .prefer
+        self.tls = .require
         self.schema = "public"
         self.poolSize = 10
         self.statementTimeoutMilliseconds = 10_000
@@ -102,9 +104,9 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
         "postgres://\(username)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)&schema=\(schema)&pool=\(poolSize)"
     }
 
-    static func redacted(_ text: String) -> String {
-        guard var components = URLComponents(string: text), components.password != nil else { return text }
-        components.password = "***"
-        return components.string ?? "(unreadable URL)"
+    /// `text` with the password of a `scheme://user:password@host` URL replaced by `***`, for error messages; works on
+    /// text that is not a valid URL too, since that is when it is shown.
+    public static func redacted(_ text: String) -> String {
+        text.replacingOccurrences(of: "(://[^/@:]*):[^@/]*@", with: "$1:***@", options: .regularExpression)
     }
 }

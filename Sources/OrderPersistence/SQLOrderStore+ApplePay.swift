@@ -17,12 +17,14 @@ extension SQLOrderStore {
                 .where("public_key_hash", .equal, record.publicKeyHash)
                 .first()
             // The same certificate again answers the stored identity: uploads are retried.
-            if let existing { return try Self.paymentIdentity(from: existing) }
+            if let existing { return try self.paymentIdentity(from: existing) }
             try await db.insert(into: "apple_pay_payment_identities")
                 .columns(Self.paymentIdentityColumns)
                 .values(
                     record.id, record.merchantID, record.merchantIdentifier, record.publicKeyHash, record.notValidAfter.millisecondsSince1970,
-                    record.certificatePEM, record.privateKeyPEM, record.createdAt.millisecondsSince1970
+                    record.certificatePEM,
+                    try self.seal(Data(record.privateKeyPEM.utf8), table: "apple_pay_payment_identities", column: "private_key_pem", key: record.id),
+                    record.createdAt.millisecondsSince1970
                 )
                 .run()
             return record
@@ -37,7 +39,7 @@ extension SQLOrderStore {
                 .orderBy("created_at")
                 .orderBy("id")
                 .all()
-                .map(Self.paymentIdentity(from:))
+                .map(self.paymentIdentity(from:))
         }
     }
 
@@ -59,12 +61,14 @@ extension SQLOrderStore {
     /// - Throws: ``OrderStoreError/merchantNotFound(id:)``.
     public func putApplePayMerchantIdentity(_ record: ApplePayMerchantIdentityRecord) async throws {
         let domains = try Self.encodeJSON(record.domains, name: "domains")
+        let pkcs12 = Data(try seal(record.pkcs12, table: "apple_pay_merchant_identities", column: "pkcs12", key: record.merchantID).utf8)
+        let password = try seal(Data(record.password.utf8), table: "apple_pay_merchant_identities", column: "password", key: record.merchantID)
         try await write("save Apple Pay merchant identity of merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
             try await db.insert(into: "apple_pay_merchant_identities")
                 .columns("merchant_id", "merchant_identifier", "display_name", "domains", "pkcs12", "password", "updated_at")
                 .values(
-                    record.merchantID, record.merchantIdentifier, record.displayName, domains, Data(record.pkcs12), record.password,
+                    record.merchantID, record.merchantIdentifier, record.displayName, domains, pkcs12, password,
                     record.updatedAt.millisecondsSince1970
                 )
                 .onConflict(with: "merchant_id") {
@@ -93,18 +97,24 @@ extension SQLOrderStore {
             } catch {
                 throw OrderStoreError.corruptRecord(table: "apple_pay_merchant_identities", reason: "domains: \(error)")
             }
+            let merchant = try row.string("merchant_id")
+            let table = "apple_pay_merchant_identities"
+            let pkcs12 = try self.open(String(decoding: try row.bytes("pkcs12"), as: UTF8.self), table: table, column: "pkcs12", key: merchant)
+            let password = try self.open(try row.string("password"), table: table, column: "password", key: merchant)
             return ApplePayMerchantIdentityRecord(
-                merchantID: try row.string("merchant_id"), merchantIdentifier: try row.string("merchant_identifier"),
-                displayName: try row.string("display_name"), domains: domains, pkcs12: try row.bytes("pkcs12"),
-                password: try row.string("password"), updatedAt: try row.date("updated_at"))
+                merchantID: merchant, merchantIdentifier: try row.string("merchant_identifier"),
+                displayName: try row.string("display_name"), domains: domains, pkcs12: Array(pkcs12),
+                password: String(decoding: password, as: UTF8.self), updatedAt: try row.date("updated_at"))
         }
     }
 
-    static func paymentIdentity(from row: any SQLRow) throws -> PaymentIdentityRecord {
-        PaymentIdentityRecord(
-            id: try row.string("id"), merchantID: try row.string("merchant_id"), merchantIdentifier: try row.string("merchant_identifier"),
+    func paymentIdentity(from row: any SQLRow) throws -> PaymentIdentityRecord {
+        let id = try row.string("id")
+        let privateKey = try open(try row.string("private_key_pem"), table: "apple_pay_payment_identities", column: "private_key_pem", key: id)
+        return PaymentIdentityRecord(
+            id: id, merchantID: try row.string("merchant_id"), merchantIdentifier: try row.string("merchant_identifier"),
             publicKeyHash: try row.string("public_key_hash"), notValidAfter: try row.date("not_valid_after"),
-            certificatePEM: try row.string("certificate_pem"), privateKeyPEM: try row.string("private_key_pem"),
+            certificatePEM: try row.string("certificate_pem"), privateKeyPEM: String(decoding: privateKey, as: UTF8.self),
             createdAt: try row.date("created_at"))
     }
 }

@@ -57,7 +57,7 @@ extension SQLOrderStore {
     public func lookupSigningChain() async throws -> LookupSigningChainRecord? {
         try await read("read lookup signing chain") { db in
             try await db.select().columns(Self.lookupChainColumns).from("lookup_signing_chain")
-                .where("id", .equal, Self.deploymentChainID).first().map(Self.lookupChain(from:))
+                .where("id", .equal, Self.deploymentChainID).first().map(self.lookupChain(from:))
         }
     }
 
@@ -68,11 +68,15 @@ extension SQLOrderStore {
             if let existing = try await db.select().columns(Self.lookupChainColumns).from("lookup_signing_chain")
                 .where("id", .equal, Self.deploymentChainID).first()
             {
-                return try Self.lookupChain(from: existing)
+                return try self.lookupChain(from: existing)
             }
             try await db.insert(into: "lookup_signing_chain").columns(["id"] + Self.lookupChainColumns)
                 .values(
-                    Self.deploymentChainID, record.leafPrivateKeyPEM, record.leafCertificatePEM, record.intermediateCertificatePEM,
+                    Self.deploymentChainID,
+                    try self.seal(
+                        Data(record.leafPrivateKeyPEM.utf8), table: "lookup_signing_chain", column: "leaf_private_key_pem",
+                        key: Self.deploymentChainID),
+                    record.leafCertificatePEM, record.intermediateCertificatePEM,
                     record.rootCertificatePEM, record.createdAt.millisecondsSince1970
                 )
                 .run()
@@ -100,9 +104,11 @@ extension SQLOrderStore {
             revokedAt: try row.decodeNil(column: "revoked_at") ? nil : try row.date("revoked_at"))
     }
 
-    static func lookupChain(from row: any SQLRow) throws -> LookupSigningChainRecord {
-        LookupSigningChainRecord(
-            leafPrivateKeyPEM: try row.string("leaf_private_key_pem"), leafCertificatePEM: try row.string("leaf_certificate_pem"),
+    func lookupChain(from row: any SQLRow) throws -> LookupSigningChainRecord {
+        let privateKey = try open(
+            try row.string("leaf_private_key_pem"), table: "lookup_signing_chain", column: "leaf_private_key_pem", key: Self.deploymentChainID)
+        return LookupSigningChainRecord(
+            leafPrivateKeyPEM: String(decoding: privateKey, as: UTF8.self), leafCertificatePEM: try row.string("leaf_certificate_pem"),
             intermediateCertificatePEM: try row.string("intermediate_certificate_pem"),
             rootCertificatePEM: try row.string("root_certificate_pem"), createdAt: try row.date("created_at"))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SQLKit
+import Synchronization
 
 /// The ``OrderStore`` over SQLKit: the same queries serve SQLite and PostgreSQL, each behind an internal backend.
 public final class SQLOrderStore: OrderStore {
@@ -8,63 +9,77 @@ public final class SQLOrderStore: OrderStore {
     let logger: Logger
     /// The time every row's timestamps, claims and leases are measured by: the wall clock, or a test's clock.
     let clock: @Sendable () -> Date
+    /// Seals and opens the secret columns; replaced by ``rotateMasterKey(to:)``.
+    let sealerBox: Mutex<SecretSealer>
 
-    init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date) {
+    var sealer: SecretSealer { sealerBox.withLock { $0 } }
+
+    init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
         self.backend = backend
         self.logger = logger
         self.clock = now
+        self.sealerBox = Mutex(sealer)
     }
 
     /// Opens (creating if needed) an SQLite database file in WAL mode and migrates it to the current schema.
     ///
     /// - Parameters:
-    ///   - path: Database file path; its directory must exist.
+    ///   - path: Database file path; its directory must exist. The file and its `-wal` and `-shm` companions are
+    ///     created readable by the owner only (0600), whatever the umask.
+    ///   - masterKey: Seals the private keys and passwords the store keeps (see ``MasterKey``).
     ///   - readerCount: Connections for concurrent reads, besides the one writer connection.
     ///   - logger: The logger handed to the database driver's connections.
     ///   - now: The clock for timestamps, claims and leases (the wall clock unless a test controls time).
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)``, ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``,
-    ///   ``OrderStoreError/migrationFailed(version:name:reason:)``.
+    ///   ``OrderStoreError/migrationFailed(version:name:reason:)``, ``OrderStoreError/wrongMasterKey``.
     public static func sqlite(
-        path: String, readerCount: Int = 4, logger: Logger = Logger(label: "ordertrack.store"), now: @escaping @Sendable () -> Date = Date.init
+        path: String, masterKey: MasterKey, readerCount: Int = 4, logger: Logger = Logger(label: "ordertrack.store"),
+        now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> SQLOrderStore {
         guard readerCount >= 1 else {
             throw OrderStoreError.invalidArgument(name: "readerCount", reason: "\(readerCount) is not at least 1")
         }
         let backend = try await SQLiteBackend.open(path: path, readerCount: readerCount, logger: logger)
-        return try await migrated(backend: backend, logger: logger, now: now)
+        return try await migrated(backend: backend, masterKey: masterKey, logger: logger, now: now)
     }
 
-    /// Opens a private in-memory SQLite database (lost on shutdown), migrated to the current schema; `now` as in
-    /// ``sqlite(path:readerCount:logger:now:)``.
+    /// Opens a private in-memory SQLite database (lost on shutdown, with the random master key that seals its
+    /// secrets), migrated to the current schema; `now` as in ``sqlite(path:masterKey:readerCount:logger:now:)``.
     public static func inMemory(logger: Logger = Logger(label: "ordertrack.store"), now: @escaping @Sendable () -> Date = Date.init) async throws
         -> SQLOrderStore
     {
         let backend = try await SQLiteBackend.openInMemory(logger: logger)
-        return try await migrated(backend: backend, logger: logger, now: now)
+        return try await migrated(backend: backend, masterKey: .generate(), logger: logger, now: now)
     }
 
     /// Connects to PostgreSQL (creating the configured schema if missing) and migrates it to the current schema.
-    /// Several instances may start at once: they take turns at migrating. `now` as in ``sqlite(path:readerCount:logger:now:)``.
+    /// Several instances may start at once: they take turns at migrating. `masterKey` and `now` as in
+    /// ``sqlite(path:masterKey:readerCount:logger:now:)``.
     ///
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)`` when the database cannot be reached or refuses the login,
-    ///   ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``, ``OrderStoreError/migrationFailed(version:name:reason:)``.
+    ///   ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``, ``OrderStoreError/migrationFailed(version:name:reason:)``,
+    ///   ``OrderStoreError/wrongMasterKey``.
     public static func postgres(
-        _ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store"),
+        _ configuration: PostgresStoreConfiguration, masterKey: MasterKey, logger: Logger = Logger(label: "ordertrack.store"),
         now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> SQLOrderStore {
         let backend = try await PostgresBackend.open(configuration, logger: logger)
-        return try await migrated(backend: backend, logger: logger, now: now)
+        return try await migrated(backend: backend, masterKey: masterKey, logger: logger, now: now)
     }
 
-    private static func migrated(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date) async throws -> SQLOrderStore {
+    private static func migrated(backend: any SQLStoreBackend, masterKey: MasterKey, logger: Logger, now: @escaping @Sendable () -> Date)
+        async throws -> SQLOrderStore
+    {
+        let sealer = SecretSealer(masterKey: masterKey)
         do {
             try await Migrations.migrate(backend)
+            try await prepareSecrets(backend, sealer: sealer, now: now())
         } catch {
             try? await backend.shutdown()
             if let error = error as? OrderStoreError { throw error }
             throw OrderStoreError.database(operation: "migrate the schema", reason: backend.describe(error).message)
         }
-        return SQLOrderStore(backend: backend, logger: logger, now: now)
+        return SQLOrderStore(backend: backend, logger: logger, now: now, sealer: sealer)
     }
 
     /// The schema version this build creates and understands.
@@ -200,6 +215,9 @@ public final class SQLOrderStore: OrderStore {
     public func upsertOrderType(_ record: OrderTypeRecord) async throws {
         let identity = try Self.encodeJSON(record.identity, name: "identity")
         let apnsToken = try record.apnsToken.map { try Self.encodeJSON($0, name: "apnsToken") }
+        let type = record.orderTypeIdentifier
+        let sealedIdentity = try seal(Data(identity.utf8), table: "order_types", column: "identity", key: type)
+        let sealedAPNsToken = try apnsToken.map { try seal(Data($0.utf8), table: "order_types", column: "apns_token", key: type) }
         try await write("save order type \(record.orderTypeIdentifier)") { db in
             try await Self.requireMerchant(db, record.merchantID)
             let existing = try await db.select().columns("merchant_id", "identity").from("order_types")
@@ -210,13 +228,13 @@ public final class SQLOrderStore: OrderStore {
                     throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: record.orderTypeIdentifier)
                 }
                 // Cached packages carry the old identity's signature: every instance rebuilds them with the new one.
-                if try existing.string("identity") != identity {
+                if try self.open(try existing.string("identity"), table: "order_types", column: "identity", key: type) != Data(identity.utf8) {
                     try await db.delete(from: "package_cache").where("order_type_identifier", .equal, record.orderTypeIdentifier).run()
                 }
             }
             try await db.insert(into: "order_types")
                 .columns("order_type_identifier", "merchant_id", "identity", "apns_token", "updated_at")
-                .values(record.orderTypeIdentifier, record.merchantID, identity, apnsToken, self.now().millisecondsSince1970)
+                .values(record.orderTypeIdentifier, record.merchantID, sealedIdentity, sealedAPNsToken, self.now().millisecondsSince1970)
                 .onConflict(with: "order_type_identifier") {
                     $0.set(excludedValueOf: "identity").set(excludedValueOf: "apns_token").set(excludedValueOf: "updated_at")
                 }
@@ -230,7 +248,7 @@ public final class SQLOrderStore: OrderStore {
             try await db.select().columns("order_type_identifier", "merchant_id", "identity", "apns_token").from("order_types")
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
                 .first()
-                .map(Self.orderType(from:))
+                .map(self.orderType(from:))
         }
     }
 
@@ -241,7 +259,7 @@ public final class SQLOrderStore: OrderStore {
                 .where("merchant_id", .equal, merchantID)
                 .orderBy("order_type_identifier")
                 .all()
-                .map(Self.orderType(from:))
+                .map(self.orderType(from:))
         }
     }
 
@@ -272,13 +290,15 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    static func orderType(from row: any SQLRow) throws -> OrderTypeRecord {
+    func orderType(from row: any SQLRow) throws -> OrderTypeRecord {
         let type = try row.string("order_type_identifier")
+        let identityJSON = try open(try row.string("identity"), table: "order_types", column: "identity", key: type)
+        let apnsTokenJSON = try row.optionalString("apns_token").map { try open($0, table: "order_types", column: "apns_token", key: type) }
         let identity: IdentityConfig
         let apnsToken: APNsTokenConfig?
         do {
-            identity = try JSONDecoder().decode(IdentityConfig.self, from: Data(try row.string("identity").utf8))
-            apnsToken = try row.optionalString("apns_token").map { try JSONDecoder().decode(APNsTokenConfig.self, from: Data($0.utf8)) }
+            identity = try JSONDecoder().decode(IdentityConfig.self, from: identityJSON)
+            apnsToken = try apnsTokenJSON.map { try JSONDecoder().decode(APNsTokenConfig.self, from: $0) }
         } catch {
             throw OrderStoreError.corruptRecord(table: "order_types", reason: "identity or APNs token of \(type) is not valid: \(error)")
         }

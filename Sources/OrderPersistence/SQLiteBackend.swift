@@ -4,6 +4,12 @@ import NIOCore
 import NIOPosix
 import SQLiteKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// SQLite through sqlite-nio: one writer connection and a few reader connections in WAL mode.
 ///
 /// Writes go through the single writer connection one transaction at a time, each opened with
@@ -28,6 +34,7 @@ final class SQLiteBackend: SQLStoreBackend {
 
     /// Opens the database file (created if missing) with `readerCount` reader connections.
     static func open(path: String, readerCount: Int, logger: Logger) async throws -> SQLiteBackend {
+        restrictDatabasePermissions(path)
         let threadPool = NIOThreadPool(numberOfThreads: readerCount + 1)
         threadPool.start()
         var opened: [SQLiteConnection] = []
@@ -178,5 +185,21 @@ extension SQLiteBackend {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3600))
         }
+    }
+}
+
+/// Makes the database readable by its owner only, whatever the umask: a missing file is created empty with mode
+/// 0600 (SQLite gives its `-wal` and `-shm` files the database file's mode), and an existing file and companions
+/// written by an older version with the umask's mode are narrowed to 0600. Failures are left to SQLite's open to
+/// report.
+func restrictDatabasePermissions(_ path: String) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    if descriptor >= 0 {
+        close(descriptor)
+        return
+    }
+    for file in [path, path + "-wal", path + "-shm"] {
+        var status = stat()
+        if stat(file, &status) == 0, status.st_mode & 0o077 != 0 { chmod(file, 0o600) }
     }
 }

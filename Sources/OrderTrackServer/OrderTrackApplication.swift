@@ -33,7 +33,9 @@ public struct OrderTrackApplication: Sendable {
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
-            let credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
+            let credentials =
+                configuration.isDevelopment
+                ? try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger) : nil
             let application = try makeApplication(
                 configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
@@ -43,17 +45,41 @@ public struct OrderTrackApplication: Sendable {
         }
     }
 
-    /// Opens (creating if needed) the configured database and applies pending migrations; `now` as in ``build(configuration:logger:onServerRunning:now:)``.
+    /// Opens (creating if needed) the configured database with the configured master key and applies pending
+    /// migrations; `now` as in ``build(configuration:logger:onServerRunning:now:)``. The data directory is made
+    /// private to the server's user (0700).
+    ///
+    /// - Throws: ``ConfigurationError`` when the master key is missing or malformed, ``OrderStoreError`` when the
+    ///   database cannot be opened or the key does not open its secrets.
     public static func openStore(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) async throws
         -> any OrderStore
     {
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        try await openSQLStore(configuration: configuration, logger: logger, now: now)
+    }
+
+    static func openSQLStore(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) async throws
+        -> SQLOrderStore
+    {
+        try DataDirectory.prepare(configuration.dataDirectory)
+        let masterKey = try MasterKeyResolver.resolve(configuration, logger: logger)
         switch configuration.database {
         case .sqlite(let path):
-            return try await SQLOrderStore.sqlite(path: path, logger: logger, now: now)
+            return try await SQLOrderStore.sqlite(path: path, masterKey: masterKey, logger: logger, now: now)
         case .postgres(let postgres):
-            return try await SQLOrderStore.postgres(postgres, logger: logger, now: now)
+            return try await SQLOrderStore.postgres(postgres, masterKey: masterKey, logger: logger, now: now)
         }
+    }
+
+    /// Re-seals every secret of the configured database with `newKey` (``SQLOrderStore/rotateMasterKey(to:)``).
+    public static func rotateMasterKey(configuration: ServerConfiguration, to newKey: MasterKey, logger: Logger) async throws {
+        let store = try await openSQLStore(configuration: configuration, logger: logger)
+        do {
+            try await store.rotateMasterKey(to: newKey)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        try await store.shutdown()
     }
 
     static func makeApplication(
@@ -68,6 +94,11 @@ public struct OrderTrackApplication: Sendable {
             logger.warning(
                 "merchant validation goes to a test gateway, not Apple (--apple-pay-gateway-test-url): for tests only",
                 metadata: ["gateway": .string(gateway.origin.absoluteString)])
+        }
+        if configuration.isDevelopment {
+            logger.notice(
+                "development mode (--dev, the SQLite default): demo credentials on an empty store and development certificates are accepted; run production with --no-dev and a master key"
+            )
         }
         if configuration.isInsecure {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
@@ -114,7 +145,8 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumDeviceBodySize
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
-        let administration = Administration(store: store, parseIdentity: { try await packages.parse($0) })
+        let administration = Administration(
+            store: store, trust: configuration.isDevelopment ? .development : .apple, parseIdentity: { try await packages.parse($0) })
         let keyUses = APIKeyUseRecorder(store: store, logger: logger)
         let orderTypes = OrderTypeService(
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })

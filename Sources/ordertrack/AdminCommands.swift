@@ -13,23 +13,39 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Database URL (default sqlite://<data-dir>/ordertrack.sqlite, or ORDERTRACK_DATABASE)")
     var database: String?
 
-    /// Opens (and migrates) the configured database, runs `body` with the store and closes it afterwards.
-    func withStore<Value>(_ body: (any OrderStore) async throws -> Value) async throws -> Value {
+    @Option(help: "File holding the master key (or ORDERTRACK_MASTER_KEY_FILE; or the key itself in ORDERTRACK_MASTER_KEY)")
+    var masterKeyFile: String?
+
+    @Flag(inversion: .prefixedNo, help: "Development mode, as serve's --dev (default: on for SQLite, off for PostgreSQL)")
+    var dev: Bool?
+
+    /// The configuration the options and environment describe.
+    func configuration() throws -> ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment
-        let configuration: ServerConfiguration
         do {
-            configuration = try ServerConfiguration(
+            var configuration = try ServerConfiguration(
                 dataDirectory: dataDir ?? environment["ORDERTRACK_DATA_DIR"] ?? "./ordertrack-data",
                 databaseURL: database ?? environment["ORDERTRACK_DATABASE"])
-        } catch {
+            configuration.developmentMode = try dev ?? boolean(environment["ORDERTRACK_DEV"], "ORDERTRACK_DEV")
+            configuration.masterKey = masterKeySource(file: masterKeyFile, environment: environment)
+            return configuration
+        } catch let error as ConfigurationError {
             throw usageError("\(error)")
         }
+    }
+
+    /// Opens (and migrates) the configured database, runs `body` with the store and closes it afterwards.
+    func withStore<Value>(_ body: (any OrderStore) async throws -> Value) async throws -> Value {
+        let configuration = try configuration()
         var logger = Logger(label: "ordertrack-admin")
         logger.logLevel = .warning
         let store: any OrderStore
         do {
             store = try await OrderTrackApplication.openStore(configuration: configuration, logger: logger)
         } catch let error as OrderStoreError {
+            reportProblems(["\(error)"])
+            throw ExitCode(1)
+        } catch let error as ConfigurationError {
             reportProblems(["\(error)"])
             throw ExitCode(1)
         }
@@ -45,9 +61,10 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Runs `body` with the administration of the open store; its errors are reported as problems (exit 1).
     func withAdministration<Value>(_ body: (Administration) async throws -> Value) async throws -> Value {
-        try await withStore { store in
+        let trust: OrderTypeTrust = try configuration().isDevelopment ? .development : .apple
+        return try await withStore { store in
             do {
-                return try await body(Administration(store: store))
+                return try await body(Administration(store: store, trust: trust))
             } catch let error as OrderTrackError {
                 reportProblems([error.reason])
                 throw ExitCode(1)
@@ -77,7 +94,7 @@ struct MerchantCommand: AsyncParsableCommand {
         commandName: "merchant", abstract: "Manage merchants (tenants) and their API keys.",
         subcommands: [
             CreateMerchantCommand.self, CreateAPIKeyCommand.self, RevokeAPIKeyCommand.self, ListAPIKeysCommand.self, ListMerchantsCommand.self,
-            OrderDefaultsCommand.self,
+            OrderDefaultsCommand.self, DeleteMerchantCommand.self,
         ])
 }
 
@@ -210,7 +227,62 @@ struct ListMerchantsCommand: AsyncParsableCommand {
 
 struct OrderTypeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "order-type",
+        commandName: "order-type", abstract: "Configure (the default) or delete a merchant's order types.",
+        subcommands: [SetOrderTypeCommand.self, DeleteOrderTypeCommand.self], defaultSubcommand: SetOrderTypeCommand.self)
+}
+
+struct DeleteOrderTypeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a merchant's order type; one with orders only with --force, which deletes its orders too.",
+        discussion:
+            "Forced, the order type's orders go with it, and with them their device registrations, cached packages, wallet links, queued pushes, push log and activity, in one transaction. Restart a running SQLite server afterwards."
+    )
+
+    @Option(help: "Merchant id") var merchant: String
+    @Option(help: "Order type identifier") var orderTypeIdentifier: String
+    @Flag(help: "Delete the order type's orders with it") var force = false
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let deleted = try await database.withStore { store in
+            do {
+                return try await store.deleteOrderType(orderTypeIdentifier, merchantID: merchant, force: force)
+            } catch let error as OrderStoreError {
+                reportProblems(["\(error)"])
+                throw ExitCode(1)
+            }
+        }
+        print("deleted order type \(orderTypeIdentifier) and \(deleted.orders) order(s)")
+    }
+}
+
+struct DeleteMerchantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a merchant with its keys and order types; one with orders only with --force.",
+        discussion:
+            "Everything the merchant owns goes in one transaction: API and lookup keys, order types, assets, Apple Pay identities, dashboard sessions; forced, its orders with their registrations, packages, queued pushes, push log and activity. Restart a running SQLite server afterwards."
+    )
+
+    @Option(help: "Merchant id") var merchant: String
+    @Flag(help: "Delete the merchant's orders with it") var force = false
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let deleted = try await database.withStore { store in
+            do {
+                return try await store.deleteMerchant(id: merchant, force: force)
+            } catch let error as OrderStoreError {
+                reportProblems(["\(error)"])
+                throw ExitCode(1)
+            }
+        }
+        print("deleted merchant \(merchant), \(deleted.orderTypes) order type(s) and \(deleted.orders) order(s)")
+    }
+}
+
+struct SetOrderTypeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
         abstract: "Give a merchant an order type and the signing identity its packages and pushes use (by file path or PKCS#12).")
 
     @Option(help: "Merchant id") var merchant: String

@@ -83,6 +83,8 @@ enum BenchmarkServer {
         configuration.lookup = lookup
         // Benchmarks drive thousands of requests per second from loopback, and seed many devices per order.
         configuration.limits = .unlimited
+        // The benchmark drives the demo merchant, on PostgreSQL too.
+        configuration.developmentMode = true
         let ports = AsyncStream<Int>.makeStream()
         let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }

@@ -75,6 +75,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "ISO 3166-1 alpha-3 storefront written to signed transactions of order lookups (default USA)")
     var lookupStorefront: String?
 
+    @Option(help: "File holding the master key (base64 of 32 bytes) that seals stored private keys; or set ORDERTRACK_MASTER_KEY to the key")
+    var masterKeyFile: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Development mode: a demo merchant, key and development identity on an empty store, a generated master key (default: on for SQLite, off for PostgreSQL)"
+    )
+    var dev: Bool?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ value: String?, _ name: String) -> String? { value ?? environment["ORDERTRACK_\(name)"] }
@@ -157,6 +167,8 @@ struct ServeCommand: AsyncParsableCommand {
             resolved.lookup = lookup
             resolved.limits = limits
             if let idleTimeout { resolved.idleTimeout = idleTimeout }
+            resolved.developmentMode = try dev ?? boolean(environment["ORDERTRACK_DEV"], "ORDERTRACK_DEV")
+            resolved.masterKey = masterKeySource(file: masterKeyFile, environment: environment)
             configuration = resolved
         } catch {
             throw usageError("\(error)")
@@ -171,18 +183,40 @@ struct ServeCommand: AsyncParsableCommand {
             announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
         }
         if let credentials = server.developmentCredentials {
-            announce(
-                """
+            // Standard output is the log stream unless a person watches it: the key itself only goes to a terminal.
+            let file = configuration.dataDirectory.appendingPathComponent("dev-credentials.json").path
+            if isatty(STDOUT_FILENO) == 1 {
+                announce(
+                    """
 
-                OrderTrack created a demo merchant and a development signing identity (not trusted by Wallet).
-                  API key:     \(credentials.apiKey)
-                  credentials: \(configuration.dataDirectory.appendingPathComponent("dev-credentials.json").path)
-                Create an order:
+                    OrderTrack created a demo merchant and a development signing identity (not trusted by Wallet).
+                      API key:     \(credentials.apiKey)
+                      credentials: \(file)
+                    Create an order:
 
-                \(server.developmentExample ?? "")
+                    \(server.developmentExample ?? "")
 
-                """)
+                    """)
+            } else {
+                announce("OrderTrack created a demo merchant and a development signing identity; its API key is in \(file)")
+            }
         }
         try await server.run()
+    }
+}
+
+/// `--master-key-file`, else `ORDERTRACK_MASTER_KEY_FILE`, else the key itself in `ORDERTRACK_MASTER_KEY`.
+func masterKeySource(file: String?, environment: [String: String]) -> MasterKeySource? {
+    if let path = file ?? environment["ORDERTRACK_MASTER_KEY_FILE"] { return .file(path: path) }
+    return environment["ORDERTRACK_MASTER_KEY"].map(MasterKeySource.environment)
+}
+
+/// A boolean environment variable: `1`/`true`/`yes` or `0`/`false`/`no`; `nil` when unset.
+func boolean(_ text: String?, _ name: String) throws -> Bool? {
+    guard let text else { return nil }
+    switch text.lowercased() {
+    case "1", "true", "yes": return true
+    case "0", "false", "no": return false
+    default: throw usageError("\(name) \"\(text)\" is not true or false")
     }
 }

@@ -34,7 +34,7 @@ import Testing
             let versions = try await reopened.read("count migrations") { db in
                 try await db.select().column("version").from("schema_migrations").all(decodingColumn: "version", as: Int.self)
             }
-            #expect(versions == Array(1...SQLOrderStore.schemaVersion))
+            #expect(versions == Migrations.all.map(\.version))
             try await reopened.shutdown()
         }
 
@@ -64,7 +64,7 @@ import Testing
     @Test func databaseFileUsesWriteAheadLogging() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try await SQLOrderStore.sqlite(path: directory.databasePath)
+        let store = try await SQLOrderStore.sqlite(path: directory.databasePath, masterKey: testMasterKey)
         let mode = try await store.read("read journal mode") { db in
             try await db.raw("PRAGMA journal_mode").first(decodingColumn: "journal_mode", as: String.self)
         }
@@ -80,7 +80,7 @@ import Testing
     @Test func unopenablePathsFailWithTheirPath() async throws {
         let path = "/nonexistent-dir-\(UUID().uuidString)/db.sqlite"
         do {
-            _ = try await SQLOrderStore.sqlite(path: path)
+            _ = try await SQLOrderStore.sqlite(path: path, masterKey: testMasterKey)
             Issue.record("opening \(path) should fail")
         } catch let OrderStoreError.openFailed(failedPath, _) {
             #expect(failedPath == path)

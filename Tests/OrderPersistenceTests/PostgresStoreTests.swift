@@ -24,7 +24,7 @@ import Testing
         #expect(!configuration.description.contains("s3cret"), "the password never reaches logs")
 
         let defaults = try PostgresStoreConfiguration(url: "postgres://app@localhost/orders")
-        #expect(defaults.port == 5432 && defaults.tls == .prefer && defaults.schema == "public" && defaults.poolSize == 10)
+        #expect(defaults.port == 5432 && defaults.schema == "public" && defaults.poolSize == 10)
     }
 
     @Test(arguments: [
@@ -46,6 +46,30 @@ import Testing
         }
     }
 
+    @Test func l5_tlsIsRequiredUnlessTheURLSaysOtherwise() throws {
+        #expect(try PostgresStoreConfiguration(url: "postgres://app@localhost/orders").tls == .require, "no silent plain-text fallback")
+        #expect(try PostgresStoreConfiguration(url: "postgres://app@localhost/orders?sslmode=prefer").tls == .prefer)
+        #expect(try PostgresStoreConfiguration(url: "postgres://app@localhost/orders?sslmode=disable").tls == .disable)
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func l5_aServerWithoutTLSIsRefusedUnlessTheURLDisablesTLS() async throws {
+        // The test server has no TLS: its URL says sslmode=disable. Without that, the default must refuse it.
+        let url = try TestDatabase.freshPostgresURL()
+        let withoutMode = url.replacingOccurrences(of: "sslmode=disable&", with: "").replacingOccurrences(of: "?sslmode=disable", with: "?")
+        #expect(!withoutMode.contains("sslmode"))
+        await #expect(throws: OrderStoreError.self) {
+            try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: withoutMode), masterKey: testMasterKey)
+        }
+        try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey).shutdown()
+    }
+
+    @Test func l6_aPasswordInAnUnparsableURLIsRedacted() {
+        #expect(PostgresStoreConfiguration.redacted("postgress://admin:hunter2@db/x") == "postgress://admin:***@db/x")
+        #expect(!PostgresStoreConfiguration.redacted("postgres://admin:hun ter2@db /x").contains("hun ter2"), "not even in a URL with spaces")
+        #expect(PostgresStoreConfiguration.redacted("sqlite:///var/lib/ordertrack.sqlite") == "sqlite:///var/lib/ordertrack.sqlite")
+    }
+
     @Test func aPasswordInABadURLIsNotEchoed() {
         #expect {
             try PostgresStoreConfiguration(url: "mysql://app:hunter2@localhost/orders")
@@ -57,7 +81,8 @@ import Testing
     @Test func anUnreachableServerFailsPromptlyWithItsAddress() async throws {
         let started = ContinuousClock.now
         do {
-            _ = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: "postgres://app:pw@127.0.0.1:1/orders?sslmode=disable"))
+            _ = try await SQLOrderStore.postgres(
+                PostgresStoreConfiguration(url: "postgres://app:pw@127.0.0.1:1/orders?sslmode=disable"), masterKey: testMasterKey)
             Issue.record("connecting to a closed port must fail")
         } catch OrderStoreError.openFailed(let path, let reason) {
             #expect(path.contains("127.0.0.1:1/orders"))
@@ -72,14 +97,14 @@ import Testing
         let url = try TestDatabase.freshPostgresURL()
         let stores = try await withThrowingTaskGroup(of: SQLOrderStore.self) { group in
             for _ in 0..<4 {
-                group.addTask { try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url)) }
+                group.addTask { try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let versions = try await stores[0].read("list migrations") { db in
             try await db.select().column("version").from("schema_migrations").orderBy("version").all(decodingColumn: "version", as: Int.self)
         }
-        #expect(versions == Array(1...SQLOrderStore.schemaVersion))
+        #expect(versions == Migrations.all.map(\.version))
         for store in stores {
             #expect(try await store.databaseSchemaVersion() == SQLOrderStore.schemaVersion)
             try await store.shutdown()
@@ -89,8 +114,8 @@ import Testing
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func twoInstancesClaimingAtOnceNeverShareAJob() async throws {
         let url = try TestDatabase.freshPostgresURL()
-        let first = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
-        let second = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+        let first = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
+        let second = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
         let fixture = try await Fixture.make(first)
         let order = try await first.createOrder(fixture.order("A"))
         let devices = 3000
@@ -125,8 +150,8 @@ import Testing
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func aConnectionKilledByTheServerIsReplacedWithoutAnError() async throws {
         let url = try TestDatabase.freshPostgresURL()
-        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url + "&pool=1"))
-        let admin = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url + "&pool=1"), masterKey: testMasterKey)
+        let admin = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
         defer {
             Task { [store, admin] in
                 try? await store.shutdown(); try? await admin.shutdown()

@@ -31,11 +31,13 @@ struct TestStoreLocation {
         postgresURL = try TestDatabase.storeURL()
     }
 
-    func open(readerCount: Int = 4, now: @escaping @Sendable () -> Date = Date.init) async throws -> SQLOrderStore {
+    func open(masterKey: MasterKey = testMasterKey, readerCount: Int = 4, now: @escaping @Sendable () -> Date = Date.init) async throws
+        -> SQLOrderStore
+    {
         if let postgresURL {
-            return try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: postgresURL), now: now)
+            return try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: postgresURL), masterKey: masterKey, now: now)
         }
-        return try await SQLOrderStore.sqlite(path: directory.databasePath, readerCount: readerCount, now: now)
+        return try await SQLOrderStore.sqlite(path: directory.databasePath, masterKey: masterKey, readerCount: readerCount, now: now)
     }
 
     func cleanup() {
@@ -87,3 +89,6 @@ struct Fixture {
 func milliseconds(_ date: Date) -> Date {
     Date(millisecondsSince1970: date.millisecondsSince1970)
 }
+
+/// The master key of every store this test target opens directly.
+let testMasterKey = MasterKey.generate()

@@ -76,6 +76,9 @@ import Testing
     }
 }
 
+/// The master key of the stores these tests open.
+private let testMasterKey = MasterKey.generate()
+
 /// Opens a store on the test database (a new SQLite file, or a new schema with `ORDERTRACK_TEST_STORE=postgres`),
 /// runs `body` with a merchant that owns one order type, then shuts the store down.
 private func withStore(_ body: (SQLOrderStore, Fixture) async throws -> Void) async throws {
@@ -84,9 +87,9 @@ private func withStore(_ body: (SQLOrderStore, Fixture) async throws -> Void) as
     defer { try? FileManager.default.removeItem(at: directory) }
     let store: SQLOrderStore
     if let url = try TestDatabase.storeURL() {
-        store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url))
+        store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
     } else {
-        store = try await SQLOrderStore.sqlite(path: directory.appendingPathComponent("ordertrack.sqlite").path)
+        store = try await SQLOrderStore.sqlite(path: directory.appendingPathComponent("ordertrack.sqlite").path, masterKey: testMasterKey)
     }
     do {
         try await body(store, try await Fixture.make(store))

@@ -161,6 +161,17 @@ import Testing
         #expect(shown.output.contains("orderManagementURL: https://shop.example.com/orders") && shown.output.contains("paymentStatus:      paid"))
         let refused = try run(["merchant", "order-defaults", "--merchant", merchant, "--fulfillment-type", "drone", "--data-dir", "data"])
         #expect(refused.status == 1 && refused.errors.contains("fulfillmentType must be"))
+
+        let deletedType = try run([
+            "order-type", "delete", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--data-dir", "data",
+        ])
+        #expect(deletedType.status == 0, "\(deletedType.errors)")
+        #expect(deletedType.output.contains("deleted order type order.com.example.platform and 0 order(s)"))
+        let deletedMerchant = try run(["merchant", "delete", "--merchant", merchant, "--data-dir", "data"])
+        #expect(deletedMerchant.status == 0, "\(deletedMerchant.errors)")
+        #expect(!(try run(["merchant", "list", "--data-dir", "data"]).output.contains("Platform Shop")))
+        let again = try run(["merchant", "delete", "--merchant", merchant, "--data-dir", "data"])
+        #expect(again.status == 1 && again.errors.contains("does not exist"), "\(again.errors)")
     }
 
     @Test func benchPackageRunsAndReportsTheRatio() throws {
@@ -194,10 +205,74 @@ import Testing
         let malformed = try run(["migrate", "--database", "postgres://localhost/orders"])
         #expect(malformed.status == 2)
         #expect(malformed.errors.contains("user name is missing"), "\(malformed.errors)")
-        let unreachable = try run(["migrate", "--database", "postgres://app:secret@127.0.0.1:1/orders?sslmode=disable"])
+        let unreachable = try run(
+            ["migrate", "--database", "postgres://app:secret@127.0.0.1:1/orders?sslmode=disable"],
+            environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
         #expect(unreachable.status == 1)
         #expect(unreachable.errors.contains("cannot connect to PostgreSQL"), "\(unreachable.errors)")
         #expect(!unreachable.errors.contains("secret"), "passwords never reach messages")
+    }
+
+    /// A master key as `openssl rand -base64 32` makes one.
+    static let masterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+
+    @Test func h3_productionCommandsWithoutAMasterKeyExplainWhatToSet() throws {
+        let refused = try run(["migrate", "--data-dir", "data", "--no-dev"])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("no master key") && refused.errors.contains("ORDERTRACK_MASTER_KEY"), "\(refused.errors)")
+        let withKey = try run(["migrate", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
+        #expect(withKey.status == 0, "\(withKey.errors)")
+        let wrongKey = try run(
+            ["merchant", "list", "--data-dir", "data", "--no-dev"],
+            environment: ["ORDERTRACK_MASTER_KEY": Data(repeating: 1, count: 32).base64EncodedString()])
+        #expect(wrongKey.status == 1)
+        #expect(wrongKey.errors.contains("master key does not open this database's secrets"), "\(wrongKey.errors)")
+    }
+
+    @Test func h3_rotateMasterKeySwitchesTheDatabaseToTheNewKey() throws {
+        let created = try run(
+            ["merchant", "create", "--name", "Rotating", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
+        #expect(created.status == 0, "\(created.errors)")
+        try write("new.key", Array(Self.newMasterKey.utf8))
+        let rotated = try run(
+            ["rotate-master-key", "--data-dir", "data", "--no-dev", "--new-master-key-file", "new.key"],
+            environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
+        #expect(rotated.status == 0, "\(rotated.errors)")
+        let old = try run(["merchant", "list", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
+        #expect(old.status == 1, "the old key no longer opens the database")
+        let new = try run(["merchant", "list", "--data-dir", "data", "--no-dev", "--master-key-file", "new.key"])
+        #expect(new.status == 0, "\(new.errors)")
+        #expect(new.output.contains("Rotating"))
+        let missing = try run(["rotate-master-key", "--data-dir", "data", "--no-dev", "--master-key-file", "new.key"])
+        #expect(missing.status == 2)
+        #expect(missing.errors.contains("--new-master-key-file"), "\(missing.errors)")
+    }
+
+    static let newMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+
+    @Test func m8_serveWritesTheDemoKeyOnlyToItsCredentialsFileWhenStdoutIsNotATerminal() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var text = ""
+        while !text.contains("listening on") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let credentials = try JSONValue.parse(Array(try Data(contentsOf: directory.appendingPathComponent("data/dev-credentials.json"))))
+        let apiKey = try #require(credentials["apiKey"]?.stringValue)
+        #expect(text.contains("dev-credentials.json"), "\(text)")
+        #expect(!text.contains(apiKey), "the key stays out of a piped (logged) stdout")
     }
 
     @Test func serveRefusesBadPushSettingsBeforeStarting() throws {

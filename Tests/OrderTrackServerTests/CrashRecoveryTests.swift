@@ -26,7 +26,7 @@ final class ServerProcess: @unchecked Sendable {
             [
                 "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
                 "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
-                "--push-lease-seconds", String(leaseSeconds),
+                "--push-lease-seconds", String(leaseSeconds), "--dev",
             ] + (database.map { ["--database", $0] } ?? []) + extraArguments
         let output = Pipe()
         process.standardOutput = output
@@ -96,7 +96,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
         // 10,000 devices register for it (written straight into the database while the server is down).
         let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
         let store = try await OrderTrackApplication.openStore(
-            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test"))
+            configuration: developmentConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test"))
         try await store.insertRegistrations(
             tokens.enumerated().map { index, token in
                 Registration(

@@ -32,7 +32,10 @@ import Testing
             #expect(!refused.text.contains("not-it"), "the password is never echoed")
             let mismatched = try await client.call(
                 .put, "/dashboard/api/order-types/order.com.example.other", headers: headers, body: certificate.serialized())
-            #expect(mismatched.json["error"]?["message"]?.stringValue == "the certificate is for \(Self.newType), not order.com.example.other")
+            #expect(
+                mismatched.json["error"]?["message"]?.stringValue
+                    == "the certificate does not prove ownership of order type order.com.example.other: the certificate is for \(Self.newType), not order.com.example.other"
+            )
             let empty = try await client.call(.put, path, headers: headers, body: Array("{}".utf8))
             #expect(empty.status == .badRequest && empty.json["error"]?["param"] == "pkcs12")
 

@@ -12,7 +12,7 @@ import Testing
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func devicesGet503WithRetryAfterWhileTheDatabaseIsUnreachableAndServiceResumesByItself() async throws {
         // A database of its own, so that refusing connections to it disturbs nothing else.
-        let admin = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: try TestDatabase.freshPostgresURL()))
+        let admin = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: try TestDatabase.freshPostgresURL()), masterKey: testMasterKey)
         let name = "ot_outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         @Sendable func sql(_ statement: SQLQueryString) async throws {
             try await admin.read("administer the outage database") { try await $0.raw(statement).run() }

@@ -38,7 +38,8 @@ import Testing
             DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
         ).apiKey
         let store = try await OrderTrackApplication.openStore(
-            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "multi-instance-test")
+            configuration: developmentConfiguration(dataDirectory: dataDirectory.path, databaseURL: database),
+            logger: Logger(label: "multi-instance-test")
         )
 
         // Orders created and devices registered through both instances, each device at the other instance.

@@ -157,12 +157,12 @@ struct LocalAPNs {
         let server = try TestServer(push: apns.push())
         defer { server.remove() }
         try await server.run { client in
-            try await Administration(store: client.store).setOrderType(
+            try await Administration(store: client.store, trust: .development).setOrderType(
                 merchantID: client.credentials.merchantID, orderTypeIdentifier: client.credentials.orderTypeIdentifier,
                 identity: .directory(path: client.credentials.identityDirectory),
                 apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))
             await #expect(throws: OrderTrackError(.orderTypeRejected, "an APNs key that is not a .p8 file")) {
-                try await Administration(store: client.store).setOrderType(
+                try await Administration(store: client.store, trust: .development).setOrderType(
                     merchantID: client.credentials.merchantID, orderTypeIdentifier: client.credentials.orderTypeIdentifier,
                     identity: .directory(path: client.credentials.identityDirectory),
                     apnsToken: APNsTokenConfig(p8PEM: "not a key", keyID: "KEY1234567", teamID: "TEAM123456"))
@@ -191,7 +191,7 @@ struct LocalAPNs {
             #expect(first.first?.headers["authorization"] == nil, "the certificate authenticates the first push")
 
             // Another instance switches the order type to a provider token: straight into the shared database.
-            try await Administration(store: client.store).setOrderType(
+            try await Administration(store: client.store, trust: .development).setOrderType(
                 merchantID: client.credentials.merchantID, orderTypeIdentifier: type,
                 identity: .directory(path: client.credentials.identityDirectory),
                 apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))

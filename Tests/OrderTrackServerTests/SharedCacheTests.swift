@@ -62,7 +62,8 @@ import Testing
             DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
         ).apiKey
         let store = try await OrderTrackApplication.openStore(
-            configuration: ServerConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "shared-cache-test"))
+            configuration: developmentConfiguration(dataDirectory: dataDirectory.path, databaseURL: database),
+            logger: Logger(label: "shared-cache-test"))
         try await b.waitForMetric(Self.following, above: 0)
 
         let created = try await MultiInstanceTests.send(

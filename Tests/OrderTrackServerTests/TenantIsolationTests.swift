@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import OrderModel
+import OrderSigning
 import OrderTrackServer
 import Synchronization
 import Testing
@@ -186,22 +187,22 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-p12-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let key = directory.appendingPathComponent("key.pem").path
-        let certificate = directory.appendingPathComponent("cert.pem").path
+        // A development identity's chain (its stand-in WWDR travels in the PKCS#12): development mode accepts it, never
+        // a self-signed certificate.
+        let identity = directory.appendingPathComponent("identity", isDirectory: true)
+        _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identity, validity: 2 * 86_400)
+        let key = identity.appendingPathComponent("key.pem").path
+        let certificate = identity.appendingPathComponent("certificate.pem").path
+        let wwdr = identity.appendingPathComponent("wwdr.pem").path
         let output = directory.appendingPathComponent("identity.p12").path
-        _ = try ExternalTools.run(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", key, "-out", certificate,
-                "-subj", "/UID=\(orderTypeIdentifier)/CN=Order Type ID: \(orderTypeIdentifier)",
-            ])
         // Above the cap only the key bag is encrypted and there is no MAC: openssl then derives once, not three
         // times, and the file is still refused on its key bag.
         let cheap = iterations > 600_000 ? ["-nomac", "-certpbe", "NONE"] : []
         _ = try ExternalTools.run(
             "/usr/bin/openssl",
             [
-                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-iter", String(iterations), "-out", output,
+                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", wwdr, "-passout", "pass:pw", "-iter", String(iterations),
+                "-out", output,
             ] + cheap)
         return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
     }

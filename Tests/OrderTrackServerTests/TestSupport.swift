@@ -49,6 +49,8 @@ struct TestServer {
         configuration.limits = limits
         configuration.applePay = applePay
         configuration.lookup = lookup
+        // Every test drives the demo merchant, on PostgreSQL too.
+        configuration.developmentMode = true
         return configuration
     }
 
@@ -144,4 +146,15 @@ enum ZipNames {
     static func of(_ archive: [UInt8]) -> [String] {
         ZipReader.inspect(archive).files.map(\.name)
     }
+}
+
+/// The master key of every store this test target opens directly.
+let testMasterKey = MasterKey.generate()
+
+/// A configuration in development mode (the data directory's generated master key and demo merchant), as the
+/// `ordertrack serve --dev` processes of a test use it.
+func developmentConfiguration(dataDirectory: String, databaseURL: String?) throws -> ServerConfiguration {
+    var configuration = try ServerConfiguration(dataDirectory: dataDirectory, databaseURL: databaseURL)
+    configuration.developmentMode = true
+    return configuration
 }

@@ -30,7 +30,8 @@ public struct DevelopmentLookupCredentials: Sendable, Codable {
     public var rootCertificate: String
 }
 
-/// First start: a demo merchant with an API key and a development signing identity, so everything works at once.
+/// First start in development mode: a demo merchant with an API key and a development signing identity, so everything
+/// works at once. The key goes to `dev-credentials.json` (0600), never to the log.
 enum DevelopmentBootstrap {
     static let orderTypeIdentifier = "order.dev.ordertrack.demo"
     static let credentialsFileName = "dev-credentials.json"
@@ -44,7 +45,7 @@ enum DevelopmentBootstrap {
         try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
         _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory)
 
-        let administration = Administration(store: store)
+        let administration = Administration(store: store, trust: .development)
         let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Merchant")
         try await administration.setOrderType(
             merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
@@ -57,8 +58,10 @@ enum DevelopmentBootstrap {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let file = configuration.dataDirectory.appendingPathComponent(credentialsFileName)
-        try encoder.encode(credentials).write(to: file, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        // Created with its final mode (never readable by others, not even between a write and a chmod); a file left
+        // by an earlier demo merchant (a database reset under the same data directory) is replaced.
+        unlink(file.path)
+        try SecureFile.create(String(decoding: try encoder.encode(credentials), as: UTF8.self), to: file, mode: 0o600)
         logger.notice("created demo merchant and development signing identity (not trusted by Wallet)", metadata: ["credentials": .string(file.path)])
         return credentials
     }

@@ -63,6 +63,19 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(75)
     /// Registrations per order and request rates (see ``LimitsConfiguration``).
     public var limits = LimitsConfiguration()
+    /// Development mode (`--dev` / `--no-dev`): `nil` turns it on for SQLite and off for PostgreSQL.
+    public var developmentMode: Bool?
+    /// Where the master key comes from; see ``MasterKeySource``.
+    public var masterKey: MasterKeySource?
+
+    /// Whether the server runs in development mode: a demo merchant, API key and development signing identity on an
+    /// empty store, and a master key generated in the data directory when none is given. On by default with SQLite
+    /// (the embedded default or any `--data-dir`), off with PostgreSQL unless `--dev`.
+    public var isDevelopment: Bool {
+        if let developmentMode { return developmentMode }
+        if case .sqlite = database { return true }
+        return false
+    }
 
     /// Builds a configuration, resolving defaults the way the `serve` command documents them.
     public init(
@@ -141,6 +154,9 @@ public struct ServerConfiguration: Sendable {
             }
         }
         throw ConfigurationError(
-            setting: "database", message: "\"\(text)\" is not a database URL; use sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+            setting: "database",
+            message:
+                "\"\(PostgresStoreConfiguration.redacted(text))\" is not a database URL; use sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+        )
     }
 }

@@ -10,15 +10,19 @@ import OrderSigning
 /// merchant) and ``OrderTrackError/Code/orderTypeRejected``.
 public struct Administration: Sendable {
     public let store: any OrderStore
+    /// Which certificates prove ownership of an order type: Apple's, or in development mode also development ones.
+    public let trust: OrderTypeTrust
     /// Parses the signing identity of an order type; the server does it on its CPU pool.
     private let parseIdentity: @Sendable (IdentityConfig) async throws -> SigningIdentity
 
-    public init(store: any OrderStore) {
-        self.init(store: store, parseIdentity: { try CredentialProvider.load($0) })
+    /// Administration of `store`; order types need certificates `trust` accepts (Apple's unless development mode).
+    public init(store: any OrderStore, trust: OrderTypeTrust = .apple) {
+        self.init(store: store, trust: trust, parseIdentity: { try CredentialProvider.load($0) })
     }
 
-    init(store: any OrderStore, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity) {
+    init(store: any OrderStore, trust: OrderTypeTrust, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity) {
         self.store = store
+        self.trust = trust
         self.parseIdentity = parseIdentity
     }
 
@@ -141,8 +145,8 @@ public struct Administration: Sendable {
         return granted.sorted().map(\.rawValue)
     }
 
-    /// Configures an order type for a merchant after checking the identity loads and is an unexpired Order Type ID
-    /// certificate for this order type.
+    /// Configures an order type for a merchant after checking the identity loads and proves ownership of the order type
+    /// (``OrderTypeTrust``: names it, is within its validity, chains to Apple).
     /// With `apnsToken`, pushes use that provider token instead of the Order Type ID certificate.
     @discardableResult
     public func setOrderType(
@@ -157,19 +161,10 @@ public struct Administration: Sendable {
         } catch {
             throw OrderTrackError(.orderTypeRejected, "the signing identity cannot be loaded: \(error)")
         }
-        guard let certified = identity.orderTypeIdentifier else {
-            throw OrderTrackError(
-                .orderTypeRejected,
-                "the certificate is not an Order Type ID certificate: its subject names no order type (\(identity.certificate.subject))")
-        }
-        guard certified == orderTypeIdentifier else {
-            throw OrderTrackError(.orderTypeRejected, "the certificate is for \(certified), not \(orderTypeIdentifier)")
-        }
-        // Wallet refuses packages signed with an expired certificate: storing one would break every order of the type.
-        guard identity.notValidAfter > Date() else {
-            throw OrderTrackError(
-                .orderTypeRejected,
-                "the certificate expired on \(DateTimeFormat.formatRFC3339(identity.notValidAfter)); renew it in the developer account")
+        // One refusal for every certificate that does not prove ownership, whether or not another merchant has the
+        // identifier: the answer must not tell which identifiers other tenants use.
+        if let refusal = await trust.refusal(of: identity, for: orderTypeIdentifier, now: Date()) {
+            throw OrderTrackError(.orderTypeRejected, "the certificate does not prove ownership of order type \(orderTypeIdentifier): \(refusal)")
         }
         if let apnsToken {
             guard (try? P256.Signing.PrivateKey(pemRepresentation: apnsToken.p8PEM)) != nil else {
@@ -186,7 +181,9 @@ public struct Administration: Sendable {
                 OrderTypeRecord(
                     orderTypeIdentifier: orderTypeIdentifier, merchantID: merchantID, identity: configuration, apnsToken: apnsToken))
         } catch OrderStoreError.orderTypeOwnedByAnotherMerchant {
-            throw OrderTrackError(.orderTypeRejected, "order type \(orderTypeIdentifier) belongs to another merchant")
+            // Only a holder of the identifier's Apple certificate gets here: telling it the identifier is taken leaks nothing.
+            throw OrderTrackError(
+                .orderTypeRejected, "order type \(orderTypeIdentifier) is configured by another merchant account; ask the operator to move it")
         } catch OrderStoreError.merchantNotFound {
             throw OrderTrackError(.orderTypeRejected, "no merchant with id \(merchantID)")
         }
