@@ -35,7 +35,7 @@ import Testing
     static func addOrderType(_ client: Client, _ server: TestServer, merchantID: String, _ orderType: String) async throws {
         let directory = server.dataDirectory.appendingPathComponent("identities/\(orderType)", isDirectory: true)
         _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderType, in: directory)
-        try await Administration(store: client.store).setOrderType(
+        try await Administration(store: client.store, trust: .development).setOrderType(
             merchantID: merchantID, orderTypeIdentifier: orderType, identity: .directory(path: directory.path))
     }
 
