@@ -12,37 +12,31 @@ enum ChangeNotificationSchema {
 
     @Sendable static func apply(_ db: any SQLDatabase) async throws {
         guard db.dialect.name == "postgresql" else { return }
+        // One function for both tables: only an order row has an order identifier to name.
         try await db.raw(
             """
-            CREATE OR REPLACE FUNCTION ordertrack_announce_order() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE OR REPLACE FUNCTION ordertrack_announce() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE changed RECORD;
             BEGIN
               IF TG_OP = 'DELETE' THEN changed := OLD; ELSE changed := NEW; END IF;
-              PERFORM pg_notify('\(unsafeRaw: channel)', json_build_object('s', TG_TABLE_SCHEMA,
-                't', changed.order_type_identifier, 'o', changed.order_identifier)::text);
+              IF TG_TABLE_NAME = 'orders' THEN
+                PERFORM pg_notify('\(unsafeRaw: channel)', json_build_object('s', TG_TABLE_SCHEMA,
+                  't', changed.order_type_identifier, 'o', changed.order_identifier)::text);
+              ELSE
+                PERFORM pg_notify('\(unsafeRaw: channel)', json_build_object('s', TG_TABLE_SCHEMA,
+                  't', changed.order_type_identifier)::text);
+              END IF;
               RETURN NULL;
             END $$
             """
         ).run()
         try await db.raw(
-            """
-            CREATE OR REPLACE FUNCTION ordertrack_announce_order_type() RETURNS trigger LANGUAGE plpgsql AS $$
-            DECLARE changed RECORD;
-            BEGIN
-              IF TG_OP = 'DELETE' THEN changed := OLD; ELSE changed := NEW; END IF;
-              PERFORM pg_notify('\(unsafeRaw: channel)', json_build_object('s', TG_TABLE_SCHEMA,
-                't', changed.order_type_identifier)::text);
-              RETURN NULL;
-            END $$
-            """
-        ).run()
-        try await db.raw(
-            "CREATE TRIGGER orders_announce AFTER INSERT OR UPDATE OR DELETE ON orders FOR EACH ROW EXECUTE FUNCTION ordertrack_announce_order()"
+            "CREATE TRIGGER orders_announce AFTER INSERT OR UPDATE OR DELETE ON orders FOR EACH ROW EXECUTE FUNCTION ordertrack_announce()"
         ).run()
         try await db.raw(
             """
             CREATE TRIGGER order_types_announce AFTER INSERT OR UPDATE OR DELETE ON order_types FOR EACH ROW \
-            EXECUTE FUNCTION ordertrack_announce_order_type()
+            EXECUTE FUNCTION ordertrack_announce()
             """
         ).run()
     }

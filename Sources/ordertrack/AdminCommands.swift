@@ -39,15 +39,8 @@ struct DatabaseOptions: ParsableArguments {
         let configuration = try configuration()
         var logger = Logger(label: "ordertrack-admin")
         logger.logLevel = .warning
-        let store: any OrderStore
-        do {
-            store = try await OrderTrackApplication.openStore(configuration: configuration, logger: logger)
-        } catch let error as OrderStoreError {
-            reportProblems(["\(error)"])
-            throw ExitCode(1)
-        } catch let error as ConfigurationError {
-            reportProblems(["\(error)"])
-            throw ExitCode(1)
+        let store = try await reportingStoreProblems {
+            try await OrderTrackApplication.openStore(configuration: configuration, logger: logger)
         }
         do {
             let value = try await body(store)
@@ -245,12 +238,7 @@ struct DeleteOrderTypeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let deleted = try await database.withStore { store in
-            do {
-                return try await store.deleteOrderType(orderTypeIdentifier, merchantID: merchant, force: force)
-            } catch let error as OrderStoreError {
-                reportProblems(["\(error)"])
-                throw ExitCode(1)
-            }
+            try await reportingStoreProblems { try await store.deleteOrderType(orderTypeIdentifier, merchantID: merchant, force: force) }
         }
         print("deleted order type \(orderTypeIdentifier) and \(deleted.orders) order(s)")
     }
@@ -269,12 +257,7 @@ struct DeleteMerchantCommand: AsyncParsableCommand {
 
     func run() async throws {
         let deleted = try await database.withStore { store in
-            do {
-                return try await store.deleteMerchant(id: merchant, force: force)
-            } catch let error as OrderStoreError {
-                reportProblems(["\(error)"])
-                throw ExitCode(1)
-            }
+            try await reportingStoreProblems { try await store.deleteMerchant(id: merchant, force: force) }
         }
         print("deleted merchant \(merchant), \(deleted.orderTypes) order type(s) and \(deleted.orders) order(s)")
     }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import OrderPersistence
+import OrderTrackServer
 
 /// `ordertrack`: validate, build and verify Wallet order packages, and run the OrderTrack server.
 ///
@@ -46,6 +48,19 @@ func announce(_ text: String) {
 func reportProblems(_ lines: [String]) {
     guard !lines.isEmpty else { return }
     FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+}
+
+/// Runs `body`; a store or configuration error it throws is reported as a problem and ends the command with status 1.
+func reportingStoreProblems<Value>(_ body: () async throws -> Value) async throws -> Value {
+    do {
+        return try await body()
+    } catch let error as OrderStoreError {
+        reportProblems(["\(error)"])
+        throw ExitCode(1)
+    } catch let error as ConfigurationError {
+        reportProblems(["\(error)"])
+        throw ExitCode(1)
+    }
 }
 
 /// A usage error raised after parsing (a file that cannot be read, conflicting options): exit status 2.

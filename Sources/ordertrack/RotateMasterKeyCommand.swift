@@ -37,14 +37,9 @@ struct RotateMasterKeyCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "ordertrack-admin")
         logger.logLevel = .warning
-        do {
-            try await OrderTrackApplication.rotateMasterKey(configuration: try database.configuration(), to: newKey, logger: logger)
-        } catch let error as OrderStoreError {
-            reportProblems(["\(error)"])
-            throw ExitCode(1)
-        } catch let error as ConfigurationError {
-            reportProblems(["\(error)"])
-            throw ExitCode(1)
+        let configuration = try database.configuration()
+        try await reportingStoreProblems {
+            try await OrderTrackApplication.rotateMasterKey(configuration: configuration, to: newKey, logger: logger)
         }
         print("every secret is now sealed with the new master key; restart every instance with it")
     }
