@@ -94,16 +94,26 @@ UPLOADED_TYPE = "order.com.example.browser"
 
 
 def pkcs12(order_type: str) -> dict:
-    """A self-signed certificate shaped like an Order Type ID certificate, valid two days, as a .p12 upload."""
+    """An Order Type ID certificate valid two days, issued by a stand-in WWDR under a test root, as a .p12 upload that
+    carries the stand-in WWDR: the development-mode server accepts that chain (never a self-signed certificate)."""
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-             "-keyout", f"{work}/key.pem", "-out", f"{work}/cert.pem", "-subj", f"/UID={order_type}/CN=Order Type ID: {order_type}"],
-            check=True, capture_output=True)
-        subprocess.run(
-            ["openssl", "pkcs12", "-export", "-inkey", f"{work}/key.pem", "-in", f"{work}/cert.pem", "-passout", "pass:browser-check",
-             "-out", f"{work}/identity.p12"],
-            check=True, capture_output=True)
+        def openssl(*arguments: str) -> None:
+            subprocess.run(["openssl", *arguments], check=True, capture_output=True)
+
+        def issue(name: str, subject: str, issuer: str, extensions: str) -> None:
+            openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{work}/{name}.key", "-out", f"{work}/{name}.csr", "-subj", subject)
+            Path(f"{work}/{name}.ext").write_text(extensions + "\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
+            openssl("x509", "-req", "-in", f"{work}/{name}.csr", "-CA", f"{work}/{issuer}.pem", "-CAkey", f"{work}/{issuer}.key",
+                    "-CAcreateserial", "-days", "2", "-extfile", f"{work}/{name}.ext", "-out", f"{work}/{name}.pem")
+
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3", "-keyout", f"{work}/root.key", "-out", f"{work}/root.pem",
+                "-subj", "/CN=Browser Check Root", "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        ca = "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign"
+        issue("wwdr", "/CN=Browser Check Stand-in WWDR", "root", ca)
+        issue("leaf", f"/UID={order_type}/CN=Order Type ID: {order_type}", "wwdr", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature")
+        openssl("pkcs12", "-export", "-inkey", f"{work}/leaf.key", "-in", f"{work}/leaf.pem", "-certfile", f"{work}/wwdr.pem",
+                "-passout", "pass:browser-check", "-out", f"{work}/identity.p12")
         return {"name": "identity.p12", "mimeType": "application/x-pkcs12", "buffer": Path(f"{work}/identity.p12").read_bytes()}
 
 
