@@ -42,7 +42,7 @@ public struct OrderActivity: Sendable, Hashable {
     public var keyName: String?
     /// The client address a change came from.
     public var address: String?
-    /// A change's JSON diff as text (see ``OrderDiff``).
+    /// A change's JSON diff as text: `{"JSON Pointer": {"from", "to"}}`, as OrderModel's `JSONDiff` writes it.
     public var diff: String?
 
     /// An entry to store.

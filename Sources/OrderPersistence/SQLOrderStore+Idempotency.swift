@@ -9,7 +9,7 @@ extension SQLOrderStore {
         }
     }
 
-    /// Deletes idempotent responses created before `date`, oldest first, at most ``pruneBatch`` per transaction so that
+    /// Deletes idempotent responses created before `date`, oldest first, at most 5,000 per transaction so that
     /// concurrent writers never wait long; returns the number deleted.
     public func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int {
         try await deleteOldest(
