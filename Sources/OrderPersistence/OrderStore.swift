@@ -118,8 +118,9 @@ public protocol OrderStore: Sendable {
     /// Queues a push to every device registered for the order (order updates do this in their own transaction);
     /// returns how many tokens that reaches.
     func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int
-    /// Claims up to `limit` due jobs for `leaseDuration`; a job whose claimer dies is claimable again afterwards.
-    func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob]
+    /// Claims up to `limit` due jobs for `leaseDuration`, in queue order after `position` (from the start without one); a
+    /// job whose claimer dies is claimable again afterwards, by a claim from the start.
+    func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval, after position: PushQueuePosition?) async throws -> [PushJob]
     /// Extends the claims `leaseOwner` still holds on the given jobs to now + `leaseDuration`, so that a send slower than
     /// the lease (a loaded machine, a slow APNs) is not taken over while it is in flight. A claim that already expired
     /// is not revived: another sender may hold the job by now. Returns how many claims were extended.
@@ -309,5 +310,12 @@ extension OrderStore {
         try await updateOrder(
             type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
             orderNumber: orderNumber, updatedAt: updatedAt, note: ChangeNote())
+    }
+}
+
+extension OrderStore {
+    /// Claims up to `limit` due jobs for `leaseDuration`, from the start of the queue.
+    public func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob] {
+        try await claimPushJobs(limit: limit, leaseOwner: leaseOwner, leaseDuration: leaseDuration, after: nil)
     }
 }

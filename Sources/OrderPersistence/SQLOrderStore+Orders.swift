@@ -109,7 +109,7 @@ extension SQLOrderStore {
                 .returning(Self.orderColumns.map { SQLColumn($0) })
                 .first()
             if let updated {
-                try await Self.enqueuePushes(
+                try await self.enqueuePushes(
                     db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
                 let stored = try Self.order(from: updated)
                 try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .updated, note: note, at: self.now())])

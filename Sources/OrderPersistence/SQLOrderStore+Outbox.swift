@@ -2,14 +2,15 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
-    static let pushJobColumns = "id, order_type_identifier, push_token, order_identifier, generation, attempts, enqueued_at, lease_owner"
+    static let pushJobColumns =
+        "id, order_type_identifier, push_token, order_identifier, generation, attempts, enqueued_at, lease_owner, available_at"
 
     /// Queues a push to every token registered for the order, inside the caller's transaction, so an order change
     /// and its pushes commit or fail together. A token with a pending job coalesces into it.
     @discardableResult
-    static func enqueuePushes(_ db: any SQLDatabase, orderTypeIdentifier: String, orderIdentifier: String, now: Int64) async throws -> Int {
+    func enqueuePushes(_ db: any SQLDatabase, orderTypeIdentifier: String, orderIdentifier: String, now: Int64) async throws -> Int {
         // Parked jobs (configuration errors, retries exhausted) get a fresh start: the change may follow a fix.
-        try await db.raw(
+        let queued = try await db.raw(
             """
             INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
             SELECT DISTINCT order_type_identifier, push_token, order_identifier, 'pending', 0, 0, \(bind: now), \(bind: now)
@@ -25,22 +26,30 @@ extension SQLOrderStore {
             RETURNING id
             """
         ).all().count
+        if queued >= Self.bulkEnqueue, let refresh = backend.statisticsRefresh(of: "push_jobs") { try await db.raw(refresh).run() }
+        return queued
     }
+
+    /// Jobs one change queues from which the claims' plan is worth a statistics refresh (a large order's fan-out).
+    static let bulkEnqueue = 1_000
 
     /// Queues a push to every device registered for the order, without a change to it (a merchant's "notify again");
     /// a token with a pending job coalesces into it, a parked one starts afresh. Returns how many tokens that reaches.
     public func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
         try await write("queue pushes for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            try await Self.enqueuePushes(
+            try await self.enqueuePushes(
                 db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
         }
     }
 
-    /// Claims up to `limit` due jobs for `leaseDuration` seconds, oldest due first, and counts the attempt.
+    /// Claims up to `limit` due jobs for `leaseDuration` seconds, oldest due first and after `position` when given, and
+    /// counts the attempt.
     ///
     /// On PostgreSQL rows claimed by another instance are skipped, not waited for. A job whose claimer dies is claimable
-    /// again once its lease runs out.
-    public func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval) async throws -> [PushJob] {
+    /// again once its lease runs out, by a claim from the start (it lies behind any position claimed since).
+    public func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval, after position: PushQueuePosition?) async throws
+        -> [PushJob]
+    {
         let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
         let nowMilliseconds = now.millisecondsSince1970
@@ -48,23 +57,35 @@ extension SQLOrderStore {
         // PostgreSQL.
         return try await writeStatement("claim push jobs") { db in
             let rows = try await db.raw(
-                """
-                UPDATE push_jobs SET lease_owner = \(bind: leaseOwner), lease_until = \(bind: until), attempts = attempts + 1
-                WHERE id IN (
-                    SELECT id FROM push_jobs
-                    WHERE state = 'pending' AND available_at <= \(bind: nowMilliseconds)
-                        AND (lease_until IS NULL OR lease_until <= \(bind: nowMilliseconds))
-                    ORDER BY available_at, id LIMIT \(bind: limit)\(unsafeRaw: backend.skipLockedClause))
-                RETURNING \(unsafeRaw: Self.pushJobColumns)
-                """
+                Self.claimQuery(
+                    leaseOwner: leaseOwner, leaseUntil: until, now: nowMilliseconds, limit: limit, after: position,
+                    skipLocked: backend.skipLockedClause)
             ).all()
             return try rows.map { row in
                 PushJob(
                     id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
                     orderIdentifier: try row.string("order_identifier"), generation: try row.int64("generation"), attempts: try row.int("attempts"),
-                    enqueuedAt: try row.date("enqueued_at"), leaseOwner: try row.string("lease_owner"))
+                    enqueuedAt: try row.date("enqueued_at"), leaseOwner: try row.string("lease_owner"),
+                    position: PushQueuePosition(availableAt: try row.int64("available_at"), id: try row.int64("id")))
             }
         }
+    }
+
+    /// The claim as one statement: due jobs in (due time, id) order, after `position` when given.
+    static func claimQuery(
+        leaseOwner: String, leaseUntil: Int64, now: Int64, limit: Int, after position: PushQueuePosition?, skipLocked: String
+    ) -> SQLQueryString {
+        // A row comparison, which both databases match against the (state, available_at, id) index.
+        let start: SQLQueryString = position.map { " AND (available_at, id) > (\(bind: $0.availableAt), \(bind: $0.id))" } ?? ""
+        return """
+            UPDATE push_jobs SET lease_owner = \(bind: leaseOwner), lease_until = \(bind: leaseUntil), attempts = attempts + 1
+            WHERE id IN (
+                SELECT id FROM push_jobs
+                WHERE state = 'pending' AND available_at <= \(bind: now)\(start)
+                    AND (lease_until IS NULL OR lease_until <= \(bind: now))
+                ORDER BY available_at, id LIMIT \(bind: limit)\(unsafeRaw: skipLocked))
+            RETURNING \(unsafeRaw: Self.pushJobColumns)
+            """
     }
 
     /// Extends the claims `leaseOwner` still holds on the given jobs to now + `leaseDuration` seconds, so that a slow

@@ -28,6 +28,10 @@ protocol SQLStoreBackend: Sendable {
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.
     var migrationLock: SQLQueryString? { get }
 
+    /// Brings the planner's statistics of a table up to date after a bulk write (PostgreSQL: `ANALYZE`); `nil` where
+    /// plans do not depend on them.
+    func statisticsRefresh(of table: String) -> SQLQueryString?
+
     /// Reports changes other processes commit until the task is cancelled (``OrderStore/followChanges(_:)``).
     func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws
 

@@ -167,6 +167,9 @@ final class SQLiteBackend: SQLStoreBackend {
     /// `BEGIN IMMEDIATE` already makes writers, and so migrations, take turns.
     var migrationLock: SQLQueryString? { nil }
 
+    /// SQLite's indexes end in the rowid, so the outbox's claims read in index order whatever a table's size.
+    func statisticsRefresh(of table: String) -> SQLQueryString? { nil }
+
     func shutdown() async throws {
         var connections = await writer.drain()
         guard !connections.isEmpty else { return } // already shut down

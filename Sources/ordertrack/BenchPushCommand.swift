@@ -69,7 +69,7 @@ struct BenchPushCommand: AsyncParsableCommand {
         // Counting the queue is a scan that competes with the fan-out for the CPU: check rarely and take the time from
         // the push log instead, which says when the last push was answered.
         while try await store.pushQueueDepth().pending > 0 {
-            try await Task.sleep(for: .milliseconds(250))
+            try await Task.sleep(for: .seconds(1))
         }
         let log = try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: id, limit: devices * 2)
         let delivered = log.filter { $0.outcome == .delivered }

@@ -146,7 +146,7 @@ import Testing
             func outcome(_ index: Int, at date: Date) -> (job: PushJob, resolution: PushJobResolution, log: PushLogEntry) {
                 let job = PushJob(
                     id: -1, orderTypeIdentifier: fixture.orderType, pushToken: "token\(index)", orderIdentifier: index.isMultiple(of: 2) ? "A" : "B",
-                    generation: 0, attempts: 1, enqueuedAt: date, leaseOwner: "gone")
+                    generation: 0, attempts: 1, enqueuedAt: date, leaseOwner: "gone", position: PushQueuePosition(availableAt: 0, id: -1))
                 var log = entry(job, outcome: .delivered)
                 log.at = date
                 return (job, .park, log)
@@ -216,6 +216,66 @@ import Testing
             try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
             #expect(try await store.pushQueueDepth() == (pending: 0, parked: 0))
             #expect(try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 5_000).count == 1_203)
+        }
+    }
+
+    @Test func claimsGoOnFromAPositionAndAClaimFromTheStartTakesUpWhatADeadClaimerLeft() async throws {
+        let clock = TestClock()
+        try await withStore(now: { clock.now() }) { store, _ in
+            _ = try await prepare(store, devices: 6)
+            let dead = try await store.claimPushJobs(limit: 2, leaseOwner: "dead-worker", leaseDuration: 0.05, after: nil)
+            let first = try await store.claimPushJobs(limit: 2, leaseOwner: "w", leaseDuration: 60, after: nil)
+            #expect(first.map(\.position).min()! > dead.map(\.position).max()!, "a claim from the start steps over claims in flight")
+            clock.advance(by: 0.12)
+            let position = try #require(first.map(\.position).max())
+            let onward = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60, after: position)
+            #expect(onward.count == 2 && onward.allSatisfy { $0.position > position }, "the dead claimer's expired jobs lie behind the position")
+            let fromStart = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60, after: nil)
+            #expect(Set(fromStart.map(\.id)) == Set(dead.map(\.id)), "a claim from the start takes them up")
+            #expect(fromStart.allSatisfy { $0.attempts == 2 })
+        }
+    }
+
+    /// A fan-out queues more jobs than autovacuum has seen: the claim must still read the index in order, not sort the
+    /// queue (on PostgreSQL the bulk enqueue refreshes the planner's statistics for that).
+    @Test func claimsReadTheQueueInIndexOrderRightAfterABulkEnqueue() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let order = try await store.createOrder(fixture.order("A"))
+            try await store.insertRegistrations(
+                (0..<5_000).map {
+                    Registration(
+                        deviceLibraryIdentifier: "d\($0)", pushToken: String(format: "%064x", $0), orderTypeIdentifier: fixture.orderType,
+                        orderIdentifier: "A", registeredAt: Date())
+                })
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            let now = Date().millisecondsSince1970
+            for position in [nil, PushQueuePosition(availableAt: 0, id: 10)] {
+                let claim = SQLOrderStore.claimQuery(
+                    leaseOwner: "w", leaseUntil: now + 60_000, now: now + 1_000, limit: 250, after: position,
+                    skipLocked: store.backend.skipLockedClause)
+                if TestDatabase.usesPostgres {
+                    let plan = try await store.read("explain") { db in
+                        try await db.raw("EXPLAIN \(claim)").all(decodingColumn: "QUERY PLAN", as: String.self)
+                    }
+                    #expect(plan.contains { $0.contains("Index Scan using push_jobs_due") }, "plan: \(plan)")
+                    #expect(!plan.contains { $0.contains("Sort") || $0.contains("Bitmap") }, "plan: \(plan)")
+                } else {
+                    let plan = try await store.read("explain") { db in
+                        try await db.raw("EXPLAIN QUERY PLAN \(claim)").all(decodingColumn: "detail", as: String.self)
+                    }
+                    #expect(plan.contains { $0.contains("push_jobs_due") }, "plan: \(plan)")
+                    #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
+                }
+            }
+            var position: PushQueuePosition?
+            var claimed: [Int64] = []
+            while case let jobs = try await store.claimPushJobs(limit: 999, leaseOwner: "w", leaseDuration: 60, after: position), !jobs.isEmpty {
+                claimed += jobs.sorted { $0.position < $1.position }.map(\.id)
+                position = jobs.map(\.position).max()
+            }
+            #expect(claimed.count == 5_000 && Set(claimed).count == 5_000 && claimed == claimed.sorted(), "every job once, in queue order")
         }
     }
 }

@@ -403,7 +403,7 @@ import Testing
                     for attempt in 1...60 {
                         let job = PushJob(
                             id: -1, orderTypeIdentifier: type, pushToken: String(repeating: "ab", count: 32), orderIdentifier: id, generation: 0,
-                            attempts: attempt, enqueuedAt: Date(), leaseOwner: "test")
+                            attempts: attempt, enqueuedAt: Date(), leaseOwner: "test", position: PushQueuePosition(availableAt: 0, id: -1))
                         let entry = PushLogEntry(
                             orderTypeIdentifier: type, orderIdentifier: id, tokenSuffix: "abababab", attempt: attempt, status: 200, reason: nil,
                             apnsID: nil, outcome: .delivered, at: Date())

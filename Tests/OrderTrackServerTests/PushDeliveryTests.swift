@@ -216,8 +216,9 @@ struct LocalAPNs {
             let pushes = try await apns.server.waitForPushes(count: 1, timeout: .seconds(20))
             // Once the outbox is empty no other push can follow: every queued job was sent and recorded.
             #expect(try await waitForEmptyOutbox(client))
-            #expect(pushes.map(\.deviceToken) == [Self.rotated])
-            #expect(apns.server.pushes().map(\.deviceToken) == [Self.rotated])
+            // Sets: on a loaded machine an answer slower than the test's 2 s timeout is retried, to the same token.
+            #expect(Set(pushes.map(\.deviceToken)) == [Self.rotated])
+            #expect(Set(apns.server.pushes().map(\.deviceToken)) == [Self.rotated])
         }
         try await apns.stop()
     }

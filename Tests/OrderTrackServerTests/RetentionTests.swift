@@ -20,7 +20,7 @@ import Testing
             let id = try #require(created.json["orderDetails"]?["orderIdentifier"]?.stringValue)
             let job = PushJob(
                 id: -1, orderTypeIdentifier: type, pushToken: String(repeating: "ab", count: 32), orderIdentifier: id, generation: 0, attempts: 1,
-                enqueuedAt: Date(), leaseOwner: "gone")
+                enqueuedAt: Date(), leaseOwner: "gone", position: PushQueuePosition(availableAt: 0, id: -1))
             let entry = PushLogEntry(
                 orderTypeIdentifier: type, orderIdentifier: id, tokenSuffix: "abababab", attempt: 1, status: 200, reason: nil, apnsID: nil,
                 outcome: .delivered, at: Date())

@@ -143,18 +143,28 @@ final class PushDispatcher: Service, Sendable {
         var wakeups = self.wakeups.makeAsyncIterator()
         let window = SendWindow(capacity: configuration.concurrency)
         let chunk = max(1, configuration.concurrency / 4)
+        // Claims go on from where the last full one ended; one that comes up short, and the first after each lease
+        // duration, starts over, to take up jobs whose claimer died (they lie behind any later position).
+        var position: PushQueuePosition?
+        let restartInterval = Duration.milliseconds(Int64(configuration.leaseDuration * 1000))
+        var restartDue = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let room = await window.room(atLeast: chunk)
             guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
+            if ContinuousClock.now >= restartDue {
+                position = nil
+                restartDue = .now + restartInterval
+            }
             let jobs: [PushJob]
             do {
-                jobs = try await store.claimPushJobs(limit: room, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
+                jobs = try await store.claimPushJobs(limit: room, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration, after: position)
             } catch {
                 logger.error("push outbox unavailable", metadata: ["error": .string("\(error)")])
                 jobs = []
             }
+            position = jobs.count == room ? jobs.map(\.position).max() : nil
             guard !jobs.isEmpty else {
-                await refreshQueueDepth(force: true)
+                await refreshQueueDepth()
                 guard await wakeups.next() != nil else { return }
                 continue
             }
@@ -190,7 +200,7 @@ final class PushDispatcher: Service, Sendable {
             held.withLock { $0.subtract(outcomes.map(\.job.id)) }
             // A job that changed while in flight is due again now.
             wakeup.yield()
-            await refreshQueueDepth(force: false)
+            await refreshQueueDepth()
         }
     }
 
@@ -265,11 +275,12 @@ final class PushDispatcher: Service, Sendable {
         return step * Double.random(in: 0.5...1)
     }
 
-    /// Updates the queue-depth gauges: when idle, and at most once a second while busy (counting is a scan).
-    private func refreshQueueDepth(force: Bool) async {
+    /// Updates the queue-depth gauges at most once a second (counting is a scan); an idle dispatcher still wakes every
+    /// poll interval, so the gauges settle within a second or two of the queue.
+    private func refreshQueueDepth() async {
         let now = ContinuousClock.now
         let due = depthRefresh.withLock { last in
-            guard force || last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
             last = now
             return true
         }
