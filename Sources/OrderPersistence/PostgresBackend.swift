@@ -171,9 +171,10 @@ final class PostgresBackend: SQLStoreBackend {
     var rowLockClause: String { " FOR UPDATE" }
 
     /// Autovacuum analyzes a table up to a minute after it grew; until then the planner may take 100,000 fresh push
-    /// jobs for a handful and sort them all for every claim instead of reading the index in order. `ANALYZE` by a role
-    /// that does not own the table only warns.
-    func statisticsRefresh(of table: String) -> SQLQueryString? { "ANALYZE \(ident: table)" }
+    /// jobs for a handful and sort them all for every claim instead of reading the index in order. `SKIP_LOCKED`: when
+    /// autovacuum or another instance is analyzing the table already, the write does not wait for it. `ANALYZE` by a
+    /// role that does not own the table only warns.
+    func statisticsRefresh(of table: String) -> SQLQueryString? { "ANALYZE (SKIP_LOCKED) \(ident: table)" }
 
     /// Instances starting together take turns at migrating; the lock is per schema and ends with the transaction.
     var migrationLock: SQLQueryString? { "SELECT pg_advisory_xact_lock(hashtext('ordertrack migrations ' || current_schema()))" }
