@@ -21,6 +21,7 @@ enum Migrations {
         Migration(version: 8, name: "restricted API keys and the order audit trail", apply: APIKeySchema.apply),
         Migration(version: 9, name: "master key check", apply: SecretSchema.apply),
         Migration(version: 10, name: "change notifications", apply: ChangeNotificationSchema.apply),
+        Migration(version: 12, name: "registration change notifications", apply: RegistrationNotificationSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }
