@@ -38,18 +38,29 @@ public struct LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return entry.value
     }
 
+    /// Whether a value for `key` is held; unlike ``value(forKey:)``, its recency does not change.
+    public func contains(_ key: Key) -> Bool {
+        entries[key] != nil
+    }
+
     /// Stores `value` for `key` as the most recently used, evicting the least recently used values until the total
     /// cost fits. A value costing more than the whole capacity is not stored (and any older value for the key goes).
-    public mutating func setValue(_ value: Value, forKey key: Key, cost: Int) {
+    ///
+    /// - Returns: The entries evicted to make room, least recently used first (not `key`'s own older value), so that a
+    ///   caller keeping an index of the values can drop theirs.
+    @discardableResult
+    public mutating func setValue(_ value: Value, forKey key: Key, cost: Int) -> [(key: Key, value: Value)] {
         removeValue(forKey: key)
         let cost = max(0, cost)
-        guard cost <= capacity else { return }
-        while totalCost + cost > capacity, let victim = oldest {
-            removeValue(forKey: victim)
+        guard cost <= capacity else { return [] }
+        var evicted: [(key: Key, value: Value)] = []
+        while totalCost + cost > capacity, let victim = oldest, let value = removeValue(forKey: victim) {
+            evicted.append((victim, value))
         }
         entries[key] = Entry(value: value, cost: cost)
         totalCost += cost
         linkAsNewest(key)
+        return evicted
     }
 
     /// Removes and returns the value for `key`.
@@ -62,11 +73,14 @@ public struct LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return entry.value
     }
 
-    /// Removes every value whose key matches `predicate` (O(n)).
-    public mutating func removeAll(where predicate: (Key) -> Bool) {
+    /// Removes every value whose key matches `predicate` (O(n)), and returns them.
+    @discardableResult
+    public mutating func removeAll(where predicate: (Key) -> Bool) -> [(key: Key, value: Value)] {
+        var removed: [(key: Key, value: Value)] = []
         for key in entries.keys where predicate(key) {
-            removeValue(forKey: key)
+            if let value = removeValue(forKey: key) { removed.append((key, value)) }
         }
+        return removed
     }
 
     private mutating func unlink(_ key: Key, _ entry: Entry) {

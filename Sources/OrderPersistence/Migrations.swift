@@ -22,6 +22,7 @@ enum Migrations {
         Migration(version: 9, name: "master key check", apply: SecretSchema.apply),
         Migration(version: 10, name: "change notifications", apply: ChangeNotificationSchema.apply),
         Migration(version: 11, name: "push claims in index order", apply: PushClaimIndexSchema.apply),
+        Migration(version: 12, name: "registration change notifications", apply: RegistrationNotificationSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -107,6 +107,10 @@ public protocol OrderStore: Sendable {
         orderTypeIdentifier: String,
         changedAfter: Int64?
     ) async throws -> ChangedOrders?
+    /// Every order of a type the device is registered for, with its change sequence, in the order of their changes:
+    /// what ``registeredOrderIdentifiers(deviceLibraryIdentifier:orderTypeIdentifier:changedAfter:)`` filters, for a
+    /// copy kept in memory that answers any tag (``ChangedOrders/init(_:changedAfter:)``).
+    func registeredOrders(deviceLibraryIdentifier: String, orderTypeIdentifier: String) async throws -> [RegisteredOrder]
     /// Every registration of an order, to push an update to each device.
     func registrations(orderTypeIdentifier: String, orderIdentifier: String) async throws -> [Registration]
     /// Deletes the registrations of a push token rejected by APNs; with `registeredBefore`, only those whose
@@ -263,8 +267,8 @@ public protocol OrderStore: Sendable {
     /// The schema version the database is at; after opening, the latest this build knows.
     func databaseSchemaVersion() async throws -> Int
 
-    /// Reports the changes of orders and order types that any process commits, for copies kept in memory, until the
-    /// task is cancelled.
+    /// Reports the changes of orders, order types and registrations that any process commits, for copies kept in
+    /// memory, until the task is cancelled.
     ///
     /// Each change is reported after its commit. ``StoreChangeEvent/following`` comes first and after every
     /// ``StoreChangeEvent/interrupted(reason:)``: between the two, changes may go unreported. With SQLite this process

@@ -234,6 +234,31 @@ public struct ChangedOrders: Sendable, Hashable {
     }
 }
 
+extension ChangedOrders {
+    /// The orders of `registered` changed after `tag` (all of them without one), in the order of their changes; `nil`
+    /// when none did. `registered` is in the order of the changes, as ``OrderStore/registeredOrders(deviceLibraryIdentifier:orderTypeIdentifier:)``
+    /// returns it.
+    public init?(_ registered: [RegisteredOrder], changedAfter tag: Int64?) {
+        let changed = tag.map { tag in registered.filter { $0.changeSequence > tag } } ?? registered
+        guard let last = changed.last else { return nil }
+        self.init(orderIdentifiers: changed.map(\.orderIdentifier), lastChange: last.changeSequence)
+    }
+}
+
+/// An order a device is registered for, with the change sequence of its last change.
+public struct RegisteredOrder: Sendable, Hashable {
+    /// The order's identifier (within the order type asked for).
+    public var orderIdentifier: String
+    /// The order's last change: the `lastModified` tag after which it no longer counts as changed.
+    public var changeSequence: Int64
+
+    /// Creates a registered order.
+    public init(orderIdentifier: String, changeSequence: Int64) {
+        self.orderIdentifier = orderIdentifier
+        self.changeSequence = changeSequence
+    }
+}
+
 /// A stored response of a merchant API request carrying an `Idempotency-Key`.
 public struct IdempotencyRecord: Sendable, Hashable {
     /// Hash of the request (method, path, body) computed by the caller, to detect key reuse with another request.

@@ -119,6 +119,20 @@ extension SQLOrderStore {
         orderTypeIdentifier: String,
         changedAfter: Int64?
     ) async throws -> ChangedOrders? {
+        ChangedOrders(
+            try await registeredOrders(
+                deviceLibraryIdentifier: deviceLibraryIdentifier, orderTypeIdentifier: orderTypeIdentifier, changedAfter: changedAfter),
+            changedAfter: changedAfter)
+    }
+
+    /// Every order of a type the device is registered for, with its change sequence, in the order of their changes.
+    public func registeredOrders(deviceLibraryIdentifier: String, orderTypeIdentifier: String) async throws -> [RegisteredOrder] {
+        try await registeredOrders(deviceLibraryIdentifier: deviceLibraryIdentifier, orderTypeIdentifier: orderTypeIdentifier, changedAfter: nil)
+    }
+
+    private func registeredOrders(deviceLibraryIdentifier: String, orderTypeIdentifier: String, changedAfter: Int64?) async throws
+        -> [RegisteredOrder]
+    {
         try await read("list registrations of device \(deviceLibraryIdentifier)") { db in
             let rows = try await db.raw(
                 Self.registeredOrdersQuery(
@@ -127,10 +141,10 @@ extension SQLOrderStore {
                     changedAfter: changedAfter
                 )
             ).all()
-            let changes = try rows.map { (id: try $0.string("order_identifier"), sequence: try $0.int64("change_sequence")) }
-                .sorted { $0.sequence < $1.sequence }
-            guard let last = changes.last else { return nil }
-            return ChangedOrders(orderIdentifiers: changes.map(\.id), lastChange: last.sequence)
+            return try rows.map {
+                RegisteredOrder(orderIdentifier: try $0.string("order_identifier"), changeSequence: try $0.int64("change_sequence"))
+            }
+            .sorted { $0.changeSequence < $1.changeSequence }
         }
     }
 

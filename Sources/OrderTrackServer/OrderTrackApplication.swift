@@ -116,10 +116,14 @@ public struct OrderTrackApplication: Sendable {
         let dispatcher = PushDispatcher(
             store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, now: now)
         let lookup = OrderLookup(store: store, isExclusive: configuration.database.isExclusive, metrics: cacheMetrics)
+        let registrations = RegistrationsLookup(
+            store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.registrationsCacheBytes, metrics: cacheMetrics
+        )
+        let caches = CachedCopies(orders: lookup, registrations: registrations)
         let follower = StoreChangeFollower(
-            store: store, lookup: lookup, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
+            store: store, caches: caches, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
         let orders = OrderService(
-            store: store, lookup: lookup, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
+            store: store, caches: caches, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
@@ -138,7 +142,9 @@ public struct OrderTrackApplication: Sendable {
         }
         let fetches = FetchActivityRecorder(store: store, logger: logger, now: now)
         WalletRoutes(
-            lookup: lookup, devices: DeviceService(store: store, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
+            lookup: lookup,
+            devices: DeviceService(
+                store: store, registrations: registrations, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
             packages: packages, fetches: fetches,
             deviceLog: DeviceLogWriter(
                 budget: configuration.limits.deviceLogBytes.map { TokenBuckets(limit: $0, trackedKeys: configuration.limits.trackedClients) }),

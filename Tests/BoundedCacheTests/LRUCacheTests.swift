@@ -21,6 +21,23 @@ import Testing
         #expect(cache.count == 0 && cache.totalCost == 0)
     }
 
+    /// A caller indexing the values (such as a reverse index from their contents to keys) learns of every eviction.
+    @Test func evictionsAndRemovalsReturnWhatTheyDropped() {
+        var cache = LRUCache<String, Int>(capacity: 10)
+        #expect(cache.setValue(1, forKey: "a", cost: 4).isEmpty)
+        #expect(cache.setValue(2, forKey: "b", cost: 4).isEmpty)
+        #expect(cache.setValue(3, forKey: "c", cost: 3).map(\.key) == ["a"])
+        #expect(cache.contains("b") && !cache.contains("a"))
+        // Replacing a value is no eviction; making room for a bigger one evicts the oldest first.
+        #expect(cache.setValue(4, forKey: "c", cost: 3).isEmpty)
+        let evicted = cache.setValue(5, forKey: "d", cost: 10)
+        #expect(evicted.map(\.key) == ["b", "c"] && evicted.map(\.value) == [2, 4])
+        // Too large to keep: nothing else is evicted.
+        #expect(cache.setValue(6, forKey: "e", cost: 11).isEmpty && cache.contains("d"))
+        let removed = cache.removeAll { $0 == "d" }
+        #expect(removed.map(\.key) == ["d"] && removed.map(\.value) == [5] && cache.count == 0)
+    }
+
     @Test func manyOperationsKeepTheListAndTheCostConsistent() {
         var cache = LRUCache<Int, Int>(capacity: 1000)
         var generator = SystemRandomNumberGenerator()
@@ -30,10 +47,12 @@ import Testing
             switch step % 3 {
             case 0:
                 let cost = Int.random(in: 0...120, using: &generator)
-                cache.setValue(step, forKey: key, cost: cost)
-                model[key] = step
+                for victim in cache.setValue(step, forKey: key, cost: cost) {
+                    #expect(model.removeValue(forKey: victim.key) == victim.value)
+                }
+                model[key] = cache.contains(key) ? step : nil
             case 1:
-                if let value = cache.value(forKey: key) { #expect(model[key] == value) }
+                #expect(cache.value(forKey: key) == model[key], "the evictions returned are exactly the values gone")
             default:
                 cache.removeValue(forKey: key)
                 model[key] = nil

@@ -25,6 +25,31 @@ import Testing
             return (response.status.code, Array(bytes.readableBytesView))
         }
 
+        /// Registers `device` for pushes of an order; the HTTP status.
+        func register(_ device: String, _ type: String, _ id: String, token: String) async throws -> UInt {
+            var request = HTTPClientRequest(url: base + "/wallet/v1/devices/\(device)/registrations/\(type)/\(id)")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
+            request.headers.add(name: "Content-Type", value: "application/json")
+            // A token the local APNs accepts: one it rejects would be unregistered by the push after a change.
+            request.body = .bytes(ByteBuffer(string: #"{"pushToken":"\#(String(repeating: "ab", count: 32))"}"#))
+            return try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code
+        }
+
+        /// The device's registrations list of a type after `tag`: the orders and the next tag (none for 204).
+        func registrations(_ device: String, _ type: String, after tag: String? = nil) async throws -> (ids: [String], tag: String?) {
+            let query = tag.map { "?ordersModifiedSince=\($0)" } ?? ""
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: base + "/wallet/v1/devices/\(device)/registrations/\(type)\(query)"), timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .ok else {
+                #expect(response.status == .noContent)
+                return ([], nil)
+            }
+            let json = try JSONValue.parse(bytes.readableBytesView)
+            return (json["orderIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? [], json["lastModified"]?.stringValue)
+        }
+
         /// A counter or gauge of `/metrics`, by its name with labels as rendered (`ordertrack_cache_hits_total{cache="orders"}`).
         func metric(_ name: String) async throws -> Double {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30))
@@ -39,6 +64,8 @@ import Testing
     }
 
     static let orderHits = #"ordertrack_cache_hits_total{cache="orders"}"#
+    static let registrationsHits = #"ordertrack_cache_hits_total{cache="registrations"}"#
+    static let registrationsInvalidations = #"ordertrack_cache_invalidations_total{cache="registrations"}"#
     static let orderInvalidations = #"ordertrack_cache_invalidations_total{cache="orders"}"#
     static let packageInvalidations = #"ordertrack_cache_invalidations_total{cache="packages"}"#
     static let interruptions = "ordertrack_change_feed_interruptions_total"
@@ -140,6 +167,92 @@ import Testing
         first.stop()
         second.stop()
         try await store.shutdown()
+        try await apns.stop()
+    }
+
+    /// A device's registrations list on B follows registrations and changes made through A (issue #18): B answers it
+    /// from memory, drops it when PostgreSQL announces a change, and after losing its notification connection reads it
+    /// again.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func registrationsAndChangesThroughOneInstanceAreInTheOthersRegistrationsList() async throws {
+        let apns = try await LocalAPNs.start()
+        let database = try TestDatabase.freshPostgresURL()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-shared-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let first = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
+        let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
+        let (a, b) = (Instance(base: "http://127.0.0.1:\(first.port)"), Instance(base: "http://127.0.0.1:\(second.port)"))
+        let apiKey = try JSONDecoder().decode(
+            DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
+        ).apiKey
+        try await b.waitForMetric(Self.following, above: 0)
+        func createOrder() async throws -> (type: String, id: String, token: String) {
+            let created = try await MultiInstanceTests.send(
+                .POST, a.base + "/api/v1/orders", authorization: "Bearer \(apiKey)", body: SampleContent.order)
+            let details = try #require(created.json["orderDetails"])
+            return (
+                try #require(details["orderTypeIdentifier"]?.stringValue), try #require(details["orderIdentifier"]?.stringValue),
+                try #require(details["authenticationToken"]?.stringValue)
+            )
+        }
+        let device = "device-\(UUID().uuidString.prefix(8))"
+        let one = try await createOrder()
+        let type = one.type
+        #expect(try await a.register(device, type, one.id, token: one.token) == 201)
+
+        // B reads the list once, then answers from memory.
+        let listed = try await b.registrations(device, type)
+        #expect(listed.ids == [one.id])
+        let tag = try #require(listed.tag)
+        let hits = try await b.metric(Self.registrationsHits)
+        #expect(try await b.registrations(device, type).ids == [one.id])
+        #expect(try await b.registrations(device, type, after: tag).ids == [])
+        #expect(try await b.metric(Self.registrationsHits) >= hits + 2, "B answered from memory")
+
+        // A registration through A: B drops the list when PostgreSQL announces it.
+        let two = try await createOrder()
+        var invalidations = try await b.metric(Self.registrationsInvalidations)
+        #expect(try await a.register(device, type, two.id, token: two.token) == 201)
+        try await b.waitForMetric(Self.registrationsInvalidations, above: invalidations)
+        #expect(try await b.registrations(device, type).ids == [one.id, two.id])
+        #expect(try await b.registrations(device, type, after: tag).ids == [two.id])
+
+        // A change of the first order through A: B's list from the old tag shows it.
+        let newest = try #require(try await b.registrations(device, type).tag)
+        invalidations = try await b.metric(Self.registrationsInvalidations)
+        let patched = try await MultiInstanceTests.send(
+            .PATCH, a.base + "/api/v1/orders/\(type)/\(one.id)", authorization: "Bearer \(apiKey)", body: ["status": "completed"])
+        #expect(patched.status == 200)
+        try await b.waitForMetric(Self.registrationsInvalidations, above: invalidations)
+        #expect(try await b.registrations(device, type, after: newest).ids == [one.id])
+        #expect(try await b.registrations(device, type).ids == [two.id, one.id])
+
+        // B's notification connection is killed; an unregistration through A before it is back is still seen.
+        let interruptions = try await b.metric(Self.interruptions)
+        _ = try ExternalTools.run(
+            "/usr/bin/env",
+            [
+                "psql", try #require(TestDatabase.postgresURL), "-Atc",
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ordertrack-listener'",
+            ])
+        var request = HTTPClientRequest(url: a.base + "/wallet/v1/devices/\(device)/registrations/\(type)/\(two.id)")
+        request.method = .DELETE
+        request.headers.add(name: "Authorization", value: "AppleOrder \(two.token)")
+        #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status == .ok)
+        try await b.waitForMetric(Self.interruptions, above: interruptions)
+        try await b.waitForMetric(Self.following, above: 0)
+        #expect(try await b.registrations(device, type).ids == [one.id])
+        // Following again: kept, and dropped on the next announced registration.
+        let hitsAfter = try await b.metric(Self.registrationsHits)
+        #expect(try await b.registrations(device, type).ids == [one.id])
+        #expect(try await b.metric(Self.registrationsHits) > hitsAfter)
+        let invalidationsAfter = try await b.metric(Self.registrationsInvalidations)
+        #expect(try await a.register(device, type, two.id, token: two.token) == 201)
+        try await b.waitForMetric(Self.registrationsInvalidations, above: invalidationsAfter)
+        #expect(try await b.registrations(device, type).ids.sorted() == [one.id, two.id].sorted())
+
+        first.stop()
+        second.stop()
         try await apns.stop()
     }
 

@@ -1,7 +1,8 @@
 import CoreMetrics
 import Prometheus
 
-/// Hits, misses and invalidations of the in-memory order records and signed packages (rendered at `/metrics`).
+/// Hits, misses and invalidations of the in-memory order records, signed packages and devices' registration lists
+/// (rendered at `/metrics`).
 ///
 /// An invalidation is a copy dropped because a change was announced: with PostgreSQL, by any instance.
 final class CacheMetrics: Sendable {
@@ -11,6 +12,9 @@ final class CacheMetrics: Sendable {
     private let packageHits: CoreMetrics.Counter
     private let packageMisses: CoreMetrics.Counter
     private let packageInvalidations: CoreMetrics.Counter
+    private let registrationsHits: CoreMetrics.Counter
+    private let registrationsMisses: CoreMetrics.Counter
+    private let registrationsInvalidations: CoreMetrics.Counter
     private let interruptions: CoreMetrics.Counter
     private let following: CoreMetrics.Gauge
 
@@ -25,6 +29,9 @@ final class CacheMetrics: Sendable {
         packageHits = counter("hits", "packages")
         packageMisses = counter("misses", "packages")
         packageInvalidations = counter("invalidations", "packages")
+        registrationsHits = counter("hits", "registrations")
+        registrationsMisses = counter("misses", "registrations")
+        registrationsInvalidations = counter("invalidations", "registrations")
         interruptions = CoreMetrics.Counter(label: "ordertrack_change_feed_interruptions_total", factory: factory)
         following = CoreMetrics.Gauge(label: "ordertrack_change_feed_following", factory: factory)
     }
@@ -35,6 +42,9 @@ final class CacheMetrics: Sendable {
     func packageHit() { packageHits.increment() }
     func packageMiss() { packageMisses.increment() }
     func packagesInvalidated(_ count: Int) { packageInvalidations.increment(by: count) }
+    func registrationsHit() { registrationsHits.increment() }
+    func registrationsMiss() { registrationsMisses.increment() }
+    func registrationsInvalidated(_ count: Int) { registrationsInvalidations.increment(by: count) }
     /// Whether this instance hears every change now (1) or keeps nothing in memory (0).
     func feedFollowing(_ isFollowing: Bool) {
         following.record(isFollowing ? 1 : 0)

@@ -67,15 +67,22 @@ final class OrderLookup: Sendable {
         try await store.orders(authenticationToken: token)
     }
 
-    /// Keeps the newest version of a record this process just wrote. With a shared database it is not kept: another
-    /// instance may have changed the order since, and the next read keeps it safely.
+    /// Keeps the newest version of a record this process just wrote. With a shared database it is not kept (another
+    /// instance may have changed the order since, and the next read keeps it safely) but announced here at once, as
+    /// its commit's announcement may come later: any copy is dropped and a read under way is not kept, so no read
+    /// here returns the version before this write.
     func remember(_ record: OrderRecord) {
-        guard isExclusive else { return }
+        guard isExclusive else {
+            handle(.order(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier))
+            return
+        }
         keep(record, readAt: state.withLock { $0.epoch })
     }
 
-    /// Applies what the store reports of other processes' changes.
+    /// Applies a change announced by the store (any process's) or by this process.
     func handle(_ event: StoreChangeEvent) {
+        // Registrations are not part of an order record: reads under way need not start over.
+        if case .registrations = event { return }
         state.withLock { state in
             state.epoch &+= 1
             switch event {
@@ -87,7 +94,7 @@ final class OrderLookup: Sendable {
                 state.isFollowing = isExclusive
             case .order(let type, let id):
                 _ = state.entries.removeValue(forKey: Key(orderTypeIdentifier: type, orderIdentifier: id))
-            case .orderType:
+            case .orderType, .registrations:
                 break
             }
         }

@@ -6,7 +6,8 @@ import OrderPersistence
 /// Creating, changing and reading orders on behalf of merchants, independent of HTTP.
 struct OrderService: Sendable {
     let store: any OrderStore
-    let lookup: OrderLookup
+    /// Told of every order written here.
+    let caches: CachedCopies
     let packages: PackageService
     let notifier: any OrderChangeNotifier
     /// `webServiceURL` of every order this server creates.
@@ -144,7 +145,7 @@ struct OrderService: Sendable {
             throw OrderTrackError(
                 .orderExists, "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
         }
-        lookup.remember(stored)
+        caches.orderWritten(stored)
         packages.prepare(stored)
         return .created(CreatedOrder(record: stored, document: normalized, warnings: warnings), responseBody: response)
     }
@@ -198,7 +199,7 @@ struct OrderService: Sendable {
                     type: type, id: id, expectedVersion: current.version, document: serialized,
                     status: normalized["status"]?.stringValue, orderNumber: normalized["orderNumber"]?.stringValue, updatedAt: updatedAt,
                     note: note)
-                lookup.remember(stored)
+                caches.orderWritten(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
                 return UpdatedOrder(record: stored, changed: true, warnings: translationWarnings + validationWarnings)

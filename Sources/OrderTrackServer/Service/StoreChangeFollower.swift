@@ -2,12 +2,13 @@ import Logging
 import OrderPersistence
 import ServiceLifecycle
 
-/// Keeps this instance's in-memory orders, packages and APNs connections true to changes any instance commits
-/// (``OrderStore/followChanges(_:)``): an announced order is dropped from the lookup, an announced order type's
-/// packages and APNs connection are dropped, and an interruption drops everything until following resumes.
+/// Keeps this instance's in-memory orders, registration lists, packages and APNs connections true to changes any
+/// instance commits (``OrderStore/followChanges(_:)``): announced orders and registrations go to ``CachedCopies``, an
+/// announced order type's packages and APNs connection are dropped, and an interruption drops everything until
+/// following resumes.
 struct StoreChangeFollower: Service {
     let store: any OrderStore
-    let lookup: OrderLookup
+    let caches: CachedCopies
     let packages: PackageService
     let dispatcher: PushDispatcher
     let metrics: CacheMetrics
@@ -18,14 +19,16 @@ struct StoreChangeFollower: Service {
             do {
                 try await store.followChanges { event in await handle(event) }
             } catch {
-                logger.error("following store changes stopped; orders are no longer kept in memory", metadata: ["error": .string("\(error)")])
-                lookup.handle(.interrupted(reason: "\(error)"))
+                logger.error(
+                    "following store changes stopped; orders and registration lists are no longer kept in memory",
+                    metadata: ["error": .string("\(error)")])
+                caches.handle(.interrupted(reason: "\(error)"))
             }
         }
     }
 
     private func handle(_ event: StoreChangeEvent) async {
-        lookup.handle(event)
+        caches.handle(event)
         switch event {
         case .orderType(let orderTypeIdentifier):
             packages.invalidateIdentity(orderTypeIdentifier)
@@ -35,7 +38,7 @@ struct StoreChangeFollower: Service {
             packages.invalidateAllPackages()
         case .following:
             metrics.feedFollowing(true)
-        case .order:
+        case .order, .registrations:
             break
         }
     }
