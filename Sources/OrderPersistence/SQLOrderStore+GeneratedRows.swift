@@ -64,4 +64,21 @@ extension SQLOrderStore {
             try await db.raw("ANALYZE").run()
         }
     }
+
+    /// Waits (at most `timeout`) until the listeners have read the change announcements queued so far, as a server has
+    /// in steady state: a bulk insert announces each row, and a benchmark that starts while they are still being read
+    /// measures that work and a cache that cannot keep what it reads meanwhile. Returns at once on SQLite, which
+    /// announces nothing.
+    public func waitForAnnouncementsToBeRead(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let backlog = try await read("measure the notification backlog") { db -> Double in
+                guard db.dialect.name == "postgresql" else { return 0 }
+                return try await db.raw("SELECT pg_notification_queue_usage() AS usage").first(decodingColumn: "usage", as: Double.self) ?? 0
+            }
+            // The usage is counted in whole queue pages: zero leaves less than a page (about a hundred announcements).
+            if backlog == 0 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
 }
