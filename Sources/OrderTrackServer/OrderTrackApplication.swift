@@ -115,7 +115,8 @@ public struct OrderTrackApplication: Sendable {
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
         let dispatcher = PushDispatcher(
             store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, now: now)
-        let lookup = OrderLookup(store: store, isExclusive: configuration.database.isExclusive, metrics: cacheMetrics)
+        let lookup = OrderLookup(
+            store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.orderCacheBytes, metrics: cacheMetrics)
         let registrations = RegistrationsLookup(
             store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.registrationsCacheBytes, metrics: cacheMetrics
         )

@@ -290,6 +290,9 @@ import Testing
             ([], ["ORDERTRACK_RATE_LIMIT_DEVICE_LOG": "-1"], "--rate-limit-device-log \"-1\" must be RATE[:BURST]"),
             (["--max-registrations-per-order=-3"], [:], "--max-registrations-per-order \"-3\" must be a whole number from 0 to 1000000"),
             (["--idle-timeout", "0"], [:], "--idle-timeout \"0\" must be 1 to 3600 seconds"),
+            (["--package-cache-mb", "0"], [:], "--package-cache-mb 0 must be from 1 to 65536"),
+            ([], ["ORDERTRACK_REGISTRATIONS_CACHE_MB": "lots"], "ORDERTRACK_REGISTRATIONS_CACHE_MB \"lots\" is not a whole number"),
+            (["--order-cache-mb", "70000"], [:], "--order-cache-mb 70000 must be from 1 to 65536"),
             (["--client-address-header", "X Forwarded"], [:], "--client-address-header \"X Forwarded\" must be a header name"),
         ]
         for (arguments, environment, message) in cases {
