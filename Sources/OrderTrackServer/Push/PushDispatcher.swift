@@ -143,17 +143,17 @@ final class PushDispatcher: Service, Sendable {
         var wakeups = self.wakeups.makeAsyncIterator()
         let window = SendWindow(capacity: configuration.concurrency)
         let chunk = max(1, configuration.concurrency / 4)
-        // Claims go on from where the last full one ended; one that comes up short, and the first after each lease
-        // duration, starts over, to take up jobs whose claimer died (they lie behind any later position).
+        // Claims go on from where the last full one ended; one that comes up short, and the first each second, starts
+        // over: jobs behind the position are due too when their claimer died or when a claim skipped them while another
+        // transaction held them (SKIP LOCKED). A second keeps those waits short and the scans from the start rare.
         var position: PushQueuePosition?
-        let restartInterval = Duration.milliseconds(Int64(configuration.leaseDuration * 1000))
         var restartDue = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let room = await window.room(atLeast: chunk)
             guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
             if ContinuousClock.now >= restartDue {
                 position = nil
-                restartDue = .now + restartInterval
+                restartDue = .now + .seconds(1)
             }
             let jobs: [PushJob]
             do {
