@@ -14,6 +14,52 @@ import Testing
 /// a lost notification connection or a certificate rotation through one is never answered with the old package by
 /// the other (issue #18).
 @Suite(.serialized) struct SharedCacheTests {
+    /// Two `serve` processes, A and B, on one fresh PostgreSQL database and one local APNs; the demo merchant's key.
+    struct Pair {
+        let apns: LocalAPNs
+        let database: String
+        let dataDirectory: URL
+        let processes: [ServerProcess]
+        let a: Instance
+        let b: Instance
+        let apiKey: String
+
+        static func start() async throws -> Pair {
+            let apns = try await LocalAPNs.start()
+            let database = try TestDatabase.freshPostgresURL()
+            let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ordertrack-shared-\(UUID().uuidString)", isDirectory: true)
+            let processes = try (0..<2).map { _ in try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns) }
+            let apiKey = try JSONDecoder().decode(
+                DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
+            ).apiKey
+            return Pair(
+                apns: apns, database: database, dataDirectory: dataDirectory, processes: processes,
+                a: Instance(base: "http://127.0.0.1:\(processes[0].port)"), b: Instance(base: "http://127.0.0.1:\(processes[1].port)"),
+                apiKey: apiKey)
+        }
+
+        func stop() async throws {
+            for process in processes { process.stop() }
+            try await apns.stop()
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+
+        /// Ends every instance's notification connection from the server side (`pg_terminate_backend`); how many.
+        func terminateListeners() throws -> Int {
+            let killed = try ExternalTools.run(
+                "/usr/bin/env",
+                [
+                    "psql", try #require(TestDatabase.postgresURL), "-Atc",
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ordertrack-listener'",
+                ])
+            return Int(String(decoding: killed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+    }
+
     struct Instance {
         var base: String
 
@@ -78,18 +124,11 @@ import Testing
 
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func aChangeALostNotificationConnectionAndARotationThroughOneInstanceAreSeenByTheOther() async throws {
-        let apns = try await LocalAPNs.start()
-        let database = try TestDatabase.freshPostgresURL()
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-shared-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let first = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        let (a, b) = (Instance(base: "http://127.0.0.1:\(first.port)"), Instance(base: "http://127.0.0.1:\(second.port)"))
-        let apiKey = try JSONDecoder().decode(
-            DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
-        ).apiKey
+        let pair = try await Pair.start()
+        defer { pair.remove() }
+        let (a, b, apiKey) = (pair.a, pair.b, pair.apiKey)
         let store = try await OrderTrackApplication.openStore(
-            configuration: developmentConfiguration(dataDirectory: dataDirectory.path, databaseURL: database),
+            configuration: developmentConfiguration(dataDirectory: pair.dataDirectory.path, databaseURL: pair.database),
             logger: Logger(label: "shared-cache-test"))
         try await b.waitForMetric(Self.following, above: 0)
 
@@ -128,14 +167,7 @@ import Testing
         // B's notification connection is killed; a change made before it is back is still seen, as B dropped everything
         // on the interruption and re-reads after it listens again.
         let interruptions = try await b.metric(Self.interruptions)
-        let killed = try ExternalTools.run(
-            "/usr/bin/env",
-            [
-                "psql", try #require(TestDatabase.postgresURL), "-Atc",
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ordertrack-listener'",
-            ])
-        #expect(
-            Int(String(decoding: killed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 2, "both listeners were terminated")
+        #expect(try pair.terminateListeners() >= 2, "both listeners were terminated")
         try await patch("cancelled")
         try await b.waitForMetric(Self.interruptions, above: interruptions)
         try await b.waitForMetric(Self.following, above: 0)
@@ -164,10 +196,8 @@ import Testing
         #expect(Self.contains(try Self.signature(in: after.body), rotation.certificateDER), "B's package is signed with the rotated certificate")
         #expect(try Self.document(in: after.body)["status"]?.stringValue == "open")
 
-        first.stop()
-        second.stop()
         try await store.shutdown()
-        try await apns.stop()
+        try await pair.stop()
     }
 
     /// A device's registrations list on B follows registrations and changes made through A (issue #18): B answers it
@@ -175,16 +205,9 @@ import Testing
     /// again.
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func registrationsAndChangesThroughOneInstanceAreInTheOthersRegistrationsList() async throws {
-        let apns = try await LocalAPNs.start()
-        let database = try TestDatabase.freshPostgresURL()
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-shared-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let first = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        let second = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        let (a, b) = (Instance(base: "http://127.0.0.1:\(first.port)"), Instance(base: "http://127.0.0.1:\(second.port)"))
-        let apiKey = try JSONDecoder().decode(
-            DevelopmentCredentials.self, from: Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
-        ).apiKey
+        let pair = try await Pair.start()
+        defer { pair.remove() }
+        let (a, b, apiKey) = (pair.a, pair.b, pair.apiKey)
         try await b.waitForMetric(Self.following, above: 0)
         func createOrder() async throws -> (type: String, id: String, token: String) {
             let created = try await MultiInstanceTests.send(
@@ -229,12 +252,7 @@ import Testing
 
         // B's notification connection is killed; an unregistration through A before it is back is still seen.
         let interruptions = try await b.metric(Self.interruptions)
-        _ = try ExternalTools.run(
-            "/usr/bin/env",
-            [
-                "psql", try #require(TestDatabase.postgresURL), "-Atc",
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ordertrack-listener'",
-            ])
+        #expect(try pair.terminateListeners() >= 2, "both listeners were terminated")
         var request = HTTPClientRequest(url: a.base + "/wallet/v1/devices/\(device)/registrations/\(type)/\(two.id)")
         request.method = .DELETE
         request.headers.add(name: "Authorization", value: "AppleOrder \(two.token)")
@@ -251,9 +269,7 @@ import Testing
         try await b.waitForMetric(Self.registrationsInvalidations, above: invalidationsAfter)
         #expect(try await b.registrations(device, type).ids.sorted() == [one.id, two.id].sorted())
 
-        first.stop()
-        second.stop()
-        try await apns.stop()
+        try await pair.stop()
     }
 
     /// A self-signed Order Type ID identity for `orderTypeIdentifier` as a PKCS#12 (password "pw"), and its
