@@ -156,6 +156,20 @@ import Testing
         #expect(validate(trailingZeros, files: Fixtures.fullOrderFiles).isValid, "trailing zeros lose nothing")
     }
 
+    /// A decimal string may have leading zeros; its normalized JSON number must not (the fuzzer found `"02.5"`
+    /// written as the invalid number `02.50`).
+    @Test func normalizedAmountsAreValidJSONNumbers() throws {
+        #expect(Amount.normalized("02.5", currency: "USD") == "2.50")
+        #expect(Amount.normalized("-007", currency: "JPY") == "-7")
+        #expect(Amount.normalized("000.10", currency: "USD") == "0.10")
+        #expect(Amount.normalized("0", currency: "USD") == "0.00")
+        #expect(Amount.normalized("-0.5", currency: "EUR") == "-0.50")
+        let padded = Fixtures.fullOrder.setting("payment.total.amount", to: "02.5")
+        #expect(validate(padded, files: Fixtures.fullOrderFiles).isValid)
+        let document = try OrderDocument(json: padded)
+        #expect(document.json["payment"]?["total"]?["amount"] == .number("2.50"))
+    }
+
     @Test func authenticationToken() {
         expectError(
             Fixtures.fullOrder.setting("authenticationToken", to: "short"), at: "authenticationToken", containing: "at least 16 characters",

@@ -36,10 +36,15 @@ public enum Amount {
     }
 
     /// The amount written with exactly the currency's minor units (`12.5` USD → `12.50`, `100.0` JPY → `100`),
-    /// or `nil` when that would drop non-zero digits.
+    /// or `nil` when that would drop non-zero digits. The result is a valid JSON number: leading zeros of the integer
+    /// part, which a decimal string may have (`"02.5"`), are dropped (`2.50`).
     public static func normalized(_ text: String, currency: String) -> String? {
         var bytes = Array(text.utf8)
         guard isDecimal(bytes) else { return nil }
+        let start = bytes.first == UInt8(ascii: "-") ? 1 : 0
+        var firstKept = start
+        while firstKept + 1 < bytes.count, bytes[firstKept] == UInt8(ascii: "0"), isDigit(bytes[firstKept + 1]) { firstKept += 1 }
+        bytes.removeSubrange(start..<firstKept)
         let digits = ISOCodes.minorUnits(of: currency)
         let dot = bytes.firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
         var end = bytes.count
