@@ -156,6 +156,21 @@ import Testing
         #expect(validate(trailingZeros, files: Fixtures.fullOrderFiles).isValid, "trailing zeros lose nothing")
     }
 
+    /// An App Store identifier is a whole number: the fuzzer found `123.56789` passing validation and failing to decode.
+    @Test func storeIdentifiersAreWholeNumbers() throws {
+        for literal in ["123.56789", "1e3", "123.0", "99999999999999999999"] {
+            expectError(
+                Fixtures.fullOrder.setting("associatedApplications", to: [["storeIdentifier": .number(literal)]]),
+                at: "associatedApplications[0].storeIdentifier", containing: "must be a whole number", files: Fixtures.fullOrderFiles)
+        }
+        expectError(
+            Fixtures.fullOrder.setting("associatedApplications", to: [["storeIdentifier": .number("0")]]),
+            at: "associatedApplications[0].storeIdentifier", containing: "must be at least 1", files: Fixtures.fullOrderFiles)
+        let whole = Fixtures.fullOrder.setting("associatedApplications", to: [["storeIdentifier": .number("123456789")]])
+        #expect(validate(whole, files: Fixtures.fullOrderFiles).isValid)
+        #expect(try OrderDocument(json: whole).order.associatedApplications?.first?.storeIdentifier == 123_456_789)
+    }
+
     /// A decimal string may have leading zeros; its normalized JSON number must not (the fuzzer found `"02.5"`
     /// written as the invalid number `02.50`).
     @Test func normalizedAmountsAreValidJSONNumbers() throws {

@@ -42,6 +42,8 @@ private enum JSONSchemaBuilder {
         case .string(let format): string(format)
         case .number(let minimum, let maximum):
             .object(["type": "number", "minimum": minimum.map(bound), "maximum": maximum.map(bound)].compactMapValues { $0 })
+        case .integer(let minimum, let maximum):
+            .object(["type": "integer", "minimum": minimum.map { .integer($0) }, "maximum": maximum.map { .integer($0) }].compactMapValues { $0 })
         case .boolean: ["type": "boolean"]
         case .enumeration(let values): ["type": "string", "enum": .array(values.map(JSONValue.string))]
         case .constant(let value): ["const": value]

@@ -46,7 +46,7 @@ public enum OrderSchema {
     public static let application = ObjectSchema(
         "Application",
         [
-            Property("storeIdentifier", .number(minimum: 1, maximum: nil), required: true, "App Store identifier (ADAM id)"),
+            Property("storeIdentifier", .integer(minimum: 1, maximum: nil), required: true, "App Store identifier (ADAM id)"),
             Property("launchURL", .string(.uri)),
             Property("customProductPageIdentifier", .string(.text)),
         ])

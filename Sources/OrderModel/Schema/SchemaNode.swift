@@ -5,6 +5,8 @@ public indirect enum SchemaNode: Sendable {
     case string(StringFormat)
     /// A JSON number within optional bounds.
     case number(minimum: Double?, maximum: Double?)
+    /// A whole JSON number (no fraction, no exponent) that fits in 64 bits, within optional bounds.
+    case integer(minimum: Int?, maximum: Int?)
     /// `true` or `false`.
     case boolean
     /// A string from a fixed set.

@@ -42,6 +42,19 @@ struct SchemaWalker {
             let number = Double(literal) ?? .infinity
             if let minimum, !(number >= minimum) { error(path, "must be at least \(Self.format(minimum)), but is \(literal)") }
             if let maximum, !(number <= maximum) { error(path, "must be at most \(Self.format(maximum)), but is \(literal)") }
+        case .integer(let minimum, let maximum):
+            guard let literal = value.numberLiteral else {
+                if let text = value.stringValue, Int(text) != nil {
+                    return error(path, "must be a JSON number, not a string; write \(text) without quotes")
+                }
+                return mismatch(value, expected: "a whole number", at: path)
+            }
+            // The typed model holds an Int: a fraction, an exponent or more than 64 bits would not decode.
+            guard let number = Int(literal) else {
+                return error(path, "must be a whole number (no fraction or exponent, at most 64 bits), but is \(literal)")
+            }
+            if let minimum, number < minimum { error(path, "must be at least \(minimum), but is \(literal)") }
+            if let maximum, number > maximum { error(path, "must be at most \(maximum), but is \(literal)") }
         case .boolean:
             if value.boolValue == nil { mismatch(value, expected: "true or false", at: path) }
         case .enumeration(let allowed):
