@@ -10,16 +10,25 @@ actor ConnectionPool<Connection: Sendable> {
     private var idle: [Connection]
     private var waiters: [(id: Int, continuation: CheckedContinuation<Connection, any Error>)] = []
     private var nextWaiterID = 0
+    /// Waiters whose deadline came before they joined the queue (a starved task): their error, for when they join.
+    private var expiredEarly = LeaseDeadline.EarlyExpiries()
     private var closed = false
     private var drainWaiter: CheckedContinuation<Void, Never>?
     private var drained = false
 
-    init(connections: [Connection], maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000) {
+    private let clock: any Clock<Duration>
+
+    /// - Parameter clock: measures `maximumWait`; tests move a manual one.
+    init(connections: [Connection], maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000, clock: any Clock<Duration> = ContinuousClock()) {
         self.total = connections.count
         self.idle = connections
         self.maximumWait = maximumWait
         self.maximumWaiters = maximumWaiters
+        self.clock = clock
     }
+
+    /// How many callers wait for a connection now.
+    var waiting: Int { waiters.count }
 
     /// Leases a connection, waiting for one if all are in use.
     func acquire() async throws -> Connection {
@@ -30,7 +39,8 @@ actor ConnectionPool<Connection: Sendable> {
         guard waiters.count < maximumWaiters else { throw LeaseDeadline.queueFull(waiters.count) }
         let id = nextWaiterID
         nextWaiterID += 1
-        return try await LeaseDeadline.run(timeout: maximumWait) {
+        expiredEarly.allocate(id)
+        return try await LeaseDeadline.run(timeout: maximumWait, clock: clock) {
             try await self.wait(id: id)
         } expire: { error in
             await self.expire(id: id, with: error)
@@ -38,11 +48,15 @@ actor ConnectionPool<Connection: Sendable> {
     }
 
     private func wait(id: Int) async throws -> Connection {
-        try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
+        try expiredEarly.join(id)
+        return try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
     }
 
     private func expire(id: Int, with error: any Error) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else {
+            expiredEarly.expire(id, with: error)
+            return
+        }
         waiters.remove(at: index).continuation.resume(throwing: error)
     }
 

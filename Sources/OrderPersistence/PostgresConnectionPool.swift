@@ -20,6 +20,7 @@ final class PostgresConnectionPool: Sendable {
         var nextID = 0
         var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
         var nextWaiterID = 0
+        var expiredEarly = LeaseDeadline.EarlyExpiries()
         var closed = false
         var drainWaiter: CheckedContinuation<Void, Never>?
 
@@ -78,9 +79,10 @@ final class PostgresConnectionPool: Sendable {
                 let id = try state.withLock { state throws -> Int in
                     guard state.waiters.count < maximumWaiters else { throw LeaseDeadline.queueFull(state.waiters.count) }
                     state.nextWaiterID += 1
+                    state.expiredEarly.allocate(state.nextWaiterID)
                     return state.nextWaiterID
                 }
-                try await LeaseDeadline.run(timeout: maximumWait) {
+                try await LeaseDeadline.run(timeout: maximumWait, clock: ContinuousClock()) {
                     try await self.wait(id: id)
                 } expire: { error in
                     self.expire(id: id, with: error)
@@ -114,18 +116,27 @@ final class PostgresConnectionPool: Sendable {
     private func wait(id: Int) async throws {
         try await withCheckedThrowingContinuation { continuation in
             // Re-checked under the lock: a connection released since the decision to wait must not be missed.
-            let ready = state.withLock { state -> Bool in
-                if state.canLease || state.open < size { return true }
+            let ready = state.withLock { state -> Result<Bool, any Error> in
+                do { try state.expiredEarly.join(id) } catch { return .failure(error) }
+                if state.canLease || state.open < size { return .success(true) }
                 state.waiters.append((id, continuation))
-                return false
+                return .success(false)
             }
-            if ready { continuation.resume() }
+            switch ready {
+            case .success(true): continuation.resume()
+            case .success(false): break
+            case .failure(let error): continuation.resume(throwing: error)
+            }
         }
     }
 
     private func expire(id: Int, with error: any Error) {
         let waiter = state.withLock { state in
-            state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                state.expiredEarly.expire(id, with: error)
+                return nil as CheckedContinuation<Void, any Error>?
+            }
+            return state.waiters.remove(at: index).continuation
         }
         waiter?.resume(throwing: error)
     }

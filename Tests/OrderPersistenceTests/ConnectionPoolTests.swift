@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import Testing
 
@@ -5,37 +6,50 @@ import Testing
 
 /// Audit L13: the wait for a connection is bounded in time and in queue length, and ends as `busy` (503 at the edge).
 @Suite struct ConnectionPoolTests {
+    /// Polls the pool until `count` callers wait in its queue.
+    private func waitForWaiters(_ count: Int, in pool: ConnectionPool<Int>) async throws {
+        while await pool.waiting < count { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
     @Test func l13_aWaiterGivesUpAfterTheDeadlineAndTheQueueIsBounded() async throws {
-        let pool = ConnectionPool(connections: [1], maximumWait: .milliseconds(300), maximumWaiters: 2)
+        // A manual clock: the deadline passes when the test says so, however slow the machine is.
+        let clock = ManualClock()
+        let pool = ConnectionPool(connections: [1], maximumWait: .milliseconds(300), maximumWaiters: 2, clock: clock)
         let held = try await pool.acquire()
 
-        // Queued behind the held connection: busy after the deadline, not forever.
-        let started = ContinuousClock.now
+        // Queued behind the held connection: still waiting just before the deadline, busy at it, not forever.
+        let late = Task { try await pool.acquire() }
+        try await waitForWaiters(1, in: pool)
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(299))
+        #expect(await pool.waiting == 1)
+        clock.advance(by: .milliseconds(1))
         await #expect {
-            _ = try await pool.acquire()
+            _ = try await late.value
         } throws: { error in
             guard case OrderStoreError.busy(_, let reason) = error else { return false }
-            return reason.contains("stayed in use")
+            return reason.contains("stayed in use for 0.3 seconds")
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(await pool.waiting == 0)
 
         // Two may wait; a third is refused at once.
-        async let first = pool.acquire()
-        async let second = pool.acquire()
-        try await Task.sleep(for: .milliseconds(50))
+        let first = Task { try await pool.acquire() }
+        try await waitForWaiters(1, in: pool)
+        let second = Task { try await pool.acquire() }
+        try await waitForWaiters(2, in: pool)
+        try await clock.waitForSleepers(2)
         await #expect {
             _ = try await pool.acquire()
         } throws: { error in
             guard case OrderStoreError.busy(_, let reason) = error else { return false }
-            return reason.contains("already waiting")
+            return reason.contains("2 requests are already waiting")
         }
-        // A connection released in time reaches the first waiter; the second then times out.
+        // A connection released in time reaches the first waiter (in order of arrival); the second then times out.
         await pool.release(held)
-        let handed = try await first
+        let handed = try await first.value
         #expect(handed == 1)
-        let secondOutcome: Result<Int, any Error>
-        do { secondOutcome = .success(try await second) } catch { secondOutcome = .failure(error) }
-        #expect(throws: OrderStoreError.self) { _ = try secondOutcome.get() }
+        clock.advance(by: .milliseconds(300))
+        await #expect(throws: OrderStoreError.self) { _ = try await second.value }
         await pool.release(handed)
         #expect(try await pool.acquire() == 1)
     }
@@ -43,13 +57,43 @@ import Testing
     @Test func aCancelledWaiterLeavesTheQueueAndLosesNoConnection() async throws {
         // Shutdown cancels services that wait for the writer: the connection must come back to the pool, not be
         // dropped by a waiter that stopped listening.
-        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(60))
+        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(60), clock: ManualClock())
         let held = try await pool.acquire()
         let waiter = Task { try await pool.acquire() }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitForWaiters(1, in: pool)
         waiter.cancel()
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        #expect(await pool.waiting == 0)
         await pool.release(held)
         #expect(try await pool.acquire() == 1)
+    }
+
+    @Test func aCallerCancelledBeforeItJoinsTheQueueFailsInsteadOfWaitingForever() async throws {
+        // Its deadline fires at once (the sleep of a cancelled task ends at once), possibly before the waiter joins.
+        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(3600))
+        let held = try await pool.acquire()
+        for _ in 0..<50 {
+            let waiter = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await pool.acquire()
+            }
+            await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        }
+        #expect(await pool.waiting == 0)
+        await pool.release(held)
+        #expect(try await pool.acquire() == 1)
+    }
+
+    @Test func aDeadlineBeforeTheWaiterJoinsFailsItAsItJoins() throws {
+        var expiries = LeaseDeadline.EarlyExpiries()
+        expiries.allocate(1)
+        expiries.expire(1, with: LeaseDeadline.timedOut(after: .seconds(1)))
+        #expect(throws: OrderStoreError.self) { try expiries.join(1) }
+        // A waiter that joined and was served: a late deadline leaves nothing behind.
+        expiries.allocate(2)
+        try expiries.join(2)
+        expiries.expire(2, with: CancellationError())
+        expiries.allocate(3)
+        try expiries.join(3)
     }
 }

@@ -59,10 +59,10 @@ import Testing
     static func waitFor(
         _ client: Client, type: String, id: String, _ condition: (any OrderStore) async throws -> Bool
     ) async throws {
-        for _ in 0..<50 {
+        for _ in 0..<300 {
             if try await condition(client.store) { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        Issue.record("the activity did not arrive within 5 s")
+        Issue.record("the activity did not arrive within 30 s")
     }
 }

@@ -7,7 +7,13 @@ import Testing
 
 @testable import OrderPersistence
 
-/// PostgreSQL goes away for a while: devices get 503 with Retry-After, nothing crashes, and service resumes by itself.
+/// PostgreSQL goes away for a while: writes, and reads the instance cannot answer from memory, get 503 with Retry-After;
+/// nothing crashes, and service resumes by itself.
+///
+/// While the instance's listener still hears every change, its in-memory orders and registrations lists are as fresh
+/// as the database's, so devices keep getting them even though the pool's connections are gone. Once the listener's
+/// connection is lost too, and the instance has noticed (at once for a closed connection, within a probe's 1.5 s for
+/// a silent one), it keeps nothing and every device call is 503 as well.
 @Suite(.serialized) struct DatabaseOutageTests {
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func devicesGet503WithRetryAfterWhileTheDatabaseIsUnreachableAndServiceResumesByItself() async throws {
@@ -21,7 +27,8 @@ import Testing
         let baseURL = try #require(TestDatabase.postgresURL)
         var components = try #require(URLComponents(string: baseURL))
         components.path = "/" + name
-        let server = try TestServer(database: try #require(components.string))
+        let databaseURL = try #require(components.string)
+        let server = try TestServer(database: databaseURL)
         defer { server.remove() }
 
         try await server.run { client in
@@ -31,33 +38,60 @@ import Testing
             let id = try #require(details["orderIdentifier"]?.stringValue)
             let token = try #require(details["authenticationToken"]?.stringValue)
             let orderPath = "/wallet/v1/orders/\(type)/\(id)"
+            let listPath = "/wallet/v1/devices/device-1/registrations/\(type)"
             let registration = "/wallet/v1/devices/device-1/registrations/\(type)/\(id)"
             #expect(
                 try await client.device(.post, registration, token: token, json: ["pushToken": .string(String(repeating: "ab", count: 32))]).status
                     == .created)
+            // Once the instance has applied the announcements of these writes, the next reads are kept in memory.
+            try await ChangeFeed.settle(psqlURL: ChangeFeed.psqlURL(of: databaseURL), schema: "public") { try await client.metric($0) }
             #expect(try await client.device(.get, orderPath, token: token).status == .ok)
+            #expect(try await client.device(.get, listPath, token: nil).status == .ok)
+            let orderHits = try await client.metric(ChangeFeed.orderHits)
+            let listHits = try await client.metric(ChangeFeed.registrationsHits)
 
-            // The database refuses connections and drops the open ones.
-            try await sql("ALTER DATABASE \(ident: name) ALLOW_CONNECTIONS false")
-            try await sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)")
-            let started = ContinuousClock.now
-            for (method, path) in [
-                (HTTPRequest.Method.get, orderPath), (.get, "/wallet/v1/devices/device-1/registrations/\(type)"), (.delete, registration),
-            ] {
-                let reply = try await client.device(method, path, token: token)
-                #expect(reply.status == .serviceUnavailable, "\(method) \(path): \(reply.status) \(reply.text)")
-                #expect(reply.headers[.retryAfter] == "5")
-                #expect(reply.json["error"]?["code"] == "database_unavailable")
+            func expectUnavailable(_ reply: Client.Reply, _ what: String) {
+                #expect(reply.status == .serviceUnavailable, "\(what): \(reply.status) \(reply.text)")
+                #expect(reply.headers[.retryAfter] == "5", "\(what)")
+                #expect(reply.json["error"]?["code"] == "database_unavailable", "\(what)")
             }
-            let merchant = try await client.merchant(.get, "/api/v1/orders")
-            #expect(merchant.status == .serviceUnavailable)
-            #expect(ContinuousClock.now - started < .seconds(10), "answers come promptly, not after a long wait for a connection")
+
+            // The database refuses new connections and drops the pool's; the listener's connection stays.
+            try await sql("ALTER DATABASE \(ident: name) ALLOW_CONNECTIONS false")
+            try await sql(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                WHERE datname = \(bind: name) AND application_name <> 'ordertrack-listener'
+                """)
+            let started = ContinuousClock.now
+            #expect(try await client.metric(ChangeFeed.following) == 1)
+            let fetched = try await client.device(.get, orderPath, token: token)
+            #expect(fetched.status == .ok, "the order comes from memory: \(fetched.status) \(fetched.text)")
+            #expect(try await client.metric(ChangeFeed.orderHits) > orderHits)
+            let listed = try await client.device(.get, listPath, token: nil)
+            #expect(listed.json["orderIdentifiers"] == .array([.string(id)]), "the list comes from memory: \(listed.text)")
+            #expect(try await client.metric(ChangeFeed.registrationsHits) > listHits)
+            expectUnavailable(try await client.device(.delete, registration, token: token), "DELETE \(registration)")
+            expectUnavailable(try await client.merchant(.get, "/api/v1/orders"), "GET /api/v1/orders")
+
+            // The listener's connection goes too: once the instance has noticed, it keeps nothing and reads fail as well.
+            let interruptions = try await client.metric(ChangeFeed.interruptions)
+            try await sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)")
+            try await MultiInstanceTests.waitUntil(timeout: .seconds(30)) {
+                try await client.metric(ChangeFeed.interruptions) > interruptions
+            }
+            #expect(try await client.metric(ChangeFeed.following) == 0)
+            for (method, path) in [(HTTPRequest.Method.get, orderPath), (.get, listPath), (.delete, registration)] {
+                expectUnavailable(try await client.device(method, path, token: token), "\(method) \(path)")
+            }
+            expectUnavailable(try await client.merchant(.get, "/api/v1/orders"), "GET /api/v1/orders")
+            #expect(ContinuousClock.now - started < .seconds(20), "answers come promptly, not after a long wait for a connection")
 
             // Connections are allowed again: the very next requests succeed, with nothing lost.
             try await sql("ALTER DATABASE \(ident: name) ALLOW_CONNECTIONS true")
             #expect(try await client.device(.get, orderPath, token: token).status == .ok)
-            let listed = try await client.device(.get, "/wallet/v1/devices/device-1/registrations/\(type)", token: nil)
-            #expect(listed.json["orderIdentifiers"] == .array([.string(id)]))
+            let relisted = try await client.device(.get, listPath, token: nil)
+            #expect(relisted.json["orderIdentifiers"] == .array([.string(id)]))
         }
         try await sql("DROP DATABASE \(ident: name) WITH (FORCE)")
         try await admin.shutdown()

@@ -173,7 +173,7 @@ import Testing
             #expect(try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)/history?limit=1").json["data"]?.arrayValue?.count == 1)
             // The partner's use is recorded (written behind, at most once a minute), the unused key has none.
             var partnerLastUse: String?
-            for _ in 0..<100 where partnerLastUse == nil {
+            for _ in 0..<300 where partnerLastUse == nil {
                 let keys = try await client.merchant(.get, "/api/v1/api-keys").json["data"]?.arrayValue ?? []
                 partnerLastUse = keys.first { $0["id"]?.stringValue == partner.id }?["lastUsedAt"]?.stringValue
                 if partnerLastUse == nil { try await Task.sleep(for: .milliseconds(100)) }

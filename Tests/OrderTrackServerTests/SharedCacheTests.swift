@@ -48,6 +48,13 @@ import Testing
             try? FileManager.default.removeItem(at: dataDirectory)
         }
 
+        /// Returns once `instance` has applied the announcements of every change committed before this call.
+        func settle(_ instance: Instance) async throws {
+            try await ChangeFeed.settle(psqlURL: ChangeFeed.psqlURL(of: database), schema: ChangeFeed.schema(of: database)) {
+                try await instance.metric($0)
+            }
+        }
+
         /// Ends every instance's notification connection from the server side (`pg_terminate_backend`); how many.
         func terminateListeners() throws -> Int {
             let killed = try ExternalTools.run(
@@ -149,7 +156,8 @@ import Testing
             return try Self.document(in: fetched.body)["status"]?.stringValue
         }
 
-        // B reads the order once, then answers from memory.
+        // B reads the order once (after applying the announcement of its creation), then answers from memory.
+        try await pair.settle(b)
         #expect(try await statusServedByB() == "open")
         let hits = try await b.metric(Self.orderHits)
         #expect(try await statusServedByB() == "open")
@@ -171,6 +179,9 @@ import Testing
         try await patch("cancelled")
         try await b.waitForMetric(Self.interruptions, above: interruptions)
         try await b.waitForMetric(Self.following, above: 0)
+        // Whether B heard of the change depends on when it listened again; either way it serves the new version.
+        #expect(try await statusServedByB() == "cancelled")
+        try await pair.settle(b)
         #expect(try await statusServedByB() == "cancelled")
         // Following again: B keeps the order and drops it on the next announced change.
         let hitsAfter = try await b.metric(Self.orderHits)
@@ -223,7 +234,8 @@ import Testing
         let type = one.type
         #expect(try await a.register(device, type, one.id, token: one.token) == 201)
 
-        // B reads the list once, then answers from memory.
+        // B reads the list once (after applying the announcements of A's writes), then answers from memory.
+        try await pair.settle(b)
         let listed = try await b.registrations(device, type)
         #expect(listed.ids == [one.id])
         let tag = try #require(listed.tag)
@@ -259,6 +271,8 @@ import Testing
         #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status == .ok)
         try await b.waitForMetric(Self.interruptions, above: interruptions)
         try await b.waitForMetric(Self.following, above: 0)
+        #expect(try await b.registrations(device, type).ids == [one.id])
+        try await pair.settle(b)
         #expect(try await b.registrations(device, type).ids == [one.id])
         // Following again: kept, and dropped on the next announced registration.
         let hitsAfter = try await b.metric(Self.registrationsHits)

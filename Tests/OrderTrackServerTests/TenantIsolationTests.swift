@@ -131,7 +131,8 @@ import Testing
             #expect(refused.json["error"]?["code"] == "order_type_rejected")
             let message = try #require(refused.json["error"]?["message"]?.stringValue)
             #expect(message.contains("asks for 10000000 iterations, more than the 600000 this server accepts"), "\(message)")
-            #expect(elapsed < .milliseconds(500), "refused before any key derivation: \(elapsed)")
+            // 10,000,000 PBKDF2 rounds take tens of seconds here; a loaded machine answers the refusal well within 5 s.
+            #expect(elapsed < .seconds(5), "refused before any key derivation: \(elapsed)")
         }
     }
 

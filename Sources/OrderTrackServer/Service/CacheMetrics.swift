@@ -1,4 +1,5 @@
 import CoreMetrics
+import OrderPersistence
 import Prometheus
 
 /// Hits, misses and invalidations of the in-memory order records, signed packages and devices' registration lists
@@ -17,6 +18,9 @@ final class CacheMetrics: Sendable {
     private let registrationsInvalidations: CoreMetrics.Counter
     private let interruptions: CoreMetrics.Counter
     private let following: CoreMetrics.Gauge
+    private let orderAnnouncements: CoreMetrics.Counter
+    private let registrationsAnnouncements: CoreMetrics.Counter
+    private let orderTypeAnnouncements: CoreMetrics.Counter
 
     init(registry: PrometheusCollectorRegistry) {
         let factory = PrometheusMetricsFactory(registry: registry)
@@ -34,6 +38,12 @@ final class CacheMetrics: Sendable {
         registrationsInvalidations = counter("invalidations", "registrations")
         interruptions = CoreMetrics.Counter(label: "ordertrack_change_feed_interruptions_total", factory: factory)
         following = CoreMetrics.Gauge(label: "ordertrack_change_feed_following", factory: factory)
+        func announcements(_ kind: String) -> CoreMetrics.Counter {
+            CoreMetrics.Counter(label: "ordertrack_change_feed_announcements_total", dimensions: [("kind", kind)], factory: factory)
+        }
+        orderAnnouncements = announcements("order")
+        registrationsAnnouncements = announcements("registrations")
+        orderTypeAnnouncements = announcements("order_type")
     }
 
     func orderHit() { orderHits.increment() }
@@ -49,5 +59,15 @@ final class CacheMetrics: Sendable {
     func feedFollowing(_ isFollowing: Bool) {
         following.record(isFollowing ? 1 : 0)
         if !isFollowing { interruptions.increment() }
+    }
+    /// An announced change was applied to every in-memory copy. Announcements arrive in commit order, so once this
+    /// counts one, every change committed before it has been applied too.
+    func announcementApplied(_ event: StoreChangeEvent) {
+        switch event {
+        case .order: orderAnnouncements.increment()
+        case .registrations: registrationsAnnouncements.increment()
+        case .orderType: orderTypeAnnouncements.increment()
+        case .following, .interrupted: break
+        }
     }
 }

@@ -41,5 +41,6 @@ struct StoreChangeFollower: Service {
         case .order, .registrations:
             break
         }
+        metrics.announcementApplied(event)
     }
 }
