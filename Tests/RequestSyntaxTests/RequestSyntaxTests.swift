@@ -24,3 +24,31 @@ import Testing
         #expect(AuthorizationCredentials.parse("AppleOrder  token") == .appleOrder(" token"))
     }
 }
+
+@Suite struct EntityTagConditionTests {
+    @Test func starAndListsOfStrongAndWeakTagsAreRead() {
+        #expect(EntityTagCondition.parse("*") == .any)
+        #expect(EntityTagCondition.parse("  * ") == .any)
+        #expect(EntityTagCondition.parse(#""3""#) == .tags([EntityTag(opaque: "3", isWeak: false)]))
+        #expect(
+            EntityTagCondition.parse(#"W/"3" , "4",,"x!#~""#)
+                == .tags([EntityTag(opaque: "3", isWeak: true), EntityTag(opaque: "4", isWeak: false), EntityTag(opaque: "x!#~", isWeak: false)]))
+        #expect(EntityTagCondition.parse(#""""#) == .tags([EntityTag(opaque: "", isWeak: false)]))
+    }
+
+    @Test func anythingElseIsRefused() {
+        for value in ["", " ", ",", "3", #""3"#, #""3" "4""#, #""3"x"#, "W/3", #"w/"3""#, #""a b""#, "**", #"*, "3""#] {
+            #expect(EntityTagCondition.parse(value) == nil, "\(value.debugDescription)")
+        }
+        let many = Array(repeating: #""1""#, count: EntityTagCondition.maximumTags + 1).joined(separator: ",")
+        #expect(EntityTagCondition.parse(many) == nil)
+        #expect(EntityTagCondition.parse(String(repeating: " ", count: EntityTagCondition.maximumLength) + #""1""#) == nil)
+    }
+
+    @Test func ifMatchComparesStrongly() {
+        let condition = EntityTagCondition.parse(#"W/"3", "4""#)
+        #expect(condition?.isMet(byCurrent: "4") == true)
+        #expect(condition?.isMet(byCurrent: "3") == false, "a weak tag never matches")
+        #expect(EntityTagCondition.any.isMet(byCurrent: "9"))
+    }
+}

@@ -1,5 +1,6 @@
 import Hummingbird
 import OrderModel
+import OrderPersistence
 
 /// The JSON calls of the dashboard's pages, under `/dashboard/api`, authenticated by the session cookie and its CSRF
 /// token.
@@ -20,6 +21,13 @@ struct DashboardAPIRoutes: Sendable {
     /// The merchant API's body limit: the page sends what a merchant's server could.
     let maximumBodySize: Int
 
+    /// An answer about one order with its `ETag`; as on the page, the order leaves out its token: nothing the page's
+    /// scripts see reveals it.
+    private func pageJSON(_ record: OrderRecord, _ body: @escaping @Sendable (JSONValue) -> JSONValue) async throws -> SerializedJSON {
+        let bytes = try await cpu.run { body(try JSONValue.parse(record.document).setting("authenticationToken", to: nil)).serialized() }
+        return SerializedJSON(bytes: bytes, headers: [.eTag: OrderETag.value(version: record.version)])
+    }
+
     func add(to dashboard: RouterGroup<OrderTrackRequestContext>) {
         let api = dashboard.group("api").add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .unauthorized))
         api.post("orders/validate") { request, context in
@@ -34,19 +42,24 @@ struct DashboardAPIRoutes: Sendable {
                 id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
             return MerchantRoutes.validationJSON(report)
         }
+        // The order page's current version, for re-applying an edit after a 412 (without the token, as on the page).
+        api.get("orders/:orderTypeIdentifier/:orderIdentifier") { _, context in
+            let record = try await orders.order(
+                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                id: try RequestParsing.identifier("orderIdentifier", context))
+            return try await pageJSON(record) { ["order": $0, "version": .integer(record.version)] }
+        }
+        // The editor sends the operator's own changes with If-Match of the version the page showed.
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
+            let allowedVersions = try OrderETag.allowedVersions(request)
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: context.author(.dashboard))
-            return SerializedJSON(
-                bytes: try await cpu.run {
-                    // As on the page, the answer leaves out the token: nothing the page's scripts see reveals it.
-                    let order = try JSONValue.parse(updated.record.document).setting("authenticationToken", to: nil)
-                    return
-                        (["order": order, "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
-                        as JSONValue).serialized()
-                })
+                id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: context.author(.dashboard),
+                allowedVersions: allowedVersions)
+            return try await pageJSON(updated.record) {
+                ["order": $0, "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
+            }
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { _, context in
             let link = try await walletLinks.create(

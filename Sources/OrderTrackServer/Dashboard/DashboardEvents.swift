@@ -33,7 +33,13 @@ struct DashboardEvents: Sendable {
         let body = ResponseBody { [self] writer in
             try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
             if try await waitForChange(from: start, merchant: merchant, order: key, listed: listed, writer: &writer) {
-                try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
+                // An order page learns the version now: a push attempt or a re-notify moves the revision, not the content.
+                var data = "{}"
+                if let key {
+                    let version = try await orders.order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier).version
+                    data = #"{"version":\#(version)}"#
+                }
+                try await writer.write(ByteBuffer(string: "event: changed\ndata: \(data)\n\n"))
             }
             try await writer.finish(nil)
         }

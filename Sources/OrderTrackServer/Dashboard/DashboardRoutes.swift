@@ -232,6 +232,7 @@ struct DashboardRoutes: Sendable {
         values["events"] = "/dashboard/events?order=\(Self.queryComponent(type))/\(Self.queryComponent(id))&since=\(revision)"
         values["preview"] = preview.templateValues
         values["orderJSON"] = json
+        values["version"] = String(record.version)
         values["updateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))"
         values["validateURL"] = "/dashboard/api/orders/\(Self.pathComponent(type))/\(Self.pathComponent(id))/validate"
         values["orderURL"] = Self.orderURL(type: type, id: id)

@@ -26,6 +26,8 @@ struct APIError: HTTPResponseError, Sendable {
     var param: String?
     var problems: [ValidationProblem] = []
     var extraHeaders: HTTPFields = [:]
+    /// More members of the error object (a 412's current version and last change).
+    var details: [String: JSONValue] = [:]
 
     var headers: HTTPFields { extraHeaders }
 
@@ -62,7 +64,10 @@ struct APIError: HTTPResponseError, Sendable {
     }
 
     var body: JSONValue {
-        var error: [String: JSONValue] = ["type": .string(kind.rawValue), "code": .string(code), "message": .string(message)]
+        var error = details
+        error["type"] = .string(kind.rawValue)
+        error["code"] = .string(code)
+        error["message"] = .string(message)
         if let param { error["param"] = .string(param) }
         if !problems.isEmpty {
             error["problems"] = .array(
@@ -104,6 +109,8 @@ extension APIError {
             (status, kind, code) = (.forbidden, .permission, error.code.name)
         case .notFound:
             (status, kind, code) = (.notFound, .notFound, error.code.name)
+        case .versionMismatch:
+            (status, kind, code) = (.preconditionFailed, .conflict, error.code.name)
         case .orderExists, .updateContention, .idempotencyKeyReused, .paymentAlreadyUsed, .applePayNotConfigured,
             .ambiguousAuthenticationToken:
             (status, kind, code) = (.conflict, .conflict, error.code.name)
@@ -117,6 +124,9 @@ extension APIError {
             // The server cannot do what was asked (an order type without a usable signing identity).
             (status, kind, code) = (.internalServerError, .api, error.code.name)
         }
-        self.init(status: status, kind: kind, code: code, message: error.reason, param: param, problems: error.problems)
+        self.init(status: status, kind: kind, code: code, message: error.reason, param: param, problems: error.problems, details: error.details)
+        if error.code == .versionMismatch, case .number(let text)? = error.details["currentVersion"], let version = Int(text) {
+            extraHeaders[.eTag] = OrderETag.value(version: version)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import OrderModel
@@ -12,8 +13,12 @@ extension JSONValue: ResponseGenerator {
 /// JSON serialized already: order documents serialized on the CPU pool, or a response stored under an idempotency key.
 struct SerializedJSON: ResponseGenerator {
     var bytes: [UInt8]
+    /// More header fields (an order's `ETag`).
+    var headers: HTTPFields = [:]
 
     func response(from request: Request, context: some RequestContext) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

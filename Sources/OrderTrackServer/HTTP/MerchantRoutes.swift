@@ -40,15 +40,21 @@ struct MerchantRoutes: Sendable {
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { _, context in
             let record = try await orders.order(merchant: try context.merchant, type: try type(context), id: try id(context))
-            return try await ordersJSON { ["order": try orderJSON(record)] }
+            var answer = try await ordersJSON { ["order": try orderJSON(record)] }
+            answer.headers[.eTag] = OrderETag.value(version: record.version)
+            return answer
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
+            let allowedVersions = try OrderETag.allowedVersions(request)
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let updated = try await orders.updateOrder(
-                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI))
-            return try await ordersJSON {
+                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI),
+                allowedVersions: allowedVersions)
+            var answer = try await ordersJSON {
                 ["order": try orderJSON(updated.record), "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
             }
+            answer.headers[.eTag] = OrderETag.value(version: updated.record.version)
+            return answer
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
             let count = try await orders.notifyDevices(merchant: try context.merchant, type: try type(context), id: try id(context))
@@ -126,8 +132,9 @@ struct MerchantRoutes: Sendable {
             created.responseJSON(webServiceURL: orders.webServiceURL).serialized()
         }
         switch outcome {
-        case .created(_, let body):
-            return try EditedResponse(status: .created, response: SerializedJSON(bytes: body)).response(from: request, context: context)
+        case .created(let created, let body):
+            let answer = SerializedJSON(bytes: body, headers: [.eTag: OrderETag.value(version: created.record.version)])
+            return try EditedResponse(status: .created, response: answer).response(from: request, context: context)
         case .replayed(let saved):
             return try replay(saved, request, context)
         }

@@ -158,19 +158,28 @@ struct OrderService: Sendable {
     }
 
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
+    ///
+    /// - Parameter allowedVersions: the versions the caller's change is meant for (`If-Match`); `nil` for any. When the
+    ///   order is at another version, nothing is written and ``OrderTrackError/Code/versionMismatch`` names the current
+    ///   version and its last change. The version is compared with the one the store then replaces, so a change
+    ///   committed in between by another request or instance is never overwritten.
     func updateOrder(
-        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, now: Date = Date()
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
+        now: Date = Date()
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
-            try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, author: author, now: now)
+            try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, author: author, allowedVersions: allowedVersions, now: now)
         }
     }
 
     private func applyUpdate(
-        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, now: Date
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>?, now: Date
     ) async throws -> UpdatedOrder {
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
+            if let allowedVersions, !allowedVersions.contains(current.version) {
+                throw try await versionMismatch(current, allowed: allowedVersions)
+            }
             let (merged, existing) = try await cpu.run {
                 let existing = try JSONValue.parse(current.document)
                 do throws(OrderPatchError) {
@@ -208,6 +217,24 @@ struct OrderService: Sendable {
             }
         }
         throw OrderTrackError(.updateContention, "the order is being changed by many requests at once; retry")
+    }
+
+    /// 412: the order moved on from the version the caller read; names the current version and who changed it last.
+    private func versionMismatch(_ current: OrderRecord, allowed: Set<Int>) async throws -> OrderTrackError {
+        let last = try await store.orderHistory(orderTypeIdentifier: current.orderTypeIdentifier, orderIdentifier: current.orderIdentifier, limit: 1)
+            .first
+        let by = last.flatMap { $0.keyName ?? $0.author } ?? "an earlier version of OrderTrack"
+        let at = DateTimeFormat.formatRFC3339(last?.at ?? current.updatedAt)
+        let expected = allowed.isEmpty ? "none of the versions If-Match names" : "not " + allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
+        return OrderTrackError(
+            .versionMismatch,
+            "the order is at version \(current.version), last changed by \(by) at \(at), \(expected); nothing was changed. "
+                + "Read the order again (its ETag is \"\(current.version)\") and apply your change to that version",
+            field: "If-Match",
+            details: [
+                "currentVersion": .integer(current.version),
+                "lastChange": ["version": .integer(last?.version ?? current.version), "by": .string(by), "at": .string(at)],
+            ])
     }
 
     /// The top-level keys whose values differ between two versions of a document, sorted: what the transcript says a

@@ -47,6 +47,8 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let notFound = Code("not_found")
         /// An order with this identifier exists already.
         public static let orderExists = Code("order_exists")
+        /// An update conditioned on a version (`If-Match`) that is no longer the order's current one.
+        public static let versionMismatch = Code("order_version_mismatch")
         /// An update lost the race for the order's version too many times.
         public static let updateContention = Code("update_contention")
         /// An idempotency key sent again with a different request.
@@ -95,13 +97,16 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
     public let field: String?
     /// Every validation problem of order content (``Code/invalidOrder``), warnings included.
     public let problems: [ValidationProblem]
+    /// Facts a caller acts on, beside the message (``Code/versionMismatch``: the current version and its last change).
+    public let details: [String: JSONValue]
 
     /// An error with a code, its reason in words, and optionally the field at fault and the validation problems.
-    public init(_ code: Code, _ reason: String, field: String? = nil, problems: [ValidationProblem] = []) {
+    public init(_ code: Code, _ reason: String, field: String? = nil, problems: [ValidationProblem] = [], details: [String: JSONValue] = [:]) {
         self.code = code
         self.reason = reason
         self.field = field
         self.problems = problems
+        self.details = details
     }
 
     /// Order content with problems: the reason counts the errors and names the first three, the field is the first's.

@@ -39,6 +39,18 @@ export function mergePatch(before, after) {
   return patch;
 }
 
+/** Applies a JSON Merge Patch (RFC 7396) to `target`: what re-applying an operator's edit to a newer version does. */
+export function applyMergePatch(target, patch) {
+  const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+  if (!isObject(patch)) return patch;
+  const result = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = applyMergePatch(result[key], value);
+  }
+  return result;
+}
+
 /** Fills `list` with validation problems, each with its JSON path (warnings and errors told apart by class). */
 export function showProblems(list, problems) {
   list.replaceChildren(
