@@ -79,6 +79,7 @@ public protocol OrderStore: Sendable {
     func listOrders(
         merchantID: String,
         orderTypeIdentifier: String?,
+        orderNumber: String?,
         status: String?,
         updatedSince: Date?,
         after cursor: String?,

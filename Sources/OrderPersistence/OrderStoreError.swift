@@ -10,6 +10,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: String)
     /// An order with this type and identifier already exists.
     case orderAlreadyExists(orderTypeIdentifier: String, orderIdentifier: String)
+    /// Another order of this type has this order number (unique within an order type, as a shop's numbers are).
+    case orderNumberExists(orderTypeIdentifier: String, orderNumber: String, existingOrderIdentifier: String)
     /// No order has this type and identifier.
     case orderNotFound(orderTypeIdentifier: String, orderIdentifier: String)
     /// The order's version moved since it was read: re-read and retry.
@@ -55,6 +57,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "order type \(type) belongs to another merchant; an order type identifier can have only one owner"
         case .orderAlreadyExists(let type, let id):
             "order \(type)/\(id) already exists; update it instead of creating it"
+        case .orderNumberExists(let type, let number, let existing):
+            "order number \(number) is taken by order \(type)/\(existing); order numbers are unique within an order type"
         case .orderNotFound(let type, let id):
             "order \(type)/\(id) does not exist"
         case .versionConflict(let type, let id, let expected, let actual):

@@ -167,7 +167,7 @@ public struct OrderRecord: Sendable, Hashable {
     }
 }
 
-/// One page of ``OrderStore/listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)``.
+/// One page of ``OrderStore/listOrders(merchantID:orderTypeIdentifier:orderNumber:status:updatedSince:after:limit:)``.
 public struct OrderPage: Sendable {
     /// The page's orders, in creation order.
     public var orders: [OrderRecord]

@@ -46,7 +46,7 @@ extension SQLOrderStore {
     }
 
     /// A merchant's orders newest first (keyset on the immutable creation sequence, walked down the same index as
-    /// ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)``, or its twin with the status,
+    /// ``listOrders(merchantID:orderTypeIdentifier:orderNumber:status:updatedSince:after:limit:)``, or its twin with the status,
     /// with the same cursor format).
     ///
     /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` when `limit` is not 1 to ``maximumPageSize``,

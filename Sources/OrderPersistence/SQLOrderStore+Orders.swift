@@ -7,7 +7,7 @@ extension SQLOrderStore {
         "created_at", "updated_at", "version", "change_sequence", "created_sequence", "order_number",
     ]
 
-    /// The largest page ``listOrders(merchantID:orderTypeIdentifier:status:updatedSince:after:limit:)`` returns.
+    /// The largest page ``listOrders(merchantID:orderTypeIdentifier:orderNumber:status:updatedSince:after:limit:)`` returns.
     public static let maximumPageSize = 1000
 
     /// Stores a new order with version 1 and the next change sequence, timestamps truncated to milliseconds, and its
@@ -40,6 +40,9 @@ extension SQLOrderStore {
     @discardableResult
     private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
         try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
+        if let number = order.orderNumber {
+            try await Self.requireFreeOrderNumber(db, number, type: order.orderTypeIdentifier, merchantID: order.merchantID, except: nil)
+        }
         var stored = order
         stored.version = 1
         stored.changeSequence = try await nextChangeSequence(db)
@@ -56,6 +59,23 @@ extension SQLOrderStore {
         }
         try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .created, note: note, at: self.now())])
         return stored
+    }
+
+    /// Throws ``OrderStoreError/orderNumberExists(orderTypeIdentifier:orderNumber:existingOrderIdentifier:)`` when another
+    /// order of the type has the number. Orders stored before numbers were unique may share one, so this is a check in
+    /// the writing transaction rather than a unique index: SQLite has one writer, and on PostgreSQL a transaction lock
+    /// on the number makes concurrent writers of the same number take turns.
+    static func requireFreeOrderNumber(_ db: any SQLDatabase, _ number: String, type: String, merchantID: String, except: String?) async throws {
+        if db.dialect.name == "postgresql" {
+            // The two-key form: its key space is apart from the migrations' one-key lock.
+            try await db.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: type)), hashtext(\(bind: number)))").run()
+        }
+        let query = db.select().column("order_identifier").from("orders")
+            .where("merchant_id", .equal, merchantID).where("order_number", .equal, number).where("order_type_identifier", .equal, type)
+        if let except { query.where("order_identifier", .notEqual, except) }
+        if let existing = try await query.limit(1).first(decodingColumn: "order_identifier", as: String.self) {
+            throw OrderStoreError.orderNumberExists(orderTypeIdentifier: type, orderNumber: number, existingOrderIdentifier: existing)
+        }
     }
 
     /// The order with this type and identifier, or `nil`.
@@ -89,6 +109,15 @@ extension SQLOrderStore {
         note: ChangeNote
     ) async throws -> OrderRecord {
         try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            if let orderNumber {
+                let owner = try await db.select().column("merchant_id").column("order_number").from("orders")
+                    .where("order_type_identifier", .equal, orderTypeIdentifier).where("order_identifier", .equal, orderIdentifier)
+                    .first()
+                if let owner, try owner.optionalString("order_number") != orderNumber {
+                    try await Self.requireFreeOrderNumber(
+                        db, orderNumber, type: orderTypeIdentifier, merchantID: try owner.string("merchant_id"), except: orderIdentifier)
+                }
+            }
             let sequence = try await nextChangeSequence(db)
             let milliseconds = updatedAt.millisecondsSince1970
             let updated = try await db.update("orders")
@@ -140,6 +169,7 @@ extension SQLOrderStore {
     public func listOrders(
         merchantID: String,
         orderTypeIdentifier: String?,
+        orderNumber: String?,
         status: String?,
         updatedSince: Date?,
         after cursor: String?,
@@ -154,6 +184,9 @@ extension SQLOrderStore {
                 .where("merchant_id", .equal, merchantID)
             if let orderTypeIdentifier {
                 query.where("order_type_identifier", .equal, orderTypeIdentifier)
+            }
+            if let orderNumber {
+                query.where("order_number", .equal, orderNumber)
             }
             if let status {
                 query.where("status", .equal, status)

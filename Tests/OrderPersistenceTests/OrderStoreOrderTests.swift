@@ -114,7 +114,7 @@ import Testing
             var pages = 0
             repeat {
                 let page = try await store.listOrders(
-                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 10
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor, limit: 10
                 )
                 seen += page.orders.map(\.orderIdentifier)
                 // Updating an already listed order must not make it reappear later.
@@ -131,14 +131,14 @@ import Testing
             #expect(pages == 10)
 
             let completed = try await store.listOrders(
-                merchantID: fixture.merchant.id, orderTypeIdentifier: fixture.orderType, status: "completed",
+                merchantID: fixture.merchant.id, orderTypeIdentifier: fixture.orderType, orderNumber: nil, status: "completed",
                 updatedSince: nil, after: nil, limit: 100
             )
             #expect(completed.orders.count == 32)
             #expect(completed.nextCursor == nil)
 
             let recent = try await store.listOrders(
-                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil,
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil,
                 updatedSince: base.addingTimeInterval(1), after: nil, limit: 100
             )
             #expect(recent.orders.count == 10) // the first order of each page was updated just now
@@ -151,13 +151,13 @@ import Testing
             for cursor in ["", "not-a-cursor", "YzEuLTE"] {
                 await #expect(throws: OrderStoreError.invalidCursor(cursor)) {
                     try await store.listOrders(
-                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 10)
+                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor, limit: 10)
                 }
             }
             for limit in [0, -1, 1001] {
                 await #expect(throws: OrderStoreError.self) {
                     try await store.listOrders(
-                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: limit)
+                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: nil, limit: limit)
                 }
             }
             #expect(try OrderCursor.decode(OrderCursor.encode(123_456)) == 123_456)

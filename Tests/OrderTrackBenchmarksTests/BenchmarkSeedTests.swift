@@ -41,7 +41,7 @@ import Testing
             var cursor: String?
             repeat {
                 let page = try await store.listOrders(
-                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: cursor, limit: 1000)
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor, limit: 1000)
                 count += page.orders.count
                 cursor = page.nextCursor
             } while cursor != nil
@@ -70,7 +70,7 @@ import Testing
                 try await foreign.insert(into: store)
             }
             let listed = try await store.listOrders(
-                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, updatedSince: nil, after: nil, limit: 10)
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: nil, limit: 10)
             #expect(listed.orders.isEmpty)
         }
     }

@@ -162,7 +162,7 @@ import X509
             #expect(details["webServiceURL"] == .string(TestServer.publicURL + "/wallet"))
             #expect(paid.json["payment"]?["applicationPrimaryAccountNumber"]?.stringValue == Self.dpan)
             #expect(paid.json["transactionId"] == token["header"]?["transactionId"])
-            #expect(paid.json["order"]?["orderNumber"] == "1001")
+            #expect(paid.json["order"]?["orderNumber"] == order["orderNumber"])
 
             // Wallet can fetch the order with the details Apple Pay's completion hands it.
             let type = details["orderTypeIdentifier"]?.stringValue ?? ""

@@ -40,9 +40,8 @@ import Testing
         return html[range].split(separator: "\"").dropFirst(3).first.map(String.init)
     }
 
-    static func createOrder(_ client: Client, number: String = "1001") async throws -> (type: String, id: String) {
-        var content = SampleContent.order
-        content["orderNumber"] = .string(number)
+    static func createOrder(_ client: Client, number: String? = nil) async throws -> (type: String, id: String) {
+        let content = SampleContent.order(number: number ?? SampleContent.uniqueNumber())
         let reply = try await client.merchant(.post, "/api/v1/orders", json: content)
         #expect(reply.status == .created)
         let details = reply.json["orderDetails"]

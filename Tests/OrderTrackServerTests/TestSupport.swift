@@ -129,11 +129,17 @@ struct Client: Sendable {
 
 /// Order content a merchant sends at payment completion.
 enum SampleContent {
-    static var order: JSONValue {
+    /// An order with an order number of its own: order numbers are unique within an order type.
+    static var order: JSONValue { order(number: uniqueNumber()) }
+
+    /// A fresh order number (`T-` and 8 hexadecimal digits).
+    static func uniqueNumber() -> String { "T-" + UUID().uuidString.prefix(8).lowercased() }
+
+    static func order(number: String) -> JSONValue {
         [
             "merchant": ["displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"],
-            "orderManagementURL": "https://shop.example.com/orders/1001",
-            "orderNumber": "1001",
+            "orderManagementURL": .string("https://shop.example.com/orders/\(number)"),
+            "orderNumber": .string(number),
             "payment": ["total": ["amount": "42", "currency": "USD"], "status": "paid"],
             "lineItems": [["title": "Coffee beans", "quantity": 2, "price": ["amount": "21.00", "currency": "USD"]]],
             "fulfillments": [["fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "processing"]],

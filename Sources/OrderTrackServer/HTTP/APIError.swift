@@ -111,7 +111,7 @@ extension APIError {
             (status, kind, code) = (.notFound, .notFound, error.code.name)
         case .versionMismatch:
             (status, kind, code) = (.preconditionFailed, .conflict, error.code.name)
-        case .orderExists, .updateContention, .idempotencyKeyReused, .paymentAlreadyUsed, .applePayNotConfigured,
+        case .orderExists, .orderNumberExists, .updateContention, .idempotencyKeyReused, .paymentAlreadyUsed, .applePayNotConfigured,
             .ambiguousAuthenticationToken:
             (status, kind, code) = (.conflict, .conflict, error.code.name)
         case .validationURLNotAllowed, .domainNotRegistered:

@@ -174,7 +174,8 @@ struct MerchantRoutes: Sendable {
             throw APIError.badRequest("status_invalid", "status must be one of \(OrderSchema.orderStatuses.joined(separator: ", "))", param: "status")
         }
         let page = try await orders.listOrders(
-            merchant: try context.merchant, orderTypeIdentifier: query["orderTypeIdentifier"].map(String.init), status: status,
+            merchant: try context.merchant, orderTypeIdentifier: query["orderTypeIdentifier"].map(String.init),
+            orderNumber: query["orderNumber"].map(String.init), status: status,
             updatedSince: updatedSince, cursor: query["cursor"].map(String.init), limit: limit)
         return try await ordersJSON {
             ["data": .array(try page.orders.map(orderJSON)), "nextCursor": page.nextCursor.map(JSONValue.string) ?? .null]

@@ -144,6 +144,8 @@ struct OrderService: Sendable {
         } catch OrderStoreError.orderAlreadyExists {
             throw OrderTrackError(
                 .orderExists, "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
+        } catch let OrderStoreError.orderNumberExists(type, number, existing) {
+            throw Self.orderNumberTaken(type: type, number: number, existing: existing)
         }
         caches.orderWritten(stored)
         packages.prepare(stored)
@@ -214,9 +216,20 @@ struct OrderService: Sendable {
                 return UpdatedOrder(record: stored, changed: true, warnings: translationWarnings + validationWarnings)
             } catch OrderStoreError.versionConflict {
                 continue
+            } catch let OrderStoreError.orderNumberExists(type, number, existing) {
+                throw Self.orderNumberTaken(type: type, number: number, existing: existing)
             }
         }
         throw OrderTrackError(.updateContention, "the order is being changed by many requests at once; retry")
+    }
+
+    /// 409: order numbers identify orders within an order type, as a shop's do.
+    static func orderNumberTaken(type: String, number: String, existing: String) -> OrderTrackError {
+        OrderTrackError(
+            .orderNumberExists,
+            "order number \(number) already belongs to order \(existing) of type \(type); order numbers are unique within an order type: "
+                + "PATCH /api/v1/orders/\(type)/\(existing) to change that order, or give this one its own number",
+            field: "orderNumber", details: ["existingOrderIdentifier": .string(existing), "orderTypeIdentifier": .string(type)])
     }
 
     /// 412: the order moved on from the version the caller read; names the current version and who changed it last.
@@ -273,12 +286,13 @@ struct OrderService: Sendable {
 
     /// A page of the merchant's orders, optionally filtered; `cursor` is the previous page's `nextCursor`.
     func listOrders(
-        merchant: MerchantRecord, orderTypeIdentifier: String?, status: String?, updatedSince: Date?, cursor: String?, limit: Int
+        merchant: MerchantRecord, orderTypeIdentifier: String?, orderNumber: String? = nil, status: String?, updatedSince: Date?, cursor: String?,
+        limit: Int
     ) async throws -> OrderPage {
         do {
             return try await store.listOrders(
-                merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, status: status, updatedSince: updatedSince, after: cursor,
-                limit: limit)
+                merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, orderNumber: orderNumber, status: status,
+                updatedSince: updatedSince, after: cursor, limit: limit)
         } catch OrderStoreError.invalidCursor {
             throw OrderTrackError(.invalidCursor, "cursor must be a nextCursor value returned by this endpoint", field: "cursor")
         }

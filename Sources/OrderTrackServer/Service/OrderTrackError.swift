@@ -49,6 +49,8 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let orderExists = Code("order_exists")
         /// An update conditioned on a version (`If-Match`) that is no longer the order's current one.
         public static let versionMismatch = Code("order_version_mismatch")
+        /// Another order of the type has this order number.
+        public static let orderNumberExists = Code("order_number_exists")
         /// An update lost the race for the order's version too many times.
         public static let updateContention = Code("update_contention")
         /// An idempotency key sent again with a different request.
