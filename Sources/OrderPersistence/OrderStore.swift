@@ -22,6 +22,8 @@ public protocol OrderStore: Sendable {
     func merchant(forAPIKeyHash keyHash: String) async throws -> MerchantRecord?
     /// The API key with this SHA-256 and its merchant, revoked or expired or not (the caller judges by its clock).
     func apiKey(forHash keyHash: String) async throws -> (key: APIKeyInfo, merchant: MerchantRecord)?
+    /// The key whose earlier secret had this SHA-256, and when a rotation replaced it; `nil` when no rotation did.
+    func retiredAPIKey(forHash keyHash: String) async throws -> (keyID: String, retiredAt: Date)?
     /// A merchant's API keys, revoked ones included, oldest first.
     func apiKeys(merchantID: String) async throws -> [APIKeyInfo]
     /// Revokes one of the merchant's API keys (a second revocation keeps the first date); `nil` when it has none with

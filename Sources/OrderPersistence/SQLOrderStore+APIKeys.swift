@@ -35,6 +35,16 @@ extension SQLOrderStore {
     }
 
     /// The API key with this SHA-256 and its merchant: one primary-key lookup per authenticated request.
+    /// The key whose earlier secret had this SHA-256, and when a rotation replaced it; `nil` when no rotation did.
+    public func retiredAPIKey(forHash keyHash: String) async throws -> (keyID: String, retiredAt: Date)? {
+        try await read("look up a rotated API key secret") { db in
+            guard let row = try await db.select().column("key_id").column("retired_at").from("retired_api_key_hashes")
+                .where("key_hash", .equal, keyHash).first()
+            else { return nil }
+            return (try row.string("key_id"), try row.date("retired_at"))
+        }
+    }
+
     public func apiKey(forHash keyHash: String) async throws -> (key: APIKeyInfo, merchant: MerchantRecord)? {
         try await read("look up an API key") { db in
             guard
@@ -76,6 +86,14 @@ extension SQLOrderStore {
     /// secret finds nothing from this write on.
     public func replaceAPIKeySecret(merchantID: String, id: String, keyHash: String, prefix: String) async throws -> APIKeyInfo? {
         try await write("rotate an API key of merchant \(merchantID)") { db in
+            // The old secret's hash is kept, so its next use is told it was rotated (and when).
+            try await db.raw(
+                """
+                INSERT INTO retired_api_key_hashes (key_hash, key_id, merchant_id, retired_at) \
+                SELECT key_hash, id, merchant_id, \(bind: self.now().millisecondsSince1970) FROM api_keys \
+                WHERE id = \(bind: id) AND merchant_id = \(bind: merchantID) AND revoked_at IS NULL
+                """
+            ).run()
             let updated = try await db.update("api_keys").set("key_hash", to: keyHash).set("prefix", to: prefix)
                 .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("revoked_at", .is, SQLLiteral.null)
                 .returning("id")

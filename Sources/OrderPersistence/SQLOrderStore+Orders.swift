@@ -41,7 +41,9 @@ extension SQLOrderStore {
     private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
         try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
         if let number = order.orderNumber {
-            try await Self.requireFreeOrderNumber(db, number, type: order.orderTypeIdentifier, merchantID: order.merchantID, except: nil)
+            // The order's own identifier is excepted: a repeated creation of one order is `orderAlreadyExists`.
+            try await Self.requireFreeOrderNumber(
+                db, number, type: order.orderTypeIdentifier, merchantID: order.merchantID, except: order.orderIdentifier)
         }
         var stored = order
         stored.version = 1

@@ -29,6 +29,7 @@ public struct OrderTrackApplication: Sendable {
         configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         now: @escaping @Sendable () -> Date = Date.init
     ) async throws -> OrderTrackApplication {
+        try await PortCheck.requireAvailable(host: configuration.host, port: configuration.port)
         let store = try await openStore(configuration: configuration, logger: logger, now: now)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.

@@ -194,8 +194,10 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "ordertrack")
-        let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { port in
-            announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
+        let server = try await reportingStoreProblems {
+            try await OrderTrackApplication.build(configuration: configuration, logger: logger) { port in
+                announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
+            }
         }
         if let credentials = server.developmentCredentials {
             // Standard output is the log stream unless a person watches it: the key itself only goes to a terminal.

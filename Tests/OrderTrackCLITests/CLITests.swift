@@ -305,3 +305,29 @@ import Testing
         }
     }
 }
+
+extension CLITests {
+    /// A busy port is reported before anything is created: no data directory, database or identity is left behind.
+    @Test func serveOnABusyPortSaysSoAndCreatesNothing() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                #expect(bind(listener, raw, length) == 0)
+                #expect(listen(listener, 1) == 0)
+                #expect(getsockname(listener, raw, &length) == 0)
+                _ = try #require(Optional(raw))
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let run = try run(["serve", "--port", String(port), "--data-dir", "data"])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("port \(port) on 127.0.0.1 is already in use"), "\(run.errors)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data").path), "nothing was created")
+    }
+}

@@ -269,7 +269,7 @@ import Testing
             #expect(disposition.unicodeScalars.allSatisfy { $0.isASCII }, "\(disposition)")
             #expect(disposition == "attachment; filename=\"Commande-_t_-42.order\"; filename*=UTF-8''Commande-%C3%A9t%C3%A9-42.order")
             // A plain ASCII number needs no filename*.
-            let plain = try await Self.createOrder(client)
+            let plain = try await Self.createOrder(client, SampleContent.order(number: "1001"))
             let plainDownload = try await client.merchant(.get, "/api/v1/orders/\(plain.type)/\(plain.id)/package")
             #expect(plainDownload.headers[.contentDisposition] == "attachment; filename=\"1001.order\"")
         }

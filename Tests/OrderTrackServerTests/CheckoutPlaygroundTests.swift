@@ -111,7 +111,12 @@ import Testing
             let again = try await Self.pay(client, browser, ["order": order], attempt: "attempt-1")
             #expect(again.status == .ok)
             #expect(again.json["orderDetails"] == paid.json["orderDetails"])
-            let another = try await Self.pay(client, browser, ["order": order], attempt: "attempt-2")
+            // Another payment with the same order number: refused, as order numbers are unique within an order type.
+            let reused = try await Self.pay(client, browser, ["order": order], attempt: "attempt-2")
+            #expect(reused.status == .conflict)
+            #expect(reused.json["error"]?["code"] == "order_number_exists")
+            order["orderNumber"] = "PG-2"
+            let another = try await Self.pay(client, browser, ["order": order], attempt: "attempt-3")
             #expect(another.status == .created)
             #expect(another.json["orderDetails"]?["orderIdentifier"] != paid.json["orderDetails"]?["orderIdentifier"])
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 2)

@@ -158,11 +158,12 @@ import Testing
         defer { server.remove() }
         try await server.run { client in
             let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "checkout-42"]
-            let first = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order, headers: key)
-            let again = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order, headers: key)
+            let order = SampleContent.order
+            let first = try await client.merchant(.post, "/api/v1/orders", json: order, headers: key)
+            let again = try await client.merchant(.post, "/api/v1/orders", json: order, headers: key)
             #expect(first.status == .created && again.status == .created)
             #expect(first.body == again.body, "the same key and body replay the same response")
-            let other = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order.setting("orderNumber", to: "2"), headers: key)
+            let other = try await client.merchant(.post, "/api/v1/orders", json: order.setting("orderNumber", to: "2"), headers: key)
             #expect(other.status == .conflict && other.json["error"]?["code"] == "idempotency_key_reused")
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)
         }
@@ -172,7 +173,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, _) = try await createOrder(client)
+            let (type, id, _) = try await createOrder(client, content: SampleContent.order(number: "1001"))
             let path = "/api/v1/orders/\(type)/\(id)"
             #expect(try await client.merchant(.get, "/api/v1/orders/\(type)/missing").status == .notFound)
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/missing", json: ["status": "completed"]).status == .notFound)

@@ -248,6 +248,7 @@ import Testing
             let (headers, body) = DashboardTests.form(["api_key": partner.secret])
             let reply = try await client.call(.post, "/dashboard/sign-in", headers: headers, body: body)
             #expect(reply.status == .unauthorized)
+            #expect(reply.text.contains("Restricted keys (rk_…) cannot sign in; use a secret key (sk_…)."), "\(reply.text)")
             // The merchant's secret key still signs in.
             _ = try await DashboardTests.signIn(client, apiKey: client.apiKey)
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OrderModel
 import OrderPersistence
 import WireFormats
 
@@ -36,6 +37,21 @@ struct DashboardSessions: Sendable {
             expiresAt: created.addingTimeInterval(Self.lifetime))
         try await store.createDashboardSession(record)
         return id
+    }
+
+    /// Why `apiKey` did not sign in, for the sign-in page: a restricted, revoked, expired or rotated key says so.
+    func refusal(apiKey: String) async throws -> String {
+        let key = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let rotated = try await administration.rotatedAPIKey(secret: key) {
+            return "That secret of API key \(rotated.keyID) was rotated on \(DateTimeFormat.formatRFC3339(rotated.rotatedAt)). Use the new secret."
+        }
+        guard let (found, _) = try await administration.apiKey(secret: key) else { return "That API key is not valid. Check it and try again." }
+        if let revoked = found.revokedAt { return "API key \(found.id) was revoked on \(DateTimeFormat.formatRFC3339(revoked))." }
+        if let expires = found.expiresAt, expires <= now() {
+            return "API key \(found.id) expired on \(DateTimeFormat.formatRFC3339(expires))."
+        }
+        if found.scopes != nil { return "Restricted keys (rk_…) cannot sign in; use a secret key (sk_…)." }
+        return "That API key is not valid. Check it and try again."
     }
 
     /// The live session with this id; an expired one is deleted and answers `nil`, as an unknown one does.

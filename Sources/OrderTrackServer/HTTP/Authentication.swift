@@ -24,6 +24,11 @@ struct MerchantAuthenticationMiddleware: RouterMiddleware {
         case .appleOrder, nil: throw Self.missingCredentials
         }
         guard secret.hasPrefix("sk_") || secret.hasPrefix("rk_"), let found = try await administration.apiKey(secret: secret) else {
+            if let rotated = try await administration.rotatedAPIKey(secret: secret) {
+                throw APIError.unauthorized(
+                    "this secret of API key \(rotated.keyID) was rotated on \(DateTimeFormat.formatRFC3339(rotated.rotatedAt)); "
+                        + "use the new secret the rotation returned")
+            }
             throw APIError.unauthorized("the API key is not valid")
         }
         let (key, merchant) = found

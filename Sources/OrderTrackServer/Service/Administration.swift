@@ -47,6 +47,11 @@ public struct Administration: Sendable {
         try await store.apiKey(forHash: Secrets.sha256Hex(Array(secret.utf8)))
     }
 
+    /// The key whose earlier secret this was, and when a rotation replaced it.
+    public func rotatedAPIKey(secret: String) async throws -> (keyID: String, rotatedAt: Date)? {
+        try await store.retiredAPIKey(forHash: Secrets.sha256Hex(Array(secret.utf8))).map { ($0.keyID, $0.retiredAt) }
+    }
+
     /// A merchant's order types.
     public func orderTypes(merchantID: String) async throws -> [OrderTypeRecord] {
         try await store.orderTypes(merchantID: merchantID)

@@ -190,6 +190,19 @@ struct OrderService: Sendable {
                     throw OrderTrackError(.invalidPatch, error.description, field: error.path)
                 }
             }
+            if let (index, identifier) = Self.newFulfillmentWithoutType(patch: patch, existing: existing) {
+                let defaults =
+                    ProviderVocabulary.isSimplified(merged)
+                    ? try await Administration(store: store).orderDefaults(merchantID: merchant.id) : ProviderVocabulary.Defaults()
+                if defaults.fulfillmentType == nil {
+                    let known = existing["fulfillments"]?.arrayValue?.compactMap { $0["fulfillmentIdentifier"]?.stringValue } ?? []
+                    throw OrderTrackError(
+                        .invalidPatch,
+                        "no fulfillment \(identifier); existing: \(known.isEmpty ? "none" : known.joined(separator: ", ")); "
+                            + "to add one, give fulfillmentType (shipping or pickup)",
+                        field: "fulfillments[\(index)].fulfillmentIdentifier")
+                }
+            }
             // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
             // fulfillments the patch may not name.
             var (patched, translationWarnings) = try await translated(merged, merchant: merchant)
@@ -221,6 +234,19 @@ struct OrderService: Sendable {
             }
         }
         throw OrderTrackError(.updateContention, "the order is being changed by many requests at once; retry")
+    }
+
+    /// The first fulfillment of a patch that names an identifier the order lacks without saying its type: most often a
+    /// mistyped identifier, which would otherwise be added as a new fulfillment and fail validation obscurely.
+    static func newFulfillmentWithoutType(patch: JSONValue, existing: JSONValue) -> (index: Int, identifier: String)? {
+        guard let changes = patch["fulfillments"]?.arrayValue else { return nil }
+        let known = Set(existing["fulfillments"]?.arrayValue?.compactMap { $0["fulfillmentIdentifier"]?.stringValue } ?? [])
+        for (index, change) in changes.enumerated() {
+            if let identifier = change["fulfillmentIdentifier"]?.stringValue, !known.contains(identifier), change["fulfillmentType"] == nil {
+                return (index, identifier)
+            }
+        }
+        return nil
     }
 
     /// 409: order numbers identify orders within an order type, as a shop's do.

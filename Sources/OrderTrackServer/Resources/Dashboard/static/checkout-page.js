@@ -166,6 +166,21 @@ async function validateMerchant(validationURL) {
   return (await send(root.dataset.sessionUrl, { validationURL, domain: location.hostname })).json;
 }
 
+/** Gives the order in the editor a number no order has yet: order numbers are unique within an order type. */
+function renumber() {
+  try {
+    const order = JSON.parse(orderBox.value);
+    if (typeof order.orderNumber !== "string") return;
+    order.orderNumber = `PG-${randomKey().slice(0, 8).toUpperCase()}`;
+    if (typeof order.orderManagementURL === "string") {
+      order.orderManagementURL = order.orderManagementURL.replace(/[^/]*$/, encodeURIComponent(order.orderNumber));
+    }
+    orderBox.value = JSON.stringify(order, null, 2);
+  } catch {
+    // An edited order that is not JSON keeps its text; the next submit reports the problem.
+  }
+}
+
 function randomKey() {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -181,6 +196,7 @@ async function submit(token, order) {
   showOrderDetails(lastDetails, json.order);
   await offerTrackInWallet(lastDetails);
   const made = status === 201 ? `Order ${number ?? json.orderDetails.orderIdentifier} created` : "This payment was made before: its order is answered again";
+  if (status === 201) renumber();
   showMessage(token ? `Paid with Apple Pay. ${made}.` : `Simulated payment. ${made}; in Safari, Apple Pay would now hand its orderDetails to Wallet.`, "success");
   showProblems(problemList, (json.warnings ?? []).map((warning) => ({ ...warning, severity: "warning" })));
   edited();
