@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import OrderTrackServer
 
-/// The `serve` options of the abuse limits (README "Limits"); each can also be set as ORDERTRACK_<NAME>.
+/// The `serve` options of the abuse limits ("Limits" in docs/security.md); each can also be set as ORDERTRACK_<NAME>.
 struct LimitOptions: ParsableArguments {
     @Option(help: "Devices one order may have registered; the next registration is answered 429 (0: no cap; default 50)")
     var maxRegistrationsPerOrder: Int?

@@ -7,7 +7,7 @@ import Testing
 /// Why OrderSigning reads PKCS#12 itself: the files ``PKCS12Tests`` loads, tried through swift-nio-ssl's
 /// `NIOSSLPKCS12Bundle` (BoringSSL's `PKCS12_parse`). NIOSSL loads every kind but files without an integrity MAC, and it
 /// ends the process on a file with no private key matching a certificate, which merchants can upload. If this suite
-/// fails, NIOSSL changed: reconsider our reader (README, "Hand-written on purpose").
+/// fails, NIOSSL changed: reconsider our reader (docs/architecture.md, "Hand-written on purpose").
 @Suite("NIOSSLPKCS12Bundle on our PKCS#12 fixtures (why our own reader stays)")
 struct NIOSSLPKCS12Tests {
     let fixtures: Fixtures

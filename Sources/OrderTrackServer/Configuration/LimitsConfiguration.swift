@@ -11,7 +11,7 @@ public struct RateLimit: Sendable, Equatable {
     }
 }
 
-/// The abuse limits in front of every route (see the README's "Limits"). A `nil` rate turns that limit off.
+/// The abuse limits in front of every route (see "Limits" in docs/security.md). A `nil` rate turns that limit off.
 ///
 /// The registration cap is kept by the store, so it holds across instances sharing one PostgreSQL database; the rates
 /// are token buckets in each instance's memory.

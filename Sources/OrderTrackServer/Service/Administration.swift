@@ -64,7 +64,7 @@ public struct Administration: Sendable {
 
     /// A new API key for a merchant, returned once with its metadata; only its SHA-256 is stored. Without `scopes` it is
     /// a secret key (`sk_…`, every scope); with them a restricted key (`rk_…`) holding exactly those scopes (names
-    /// as in the README; `apple-pay:*` stands for both Apple Pay scopes), optionally limited to some of the merchant's
+    /// as in docs/api.md; `apple-pay:*` stands for both Apple Pay scopes), optionally limited to some of the merchant's
     /// order types and expiring at `expiresAt`. Refusals are ``OrderTrackError/Code/invalidAPIKey`` naming the field.
     public func createAPIKey(
         merchantID: String, name: String, scopes: [String]?, orderTypeIdentifiers: [String]?, expiresAt: Date?, now: Date = Date()
