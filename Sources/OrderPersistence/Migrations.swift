@@ -24,6 +24,7 @@ enum Migrations {
         Migration(version: 11, name: "push claims in index order", apply: PushClaimIndexSchema.apply),
         Migration(version: 12, name: "registration change notifications", apply: RegistrationNotificationSchema.apply),
         Migration(version: 13, name: "retired API key secrets", apply: RetiredKeySchema.apply),
+        Migration(version: 14, name: "default order types", apply: DefaultOrderTypeSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -46,6 +46,10 @@ public protocol OrderStore: Sendable {
     func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord?
     /// A merchant's order types, sorted by identifier.
     func orderTypes(merchantID: String) async throws -> [OrderTypeRecord]
+    /// The merchant's default order type, which a created order without `orderTypeIdentifier` gets.
+    func defaultOrderType(merchantID: String) async throws -> String?
+    /// Makes one of the merchant's order types its default; throws ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)``.
+    func setDefaultOrderType(merchantID: String, orderTypeIdentifier: String) async throws
     /// Deletes a merchant's order type; with orders only when `force` (they are deleted with it).
     func deleteOrderType(_ orderTypeIdentifier: String, merchantID: String, force: Bool) async throws -> DeletionSummary
     /// Deletes a merchant and everything it owns; with orders only when `force`.

@@ -34,17 +34,18 @@ extension SQLOrderStore {
         return found.merchant
     }
 
-    /// The API key with this SHA-256 and its merchant: one primary-key lookup per authenticated request.
     /// The key whose earlier secret had this SHA-256, and when a rotation replaced it; `nil` when no rotation did.
     public func retiredAPIKey(forHash keyHash: String) async throws -> (keyID: String, retiredAt: Date)? {
         try await read("look up a rotated API key secret") { db in
-            guard let row = try await db.select().column("key_id").column("retired_at").from("retired_api_key_hashes")
-                .where("key_hash", .equal, keyHash).first()
+            guard
+                let row = try await db.select().column("key_id").column("retired_at").from("retired_api_key_hashes")
+                    .where("key_hash", .equal, keyHash).first()
             else { return nil }
             return (try row.string("key_id"), try row.date("retired_at"))
         }
     }
 
+    /// The API key with this SHA-256 and its merchant: one primary-key lookup per authenticated request.
     public func apiKey(forHash keyHash: String) async throws -> (key: APIKeyInfo, merchant: MerchantRecord)? {
         try await read("look up an API key") { db in
             guard

@@ -50,6 +50,7 @@ extension SQLOrderStore {
     /// (they outlive an order's row on purpose), the rest goes by ON DELETE CASCADE from `order_types` and `orders`.
     static func deleteOrderTypes(_ db: any SQLDatabase, _ types: [String]) async throws {
         guard !types.isEmpty else { return }
+        try await db.update("merchants").set("default_order_type", to: SQLLiteral.null).where("default_order_type", .in, types).run()
         for table in ["push_jobs", "push_log", "order_activity", "order_types"] {
             try await db.delete(from: table).where("order_type_identifier", .in, types).run()
         }

@@ -239,6 +239,33 @@ public final class SQLOrderStore: OrderStore {
                     $0.set(excludedValueOf: "identity").set(excludedValueOf: "apns_token").set(excludedValueOf: "updated_at")
                 }
                 .run()
+            // The merchant's first order type is its default until it chooses another.
+            try await db.update("merchants").set("default_order_type", to: record.orderTypeIdentifier)
+                .where("id", .equal, record.merchantID).where("default_order_type", .is, SQLLiteral.null)
+                .run()
+        }
+    }
+
+    /// The merchant's default order type, which a created order without `orderTypeIdentifier` gets; `nil` when it has
+    /// none (no order type, or its default was deleted).
+    public func defaultOrderType(merchantID: String) async throws -> String? {
+        try await read("read the default order type of merchant \(merchantID)") { db in
+            try await db.select().column("default_order_type").from("merchants").where("id", .equal, merchantID)
+                .first()
+                .flatMap { try $0.optionalString("default_order_type") }
+        }
+    }
+
+    /// Makes one of the merchant's order types its default.
+    ///
+    /// - Throws: ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)`` when the merchant has no such order type.
+    public func setDefaultOrderType(merchantID: String, orderTypeIdentifier: String) async throws {
+        try await write("set the default order type of merchant \(merchantID)") { db in
+            let owned = try await db.select().column("order_type_identifier").from("order_types")
+                .where("order_type_identifier", .equal, orderTypeIdentifier).where("merchant_id", .equal, merchantID)
+                .first()
+            guard owned != nil else { throw OrderStoreError.orderTypeNotFound(orderTypeIdentifier: orderTypeIdentifier) }
+            try await db.update("merchants").set("default_order_type", to: orderTypeIdentifier).where("id", .equal, merchantID).run()
         }
     }
 

@@ -266,6 +266,9 @@ def lost_update(page: Page, console_errors: list[str], number: str) -> None:
     expect(page.get_by_role("heading", name=f"Order {number}")).to_be_visible()
     editor = page.get_by_label("Order JSON")
     set_order_status(editor, "completed")  # not submitted yet
+    # The operator also edits the fulfillment the carrier is about to change: only the operator's member of it may be
+    # sent and re-applied, never the whole fulfillment (which would revert the carrier's status).
+    editor.fill(editor.input_value().replace("Your parcel left our warehouse.", "Packed by the operator."))
     changed = page.get_by_role("status").filter(has_text="changed since the page was loaded")
 
     # The re-notify's event names the version the page shows: the page listens again (an events request without
@@ -283,7 +286,7 @@ def lost_update(page: Page, console_errors: list[str], number: str) -> None:
     before = len(console_errors)
     page.get_by_role("button", name="Update order").click()
     expect(page.get_by_role("status").filter(has_text="Not updated:")).to_contain_text(re.compile(
-        rf"changed this order at .+ \(now version {carrier_version}\), after you opened it\. Your edit is still here\."))
+        rf"this order changed after you opened it \(now version {carrier_version}, by “.+” on .+\)\. Your edit is still here\."))
     # The 412 is the answer this step expects: Chromium logs it as a failed resource.
     console_errors[before:] = [error for error in console_errors[before:] if "412" not in error]
     assert json.loads(editor.input_value())["status"] == "completed", "the operator's edit is still in the editor"
@@ -301,12 +304,14 @@ def lost_update(page: Page, console_errors: list[str], number: str) -> None:
     expect(changed).to_have_count(0)
     merged = json.loads(editor.input_value())
     assert merged["status"] == "completed" and merged["fulfillments"][0]["status"] == "shipped", merged
+    assert merged["fulfillments"][0]["statusDescription"] == "Packed by the operator.", merged
     shot(page, "desktop-order-reapplied")
     page.get_by_role("button", name="Update order").click()
     expect(page.get_by_role("status").filter(has_text="Order updated")).to_be_visible()
     current, version = order_and_version(order_type, order_id)
     assert version == carrier_version + 1, (carrier_version, version)
     assert current["status"] == "completed" and current["fulfillments"][0]["status"] == "shipped", current
+    assert current["fulfillments"][0]["statusDescription"] == "Packed by the operator.", current
 
 
 def checkout_phone(browser) -> None:

@@ -114,7 +114,8 @@ import Testing
             var pages = 0
             repeat {
                 let page = try await store.listOrders(
-                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor, limit: 10
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor,
+                    limit: 10
                 )
                 seen += page.orders.map(\.orderIdentifier)
                 // Updating an already listed order must not make it reappear later.
@@ -151,13 +152,15 @@ import Testing
             for cursor in ["", "not-a-cursor", "YzEuLTE"] {
                 await #expect(throws: OrderStoreError.invalidCursor(cursor)) {
                     try await store.listOrders(
-                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor, limit: 10)
+                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor,
+                        limit: 10)
                 }
             }
             for limit in [0, -1, 1001] {
                 await #expect(throws: OrderStoreError.self) {
                     try await store.listOrders(
-                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: nil, limit: limit)
+                        merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: nil,
+                        limit: limit)
                 }
             }
             #expect(try OrderCursor.decode(OrderCursor.encode(123_456)) == 123_456)

@@ -41,7 +41,8 @@ import Testing
             var cursor: String?
             repeat {
                 let page = try await store.listOrders(
-                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor, limit: 1000)
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: cursor,
+                    limit: 1000)
                 count += page.orders.count
                 cursor = page.nextCursor
             } while cursor != nil

@@ -63,7 +63,9 @@ import Testing
             #expect(listed.headers[.eTag] == #""4""#)
             #expect(try await client.merchant(.patch, path, json: ["statusDescription": "Now"], headers: [.ifMatch: "*"]).status == .ok)
             // A stale If-Match is refused even when the patch would change nothing: the condition comes first.
-            #expect(try await client.merchant(.patch, path, json: ["statusDescription": "Now"], headers: [.ifMatch: #""4""#]).status == .preconditionFailed)
+            #expect(
+                try await client.merchant(.patch, path, json: ["statusDescription": "Now"], headers: [.ifMatch: #""4""#]).status
+                    == .preconditionFailed)
 
             // Not an entity tag: 400, naming the header.
             for malformed in ["5", #""5"#, #""5" x"#, "W/5", #"""#] {

@@ -38,7 +38,8 @@ import Testing
         try await server.run { client in
             let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
             let details = try #require(created.json["orderDetails"])
-            let path = "/api/v1/orders/\(try #require(details["orderTypeIdentifier"]?.stringValue))/\(try #require(details["orderIdentifier"]?.stringValue))"
+            let path =
+                "/api/v1/orders/\(try #require(details["orderTypeIdentifier"]?.stringValue))/\(try #require(details["orderIdentifier"]?.stringValue))"
             let refused = try await client.merchant(.patch, path, json: ["fulfillments": [["fulfillmentIdentifier": "ship-9", "status": "shipped"]]])
             #expect(refused.status == .unprocessableContent)
             #expect(refused.json["error"]?["code"] == "patch_invalid")
@@ -60,7 +61,8 @@ import Testing
         try await server.run { client in
             let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
             let details = try #require(created.json["orderDetails"])
-            let path = "/api/v1/orders/\(try #require(details["orderTypeIdentifier"]?.stringValue))/\(try #require(details["orderIdentifier"]?.stringValue))"
+            let path =
+                "/api/v1/orders/\(try #require(details["orderTypeIdentifier"]?.stringValue))/\(try #require(details["orderIdentifier"]?.stringValue))"
             let refused = try await client.merchant(.post, path + "/wallet-link", json: ["expiresIn": 30])
             #expect(refused.status == .badRequest)
             let message = try #require(refused.json["error"]?["message"]?.stringValue)

@@ -14,9 +14,11 @@ enum PortCheck {
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw ConfigurationError(
                 setting: "--port",
-                message: "port \(port) on \(host) is already in use (another ordertrack serve?); stop that process or choose another port with --port")
+                message: "port \(port) on \(host) is already in use (another ordertrack serve?); stop that process or choose another port with --port"
+            )
         } catch let error as IOError where error.errnoCode == EACCES {
-            throw ConfigurationError(setting: "--port", message: "port \(port) on \(host) needs privileges this process lacks; choose a port above 1023")
+            throw ConfigurationError(
+                setting: "--port", message: "port \(port) on \(host) needs privileges this process lacks; choose a port above 1023")
         } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
             throw ConfigurationError(setting: "--host", message: "\(host) is not an address of this machine")
         }

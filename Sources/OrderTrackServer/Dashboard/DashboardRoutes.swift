@@ -59,7 +59,9 @@ struct DashboardRoutes: Sendable {
             var values = try layoutValues(context, title: "Checkout playground")
             let page = CheckoutPage(administration: administration, applePay: applePay)
             // A fresh number for each visit, so that the orders made in one session are told apart in the list.
-            values.merge(try await page.values(merchant: try context.merchant, orderNumber: "PG-" + String(format: "%08X", UInt32.random(in: .min ... .max)))) { $1 }
+            values.merge(
+                try await page.values(merchant: try context.merchant, orderNumber: "PG-" + String(format: "%08X", UInt32.random(in: .min ... .max)))
+            ) { $1 }
             values["script"] = "checkout-page.js"
             return resources.page("checkout", values)
         }
@@ -104,7 +106,10 @@ struct DashboardRoutes: Sendable {
         guard let sessionID = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
             return resources.page(
                 "sign-in",
-                ["title": "Sign in", "error": try await sessions.refusal(apiKey: form["api_key"] ?? ""), "next": Self.returnPath(form["next"]) ?? false],
+                [
+                    "title": "Sign in", "error": try await sessions.refusal(apiKey: form["api_key"] ?? ""),
+                    "next": Self.returnPath(form["next"]) ?? false,
+                ],
                 status: .unauthorized)
         }
         var response = Response.redirect(to: Self.returnPath(form["next"]) ?? "/dashboard", type: .normal)

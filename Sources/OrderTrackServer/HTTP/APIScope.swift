@@ -69,6 +69,7 @@ enum RouteScopes {
         "DELETE /api/v1/assets/**": Rule(anyOf: [.assetsWrite]),
         "GET /api/v1/order-types": Rule(anyOf: [.orderTypesRead]),
         "PUT /api/v1/order-types/{orderTypeIdentifier}": Rule(anyOf: [.orderTypesWrite]),
+        "PUT /api/v1/order-types/{orderTypeIdentifier}/default": Rule(anyOf: [.orderTypesWrite]),
         "GET /api/v1/order-defaults": Rule(anyOf: [.orderDefaultsRead]),
         "PUT /api/v1/order-defaults": Rule(anyOf: [.orderDefaultsWrite]),
         "POST /api/v1/apple_pay/sessions": Rule(anyOf: [.applePayPayments]),

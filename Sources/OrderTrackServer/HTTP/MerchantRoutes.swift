@@ -103,11 +103,20 @@ struct MerchantRoutes: Sendable {
         }
         api.put("order-types/:orderTypeIdentifier") { request, context in try await putOrderType(request, context) }
         api.get("order-types") { _, context in
+            let merchantID = try context.merchant.id
+            let chosen = try await administration.defaultOrderType(merchantID: merchantID)
             var data: [JSONValue] = []
-            for type in try await administration.orderTypes(merchantID: try context.merchant.id) {
-                data.append(await orderTypeJSON(type.orderTypeIdentifier))
+            for type in try await administration.orderTypes(merchantID: merchantID) {
+                var entry = await orderTypeJSON(type.orderTypeIdentifier)
+                entry["default"] = .bool(type.orderTypeIdentifier == chosen)
+                data.append(entry)
             }
-            return ["data": .array(data)] as JSONValue
+            return ["data": .array(data), "defaultOrderTypeIdentifier": chosen.map(JSONValue.string) ?? .null] as JSONValue
+        }
+        api.put("order-types/:orderTypeIdentifier/default") { _, context in
+            let type = try type(context)
+            try await administration.setDefaultOrderType(merchantID: try context.merchant.id, orderTypeIdentifier: type)
+            return ["defaultOrderTypeIdentifier": .string(type)] as JSONValue
         }
         return api
     }

@@ -52,6 +52,20 @@ public struct Administration: Sendable {
         try await store.retiredAPIKey(forHash: Secrets.sha256Hex(Array(secret.utf8))).map { ($0.keyID, $0.retiredAt) }
     }
 
+    /// The merchant's default order type (a created order without `orderTypeIdentifier` gets it).
+    public func defaultOrderType(merchantID: String) async throws -> String? {
+        try await store.defaultOrderType(merchantID: merchantID)
+    }
+
+    /// Makes one of the merchant's order types its default.
+    public func setDefaultOrderType(merchantID: String, orderTypeIdentifier: String) async throws {
+        do {
+            try await store.setDefaultOrderType(merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier)
+        } catch OrderStoreError.orderTypeNotFound {
+            throw OrderTrackError(.notFound, "this merchant has no order type \(orderTypeIdentifier); configure it first")
+        }
+    }
+
     /// A merchant's order types.
     public func orderTypes(merchantID: String) async throws -> [OrderTypeRecord] {
         try await store.orderTypes(merchantID: merchantID)

@@ -264,10 +264,11 @@ struct OrderService: Sendable {
             .first
         let by = last.flatMap { $0.keyName ?? $0.author } ?? "an earlier version of OrderTrack"
         let at = DateTimeFormat.formatRFC3339(last?.at ?? current.updatedAt)
-        let expected = allowed.isEmpty ? "none of the versions If-Match names" : "not " + allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
+        let expected =
+            allowed.isEmpty ? "none of the versions If-Match names" : "not " + allowed.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
         return OrderTrackError(
             .versionMismatch,
-            "the order is at version \(current.version), last changed by \(by) at \(at), \(expected); nothing was changed. "
+            "the order is at version \(current.version), last changed by \"\(by)\" at \(at), \(expected); nothing was changed. "
                 + "Read the order again (its ETag is \"\(current.version)\") and apply your change to that version",
             field: "If-Match",
             details: [
@@ -471,11 +472,17 @@ struct OrderService: Sendable {
             return record
         }
         let owned = try await store.orderTypes(merchantID: merchant.id)
+        if let chosen = try await store.defaultOrderType(merchantID: merchant.id),
+            let record = owned.first(where: { $0.orderTypeIdentifier == chosen })
+        {
+            return record
+        }
         guard owned.count == 1 else {
             let message =
                 owned.isEmpty
                 ? "this merchant has no order type yet; configure one with PUT /api/v1/order-types/{orderTypeIdentifier}"
-                : "orderTypeIdentifier is required: this merchant has several order types (\(owned.map(\.orderTypeIdentifier).sorted().joined(separator: ", ")))"
+                : "orderTypeIdentifier is required: this merchant has several order types (\(owned.map(\.orderTypeIdentifier).sorted().joined(separator: ", "))) "
+                    + "and no default; name one, or choose the default with PUT /api/v1/order-types/{orderTypeIdentifier}/default"
             throw OrderTrackError(.orderTypeRequired, message, field: "orderTypeIdentifier")
         }
         return owned[0]

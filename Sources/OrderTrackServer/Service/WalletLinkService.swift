@@ -42,7 +42,8 @@ struct WalletLinkService: Sendable {
         let lifetime = lifetime ?? Self.defaultLifetime
         guard lifetime >= 60, lifetime <= Self.maximumLifetime else {
             throw OrderTrackError(
-                .invalidWalletLink, "expiresIn must be from 60 to \(Int(Self.maximumLifetime)) seconds (90 days), not \(lifetime.formatted(.number.grouping(.never)))",
+                .invalidWalletLink,
+                "expiresIn must be from 60 to \(Int(Self.maximumLifetime)) seconds (90 days), not \(lifetime.formatted(.number.grouping(.never)))",
                 field: "expiresIn")
         }
         _ = try await orders.order(merchant: merchant, type: type, id: id)

@@ -18,12 +18,22 @@ export async function callJSON(method, url, body, headers = {}) {
   return { status: response.status, json };
 }
 
+// Arrays the server's PATCH merges element by element, by each element's identifier (as OrderPatch does): a patch
+// names only the elements it changes, with only their changed members, so it never reverts another element.
+const identifiedArrays = { fulfillments: "fulfillmentIdentifier", returns: "returnIdentifier" };
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const identifiedBy = (key, before, after) =>
+  Array.isArray(before) && Array.isArray(after) && identifiedArrays[key] !== undefined
+  && [...before, ...after].every((element) => isObject(element) && typeof element[identifiedArrays[key]] === "string")
+    ? identifiedArrays[key]
+    : null;
+
 /**
- * A JSON Merge Patch (RFC 7396) that turns `before` into `after`: changed values, removed keys as null. The server
- * applies it as PATCH does, so an edit of the whole document only sends what changed.
+ * A JSON Merge Patch (RFC 7396) that turns `before` into `after`: changed values, removed keys as null, and for the
+ * identified arrays only the changed elements. The server applies it as PATCH does, so an edit of the whole document
+ * only sends what changed.
  */
 export function mergePatch(before, after) {
-  const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
   if (!isObject(before) || !isObject(after)) return after;
   const patch = {};
   for (const key of Object.keys(before)) {
@@ -33,7 +43,17 @@ export function mergePatch(before, after) {
     if (!(key in before)) {
       patch[key] = value;
     } else if (JSON.stringify(before[key]) !== JSON.stringify(value)) {
-      patch[key] = isObject(before[key]) && isObject(value) ? mergePatch(before[key], value) : value;
+      const id = identifiedBy(key, before[key], value);
+      if (id) {
+        patch[key] = value.flatMap((element) => {
+          const old = before[key].find((candidate) => candidate[id] === element[id]);
+          if (!old) return [element];
+          if (JSON.stringify(old) === JSON.stringify(element)) return [];
+          return [{ [id]: element[id], ...mergePatch(old, element) }];
+        });
+      } else {
+        patch[key] = isObject(before[key]) && isObject(value) ? mergePatch(before[key], value) : value;
+      }
     }
   }
   return patch;
@@ -41,12 +61,23 @@ export function mergePatch(before, after) {
 
 /** Applies a JSON Merge Patch (RFC 7396) to `target`: what re-applying an operator's edit to a newer version does. */
 export function applyMergePatch(target, patch) {
-  const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
   if (!isObject(patch)) return patch;
   const result = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    const id = identifiedBy(key, result[key], value);
+    if (value === null) {
+      delete result[key];
+    } else if (id) {
+      const merged = [...result[key]];
+      for (const element of value) {
+        const index = merged.findIndex((candidate) => candidate[id] === element[id]);
+        if (index >= 0) merged[index] = applyMergePatch(merged[index], element);
+        else merged.push(element);
+      }
+      result[key] = merged;
+    } else {
+      result[key] = applyMergePatch(result[key], value);
+    }
   }
   return result;
 }

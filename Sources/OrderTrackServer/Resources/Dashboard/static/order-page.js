@@ -69,9 +69,10 @@ function showConflict(error) {
   const message = document.createElement("p");
   message.className = "alert alert-error";
   const change = error.lastChange ?? {};
+  const at = change.at ? new Date(change.at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" }) : "a moment ago";
   message.textContent =
-    `Not updated: ${change.by ?? "someone"} changed this order at ${change.at ?? "an unknown time"} (now version ` +
-    `${error.currentVersion}), after you opened it. Your edit is still here.`;
+    `Not updated: this order changed after you opened it (now version ${error.currentVersion}, by “${change.by ?? "someone"}” ` +
+    `on ${at}). Your edit is still here.`;
   const actions = document.createElement("div");
   actions.className = "actions";
   const reapply = document.createElement("button");

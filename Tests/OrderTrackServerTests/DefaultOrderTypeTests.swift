@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import OrderModel
+import OrderPersistence
+import Testing
+
+/// A second brand breaks nothing: a create that names no order type gets the merchant's default order type (the first
+/// one, changeable), however many it has.
+@Suite struct DefaultOrderTypeTests {
+    @Test func aSecondOrderTypeKeepsCreatesWorkingAndTheDefaultCanChange() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let first = client.credentials.orderTypeIdentifier
+            func createdType(_ content: JSONValue = SampleContent.order) async throws -> String? {
+                let created = try await client.merchant(.post, "/api/v1/orders", json: content)
+                #expect(created.status == .created, "\(created.text)")
+                return created.json["orderDetails"]?["orderTypeIdentifier"]?.stringValue
+            }
+            #expect(try await createdType() == first)
+
+            // The second brand arrives: the same request still works, with the first order type.
+            let second = RestrictedKeyTests.otherOrderType
+            try await RestrictedKeyTests.addOrderType(client, server, merchantID: client.credentials.merchantID, second)
+            #expect(try await createdType() == first)
+            let listed = try await client.merchant(.get, "/api/v1/order-types")
+            #expect(listed.json["defaultOrderTypeIdentifier"] == .string(first))
+            let flags = listed.json["data"]?.arrayValue?.map { ($0["orderTypeIdentifier"]?.stringValue ?? "", $0["default"]) } ?? []
+            #expect(flags.count == 2 && flags.allSatisfy { $0.1 == .bool($0.0 == first) }, "\(flags)")
+
+            // Naming one still picks it; the default can change.
+            var named = SampleContent.order
+            named["orderTypeIdentifier"] = .string(second)
+            #expect(try await createdType(named) == second)
+            let changed = try await client.merchant(.put, "/api/v1/order-types/\(second)/default")
+            #expect(changed.status == .ok, "\(changed.text)")
+            #expect(try await createdType() == second)
+            #expect(try await client.merchant(.put, "/api/v1/order-types/order.com.example.nobody/default").status == .notFound)
+
+            // Its default deleted, a merchant left with one order type uses that one.
+            _ = try await client.store.deleteOrderType(second, merchantID: client.credentials.merchantID, force: true)
+            #expect(try await client.store.defaultOrderType(merchantID: client.credentials.merchantID) == nil)
+            #expect(try await createdType() == first)
+        }
+    }
+
+    @Test func severalOrderTypesWithoutADefaultSayHowToChooseOne() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let merchantID = client.credentials.merchantID
+            for type in ["order.com.example.brand.one", "order.com.example.brand.two"] {
+                try await RestrictedKeyTests.addOrderType(client, server, merchantID: merchantID, type)
+            }
+            _ = try await client.store.deleteOrderType(client.credentials.orderTypeIdentifier, merchantID: merchantID, force: true)
+            var content = SampleContent.order
+            let refused = try await client.merchant(.post, "/api/v1/orders", json: content)
+            #expect(refused.status == .badRequest)
+            #expect(refused.json["error"]?["code"] == "order_type_required")
+            let message = refused.json["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("PUT /api/v1/order-types/{orderTypeIdentifier}/default"), "\(message)")
+        }
+    }
+}
