@@ -133,6 +133,8 @@ public struct OrderTrackApplication: Sendable {
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.add(middleware: ClientAddressMiddleware(header: configuration.limits.clientAddressHeader.flatMap { HTTPField.Name($0) }))
         router.add(middleware: RequestLimitMiddleware(limits: configuration.limits))
+        // A person who opens the server's address in a browser finds the dashboard.
+        router.get("/") { _, _ in Response.redirect(to: "/dashboard", type: .found) }
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }

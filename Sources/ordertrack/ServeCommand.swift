@@ -199,6 +199,14 @@ struct ServeCommand: AsyncParsableCommand {
                 announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
             }
         }
+        let dashboard = "\(configuration.publicURL)/dashboard"
+        if server.developmentCredentials == nil, configuration.isDevelopment {
+            let file = configuration.dataDirectory.appendingPathComponent("dev-credentials.json")
+            if FileManager.default.fileExists(atPath: file.path) {
+                announce("Development mode: the demo merchant's API key is in \(file.path)")
+            }
+        }
+        announce("Dashboard: \(dashboard)   Checkout playground: \(dashboard)/checkout")
         if let credentials = server.developmentCredentials {
             // Standard output is the log stream unless a person watches it: the key itself only goes to a terminal.
             let file = configuration.dataDirectory.appendingPathComponent("dev-credentials.json").path

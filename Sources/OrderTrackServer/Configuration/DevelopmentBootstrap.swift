@@ -46,7 +46,7 @@ enum DevelopmentBootstrap {
         _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory)
 
         let administration = Administration(store: store, trust: .development)
-        let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Merchant")
+        let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Shop")
         try await administration.setOrderType(
             merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
 
@@ -89,7 +89,7 @@ enum DevelopmentBootstrap {
         """
         curl -sS -u \(credentials.apiKey): \(publicURL)/api/v1/orders \\
           -H 'Content-Type: application/json' \\
-          -d '{"merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"}, "orderManagementURL": "https://shop.example.com/orders/1", "orderNumber": "1001", "payment": {"total": {"amount": "42.00", "currency": "USD"}, "status": "paid"}, "lineItems": [{"title": "Coffee beans", "quantity": 2, "price": {"amount": "21.00", "currency": "USD"}}], "fulfillments": [{"fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "processing"}]}'
+          -d '{"merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"}, "orderManagementURL": "https://shop.example.com/orders/DEMO-1", "orderNumber": "DEMO-1", "payment": {"total": {"amount": "42.00", "currency": "USD"}, "status": "paid"}, "lineItems": [{"title": "Coffee beans", "quantity": 2, "price": {"amount": "21.00", "currency": "USD"}}], "fulfillments": [{"fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "processing"}]}'
         """
     }
 }
