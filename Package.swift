@@ -233,6 +233,8 @@ let package = Package(
                 "OrderLookupSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

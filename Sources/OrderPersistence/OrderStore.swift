@@ -194,10 +194,11 @@ public protocol OrderStore: Sendable {
     func deleteDashboardSession(idHash: String) async throws -> Bool
     /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.
     func deleteDashboardSessions(expiredBefore date: Date) async throws -> Int
-    /// A merchant's orders newest first, for people browsing them, optionally only those with `status`, or those whose
-    /// order number or order identifier is `search`; `before` is the previous page's ``OrderPage/nextCursor``.
-    func recentOrders(merchantID: String, status: String?, search: String?, before cursor: String?, limit: Int) async throws
-        -> OrderPage
+    /// A merchant's orders newest first, for people browsing them, optionally only those of one order type or with
+    /// `status`, or those whose order number or order identifier is `search`; `before` is the previous page's
+    /// ``OrderPage/nextCursor``.
+    func recentOrders(merchantID: String, orderTypeIdentifier: String?, status: String?, search: String?, before cursor: String?, limit: Int)
+        async throws -> OrderPage
     /// The change sequence of the merchant's latest order change (0 before any): it moves whenever one of its orders
     /// is created or updated, which is when a page showing them is out of date.
     func latestChangeSequence(merchantID: String) async throws -> Int64
@@ -253,8 +254,9 @@ public protocol OrderStore: Sendable {
     func lookupSigningChain() async throws -> LookupSigningChainRecord?
     /// Stores the deployment's chain unless one is stored already; answers the stored one.
     func storeLookupSigningChainIfAbsent(_ record: LookupSigningChainRecord) async throws -> LookupSigningChainRecord
-    /// The merchant's order whose order number, else order identifier, is `orderID`; the newest when several match.
-    func order(merchantID: String, orderNumberOrIdentifier orderID: String) async throws -> OrderRecord?
+    /// The merchant's orders whose order number, else order identifier, is `orderID`, oldest first, at most `limit`:
+    /// orders stored before numbers were unique, or of several order types, may share a number.
+    func orders(merchantID: String, orderNumberOrIdentifier orderID: String, limit: Int) async throws -> [OrderRecord]
 
     // MARK: Package cache
 

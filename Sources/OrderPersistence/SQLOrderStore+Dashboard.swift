@@ -51,15 +51,17 @@ extension SQLOrderStore {
     ///
     /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` when `limit` is not 1 to ``maximumPageSize``,
     ///   ``OrderStoreError/invalidCursor(_:)`` for a cursor this store did not issue.
-    public func recentOrders(merchantID: String, status: String?, search: String?, before cursor: String?, limit: Int) async throws
-        -> OrderPage
-    {
+    public func recentOrders(
+        merchantID: String, orderTypeIdentifier: String?, status: String?, search: String?, before cursor: String?, limit: Int
+    ) async throws -> OrderPage {
         guard (1...Self.maximumPageSize).contains(limit) else {
             throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
         }
         let beforeSequence = try cursor.map(OrderCursor.decode)
         return try await read("list recent orders of merchant \(merchantID)") { db in
-            let query = Self.recentOrdersQuery(db, merchantID: merchantID, status: status, search: search, before: beforeSequence, limit: limit + 1)
+            let query = Self.recentOrdersQuery(
+                db, merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier, status: status, search: search, before: beforeSequence,
+                limit: limit + 1)
             let rows = try await query.all()
             let page = rows.prefix(limit)
             let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
@@ -67,13 +69,16 @@ extension SQLOrderStore {
         }
     }
 
-    /// The query of ``recentOrders(merchantID:status:search:before:limit:)``, for it and for checking its plans.
+    /// The query of ``recentOrders(merchantID:orderTypeIdentifier:status:search:before:limit:)``, for it and for
+    /// checking its plans.
     static func recentOrdersQuery(
-        _ db: any SQLDatabase, merchantID: String, status: String?, search: String?, before sequence: Int64?, limit: Int
+        _ db: any SQLDatabase, merchantID: String, orderTypeIdentifier: String?, status: String?, search: String?, before sequence: Int64?,
+        limit: Int
     ) -> SQLSelectBuilder {
         let query = db.select().columns(orderColumns).from("orders")
         guard let search else {
             query.where("merchant_id", .equal, merchantID)
+            if let orderTypeIdentifier { query.where("order_type_identifier", .equal, orderTypeIdentifier) }
             if let status { query.where("status", .equal, status) }
             if let sequence { query.where("created_sequence", .lessThan, sequence) }
             return query.orderBy("created_sequence", .descending).limit(limit)
@@ -89,6 +94,7 @@ extension SQLOrderStore {
         // Status and cursor only filter the few orders found: as expressions (`status || ''`, `created_sequence + 0`)
         // no index can serve them, so SQLite without statistics does not walk the merchant's orders by them instead.
         if let status { query.where(SQLQueryString("\(ident: "status") || '' = \(bind: status)")) }
+        if let orderTypeIdentifier { query.where(SQLQueryString("\(ident: "order_type_identifier") || '' = \(bind: orderTypeIdentifier)")) }
         if let sequence { query.where(SQLQueryString("\(ident: "created_sequence") + 0 < \(bind: sequence)")) }
         return query.orderBy("created_sequence", .descending).limit(limit)
     }

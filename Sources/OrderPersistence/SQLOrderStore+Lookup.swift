@@ -84,16 +84,18 @@ extension SQLOrderStore {
         }
     }
 
-    /// The merchant's order whose order number, else order identifier, is `orderID`; the newest when several match.
-    public func order(merchantID: String, orderNumberOrIdentifier orderID: String) async throws -> OrderRecord? {
-        try await read("look up an order of merchant \(merchantID) by number") { db in
+    /// The merchant's orders whose order number, else order identifier, is `orderID`, oldest first, at most `limit`:
+    /// orders stored before numbers were unique, or of several order types, may share a number, and a support agent
+    /// must see all of them, never one at random.
+    public func orders(merchantID: String, orderNumberOrIdentifier orderID: String, limit: Int) async throws -> [OrderRecord] {
+        try await read("look up orders of merchant \(merchantID) by number") { db in
             for column in ["order_number", "order_identifier"] {
-                let row = try await db.select().columns(Self.orderColumns).from("orders")
+                let rows = try await db.select().columns(Self.orderColumns).from("orders")
                     .where("merchant_id", .equal, merchantID).where(SQLIdentifier(column), .equal, SQLBind(orderID))
-                    .orderBy("created_sequence", .descending).limit(1).first()
-                if let row { return try Self.order(from: row) }
+                    .orderBy("created_sequence").limit(limit).all()
+                if !rows.isEmpty { return try rows.map(Self.order(from:)) }
             }
-            return nil
+            return []
         }
     }
 

@@ -114,6 +114,8 @@ public struct OrderTrackApplication: Sendable {
             logger: logger, metrics: cacheMetrics)
         var push = configuration.push
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
+        // Development mode never sends a development identity's pushes to Apple, which can only refuse them.
+        if configuration.isDevelopment, push.isApplesAPNs { push.requireAppleIssuedIdentity = true }
         let dispatcher = PushDispatcher(
             store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, now: now)
         let lookup = OrderLookup(
@@ -167,7 +169,10 @@ public struct OrderTrackApplication: Sendable {
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
-        ApplePayRoutes(applePay: applePay, cpu: cpu, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        ApplePayRoutes(
+            applePay: applePay, playground: configuration.isDevelopment ? CheckoutPlayground(orders: orders, applePay: applePay) : nil, cpu: cpu,
+            maximumBodySize: configuration.maximumMerchantBodySize
+        ).add(to: merchantAPI)
         let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         ProviderRoutes(administration: administration, walletLinks: walletLinks, maximumBodySize: configuration.maximumMerchantBodySize)
             .add(to: merchantAPI)

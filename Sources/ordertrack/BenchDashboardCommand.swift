@@ -117,7 +117,9 @@ struct BenchDashboardCommand: AsyncParsableCommand {
     private func deepCursor(_ store: SQLOrderStore, merchantID: String) async throws -> String {
         var cursor: String?
         for _ in 0..<50 {
-            cursor = try await store.recentOrders(merchantID: merchantID, status: nil, search: nil, before: cursor, limit: 1000).nextCursor
+            cursor = try await store.recentOrders(
+                merchantID: merchantID, orderTypeIdentifier: nil, status: nil, search: nil, before: cursor, limit: 1000
+            ).nextCursor
         }
         guard let cursor else { throw usageError("the merchant has fewer than 50,000 orders") }
         return cursor

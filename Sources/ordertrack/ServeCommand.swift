@@ -94,6 +94,11 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var dev: Bool?
 
+    @Flag(
+        name: .customLong("mock-apns"),
+        help: "Development mode: send pushes to the bundled mock APNs on a free loopback port and print each one (or ORDERTRACK_MOCK_APNS=1)")
+    var mockApns = false
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ value: String?, _ name: String) -> String? { value ?? environment["ORDERTRACK_\(name)"] }
@@ -170,7 +175,7 @@ struct ServeCommand: AsyncParsableCommand {
         let packageCache = try integer(packageCacheMb, "PACKAGE_CACHE_MB", 1...65_536)
         let limits = try limitOptions.limits(environment: environment)
         let idleTimeout = try limitOptions.idle(environment: environment)
-        let configuration: ServerConfiguration
+        var configuration: ServerConfiguration
         do {
             var resolved = try ServerConfiguration(
                 host: setting(host, "HOST") ?? "127.0.0.1", port: portNumber, dataDirectory: setting(dataDir, "DATA_DIR") ?? "./ordertrack-data",
@@ -193,10 +198,26 @@ struct ServeCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        var localAPNs: LocalMockAPNs?
+        if try mockApns || boolean(environment["ORDERTRACK_MOCK_APNS"], "ORDERTRACK_MOCK_APNS") == true {
+            guard configuration.isDevelopment else {
+                throw usageError("--mock-apns is for development mode: in production pushes go to Apple's APNs")
+            }
+            let mock = try await LocalMockAPNs.start { announce(LocalMockAPNs.line($0)) }
+            configuration.push.endpoint = mock.endpoint
+            configuration.push.extraTrustRootsPEM = mock.trustRootPEM
+            localAPNs = mock
+            announce("Pushes go to the bundled mock APNs on 127.0.0.1:\(mock.server.port) (--mock-apns); each is printed here")
+        } else if configuration.isDevelopment, configuration.push.isApplesAPNs {
+            announce(
+                "Development mode: pushes of order types with a development identity are not sent to Apple's APNs, which would refuse "
+                    + "them; start with --mock-apns to see each push on this machine")
+        }
         let logger = Logger(label: "ordertrack")
+        let resolved = configuration
         let server = try await reportingStoreProblems {
-            try await OrderTrackApplication.build(configuration: configuration, logger: logger) { port in
-                announce("OrderTrack listening on \(configuration.host):\(port); devices use \(configuration.webServiceURL)")
+            try await OrderTrackApplication.build(configuration: resolved, logger: logger) { port in
+                announce("OrderTrack listening on \(resolved.host):\(port); devices use \(resolved.webServiceURL)")
             }
         }
         let dashboard = "\(configuration.publicURL)/dashboard"
@@ -227,6 +248,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         try await server.run()
+        try await localAPNs?.server.shutdown()
     }
 }
 

@@ -206,12 +206,23 @@ def checkout_source(page: Page, made: dict) -> None:
     page.get_by_role("button", name="Show source").click()
     source = page.get_by_role("region", name="Source")
     expect(source).to_contain_text("/api/v1/apple_pay/payments")
-    expect(source).to_contain_text(made["number"])
     expect(source).to_contain_text("Bearer $ORDERTRACK_API_KEY")
     assert API_KEY not in source.inner_text(), "the page never shows the secret key"
+    # The editor moved on to the next order, with a number of its own (order numbers are unique): the source shows it.
+    next_number = json.loads(page.get_by_label("Order content").input_value())["orderNumber"]
+    assert next_number != made["number"], "the playground never reuses an order number"
+    expect(source).to_contain_text(next_number)
+    # The copied curl runs as printed against this development server: its test token makes a simulated payment.
+    curl = page.locator("#source-code").inner_text().split("\n# Merchant validation")[0]
+    ran = subprocess.run(["bash", "-c", curl], capture_output=True, text=True, timeout=60, env={**os.environ, "ORDERTRACK_API_KEY": API_KEY})
+    answer = json.loads(ran.stdout)
+    assert answer.get("simulated") is True and answer["order"]["orderNumber"] == next_number, (ran.stdout, ran.stderr)
+    source.get_by_role("tab", name="Server (Swift)").click()
+    expect(source).to_contain_text('router.post("apple-pay/pay")')
+    expect(source).to_contain_text(next_number)
     source.get_by_role("tab", name="Payment Request API").click()
     expect(source).to_contain_text('response.complete("success", { data: { orderDetails } })')
-    source.get_by_role("tab", name="Swift").click()
+    source.get_by_role("tab", name="App (Swift)").click()
     expect(source).to_contain_text(f'orderIdentifier: "{made["id"]}"')
     source.get_by_role("tab", name="Apple Pay JS").click()
     expect(source).to_contain_text("session.completePayment({ status: ApplePaySession.STATUS_SUCCESS, orderDetails })")

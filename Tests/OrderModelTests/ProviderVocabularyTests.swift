@@ -48,7 +48,55 @@ import Testing
             ["order": ["status": "fulfilled", "orderManagementURL": "https://x.example/o"]], defaults: .init())
         #expect(translation.document == ["status": "completed", "orderManagementURL": "https://x.example/o"])
         #expect(translation.warnings.map(\.path) == ["order", "status"])
-        #expect(translation.warnings.last?.message == "\"fulfilled\" was read as \"completed\"")
+        #expect(
+            translation.warnings.last?.message
+                == "\"fulfilled\" was read as \"completed\", and each unfinished fulfillment as delivered or picked up")
+    }
+
+    /// An order "fulfilled" finishes its unfinished fulfillments, so Wallet never shows "Completed" above "Processing".
+    @Test func fulfilledFinishesTheFulfillmentsAndInProgressIsReadOnFulfillmentsToo() {
+        let fulfillments: JSONValue = [
+            ["fulfillmentIdentifier": "a", "fulfillmentType": "shipping", "status": "onTheWay"],
+            ["fulfillmentIdentifier": "b", "fulfillmentType": "pickup", "status": "readyForPickup"],
+            ["fulfillmentIdentifier": "c", "fulfillmentType": "shipping", "status": "cancelled"],
+            ["fulfillmentIdentifier": "d", "fulfillmentType": "shipping", "status": "in_progress"],
+        ]
+        let done = ProviderVocabulary.translate(["status": "fulfilled", "fulfillments": fulfillments], defaults: Self.defaults)
+        #expect(
+            done.document["fulfillments"]?.arrayValue?.compactMap { $0["status"]?.stringValue } == [
+                "delivered", "pickedUp", "cancelled", "processing",
+            ])
+        // A fulfillment's own simplified status, with no simplified order status, is translated (not refused).
+        let own = ProviderVocabulary.translate(
+            ["status": "open", "fulfillments": [["fulfillmentIdentifier": "a", "fulfillmentType": "pickup", "status": "in_progress"]]],
+            defaults: Self.defaults)
+        #expect(own.errors.isEmpty)
+        #expect(own.document["fulfillments"]?.arrayValue?.first?["status"] == "processing")
+        #expect(own.warnings.contains { $0.path == "fulfillments[0].status" && $0.message == "\"in_progress\" was read as \"processing\"" })
+    }
+
+    @Test func theManagementURLDefaultMayBeATemplate() {
+        let defaults = ProviderVocabulary.Defaults(
+            orderManagementURL: "https://shop.example.com/orders/{orderNumber}", fulfillmentType: "shipping", paymentStatus: "paid")
+        let filled = ProviderVocabulary.translate(["status": "in_progress", "orderNumber": "A 1/2"], defaults: defaults)
+        #expect(filled.document["orderManagementURL"] == "https://shop.example.com/orders/A%201%2F2")
+        let lacking = ProviderVocabulary.translate(["status": "in_progress"], defaults: defaults)
+        #expect(lacking.errors.map(\.path) == ["orderManagementURL"])
+        #expect(lacking.errors.first?.message.contains("needs the order's orderNumber") == true)
+    }
+
+    /// Defaults fill what an order in Apple's vocabulary lacks too, each with a warning.
+    @Test func defaultsApplyToAppleDocuments() {
+        let apple: JSONValue = [
+            "status": "open", "payment": ["total": ["amount": .number("1"), "currency": "USD"]],
+            "fulfillments": [["fulfillmentIdentifier": "a", "status": "processing"]],
+        ]
+        #expect(!ProviderVocabulary.isSimplified(apple))
+        let translation = ProviderVocabulary.translate(apple, defaults: Self.defaults)
+        #expect(translation.document["orderManagementURL"] == "https://shop.example.com/orders")
+        #expect(translation.document["fulfillments"]?.arrayValue?.first?["fulfillmentType"] == "shipping")
+        #expect(translation.document["payment"]?["status"] == "paid")
+        #expect(Set(translation.warnings.map(\.path)) == ["orderManagementURL", "fulfillments[0].fulfillmentType", "payment.status"])
     }
 
     @Test func whatNoDefaultFillsIsAnErrorNamingTheField() {

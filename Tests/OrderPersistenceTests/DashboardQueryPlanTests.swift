@@ -22,7 +22,8 @@ import Testing
                         authenticationTokenPrefix: "token-\(UUID().uuidString)-", document: document, status: status, orderNumberPrefix: "N\(index)-")
                 }
             }
-            let found = try await store.recentOrders(merchantID: fixture.merchant.id, status: nil, search: "N2-17", before: nil, limit: 25)
+            let found = try await store.recentOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, search: "N2-17", before: nil, limit: 25)
             #expect(found.orders.map(\.orderIdentifier) == ["o2-17"], "the merchant's own order, not the other's")
 
             let cases: [(name: String, status: String?, search: String?, indexes: [String], sorts: Bool)] = [
@@ -34,7 +35,8 @@ import Testing
             for entry in cases {
                 let plan = try await store.read("explain") { db in
                     let query = SQLOrderStore.recentOrdersQuery(
-                        db, merchantID: fixture.merchant.id, status: entry.status, search: entry.search, before: 12_345, limit: 26)
+                        db, merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: entry.status, search: entry.search, before: 12_345,
+                        limit: 26)
                     if TestDatabase.usesPostgres {
                         try await db.raw("ANALYZE").run()
                         return try await db.raw("EXPLAIN \(query.select)").all(decodingColumn: "QUERY PLAN", as: String.self)

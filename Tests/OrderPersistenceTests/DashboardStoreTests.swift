@@ -31,19 +31,25 @@ import Testing
                 order.orderNumber = "N-\(index)"
                 try await store.createOrder(order)
             }
-            let first = try await store.recentOrders(merchantID: fixture.merchant.id, status: nil, search: nil, before: nil, limit: 3)
+            let first = try await store.recentOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, search: nil, before: nil, limit: 3)
             #expect(first.orders.map(\.orderIdentifier) == ["O5", "O4", "O3"])
-            let rest = try await store.recentOrders(merchantID: fixture.merchant.id, status: nil, search: nil, before: first.nextCursor, limit: 3)
+            let rest = try await store.recentOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, search: nil, before: first.nextCursor, limit: 3)
             #expect(rest.orders.map(\.orderIdentifier) == ["O2", "O1"])
             #expect(rest.nextCursor == nil)
-            let completed = try await store.recentOrders(merchantID: fixture.merchant.id, status: "completed", search: nil, before: nil, limit: 10)
+            let completed = try await store.recentOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: "completed", search: nil, before: nil, limit: 10)
             #expect(completed.orders.map(\.orderIdentifier) == ["O2"])
             for search in ["N-4", "O4"] {
-                let found = try await store.recentOrders(merchantID: fixture.merchant.id, status: nil, search: search, before: nil, limit: 10)
+                let found = try await store.recentOrders(
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: nil, search: search, before: nil, limit: 10)
                 #expect(found.orders.map(\.orderIdentifier) == ["O4"], "search \(search)")
             }
             let other = try await store.createMerchant(name: "Other")
-            #expect(try await store.recentOrders(merchantID: other.id, status: nil, search: "N-4", before: nil, limit: 10).orders.isEmpty)
+            #expect(
+                try await store.recentOrders(merchantID: other.id, orderTypeIdentifier: nil, status: nil, search: "N-4", before: nil, limit: 10)
+                    .orders.isEmpty)
 
             _ = try await store.register(
                 deviceLibraryIdentifier: "d1", pushToken: "t1", orderTypeIdentifier: fixture.orderType, orderIdentifier: "O1")

@@ -209,3 +209,30 @@ import X509
         }
     }
 }
+
+extension ApplePayEndpointTests {
+    /// The playground's copied curl runs as printed in development: the test token makes a simulated payment; production
+    /// refuses it, naming the token.
+    @Test func theTestTokenSimulatesAPaymentInDevelopmentOnly() async throws {
+        var server = try TestServer()
+        defer { server.remove() }
+        let body: JSONValue = ["token": "tok_applepay_simulated", "order": SampleContent.order]
+        try await server.run { client in
+            let paid = try await client.merchant(.post, "/api/v1/apple_pay/payments", json: body)
+            #expect(paid.status == .created, "\(paid.text)")
+            #expect(paid.json["simulated"] == .bool(true))
+            let details = try #require(paid.json["orderDetails"])
+            let type = try #require(details["orderTypeIdentifier"]?.stringValue)
+            let id = try #require(details["orderIdentifier"]?.stringValue)
+            #expect(
+                try await client.device(.get, "/wallet/v1/orders/\(type)/\(id)", token: details["authenticationToken"]?.stringValue).status == .ok)
+        }
+        server.developmentMode = false
+        try await server.run { client in
+            let refused = try await client.merchant(.post, "/api/v1/apple_pay/payments", json: body)
+            #expect(refused.status == .badRequest)
+            #expect(refused.json["error"]?["code"] == "test_token_not_allowed")
+            #expect(refused.json["error"]?["param"] == "token")
+        }
+    }
+}

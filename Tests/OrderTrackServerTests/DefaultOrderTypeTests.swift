@@ -62,3 +62,55 @@ import Testing
         }
     }
 }
+
+extension DefaultOrderTypeTests {
+    /// With a second brand, the dashboard's list names each order's type and filters by it.
+    @Test func theOrdersListShowsAndFiltersByOrderType() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let first = client.credentials.orderTypeIdentifier
+            let browser = try await DashboardTests.signIn(client, apiKey: client.apiKey)
+            let single = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+            #expect(!single.text.contains(#"id="type""#), "one order type: no filter")
+
+            let second = RestrictedKeyTests.otherOrderType
+            try await RestrictedKeyTests.addOrderType(client, server, merchantID: client.credentials.merchantID, second)
+            let (_, firstID) = try await DashboardTests.createOrder(client)
+            var other = SampleContent.order
+            other["orderTypeIdentifier"] = .string(second)
+            let created = try await client.merchant(.post, "/api/v1/orders", json: other)
+            let secondID = try #require(created.json["orderDetails"]?["orderIdentifier"]?.stringValue)
+
+            let all = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+            #expect(all.text.contains(#"<select id="type" name="type">"#))
+            #expect(all.text.contains(firstID) && all.text.contains(secondID))
+            #expect(all.text.contains(#"<div class="sub">\#(second)</div>"#), "each row names its order type")
+            let filtered = try await client.call(.get, "/dashboard?type=\(second)", headers: [.cookie: browser.cookie])
+            #expect(filtered.text.contains(secondID) && !filtered.text.contains(firstID))
+            #expect(filtered.text.contains(#"<option value="\#(second)" selected>"#))
+            let firstOnly = try await client.call(.get, "/dashboard?type=\(first)", headers: [.cookie: browser.cookie])
+            #expect(firstOnly.text.contains(firstID) && !firstOnly.text.contains(secondID))
+        }
+    }
+}
+
+extension DefaultOrderTypeTests {
+    /// The checkout playground starts with the default order type and, with a second brand, offers the others.
+    @Test func thePlaygroundOffersTheOrderTypes() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let browser = try await DashboardTests.signIn(client, apiKey: client.apiKey)
+            let alone = try await client.call(.get, "/dashboard/checkout", headers: [.cookie: browser.cookie])
+            #expect(!alone.text.contains(#"<select id="order-type">"#))
+            let second = RestrictedKeyTests.otherOrderType
+            try await RestrictedKeyTests.addOrderType(client, server, merchantID: client.credentials.merchantID, second)
+            #expect(try await client.merchant(.put, "/api/v1/order-types/\(second)/default").status == .ok)
+            let page = try await client.call(.get, "/dashboard/checkout", headers: [.cookie: browser.cookie])
+            #expect(page.text.contains(#"<select id="order-type">"#))
+            #expect(page.text.contains(#"<option value="\#(second)" selected>"#))
+            #expect(try CheckoutPlaygroundTests.textarea("order-content", in: page.text)["orderTypeIdentifier"] == .string(second))
+        }
+    }
+}

@@ -158,3 +158,24 @@ import Testing
         #expect(observed["rateLimited"]?["apiError"] == "RATE_LIMIT_EXCEEDED")
     }
 }
+
+extension LookupEndpointTests {
+    /// A number that several orders share (orders of two order types, or legacy orders from before numbers were unique)
+    /// answers every one of them, never one at random.
+    @Test func aNumberSeveralOrdersShareAnswersAllOfThem() async throws {
+        let server = try Self.server()
+        defer { server.remove() }
+        try await server.run { client in
+            let key = try #require(client.credentials.lookup)
+            try await RestrictedKeyTests.addOrderType(client, server, merchantID: client.credentials.merchantID, RestrictedKeyTests.otherOrderType)
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: Self.order(number: "LK-7")).status == .created)
+            var other = Self.order(number: "LK-7")
+            other["orderTypeIdentifier"] = .string(RestrictedKeyTests.otherOrderType)
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: other).status == .created)
+            let bearer = "Bearer \(try await Self.token(key))"
+            let both = try await client.call(.get, "/inApps/v1/lookup/LK-7", headers: [.authorization: bearer])
+            #expect(both.status == .ok)
+            #expect(both.json["signedTransactions"]?.arrayValue?.count == 10, "five line items of each order")
+        }
+    }
+}

@@ -32,6 +32,9 @@ struct TestServer {
     var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
     var lookup = LookupConfiguration()
+    /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
+    /// data directory may run as production with the generated master key.
+    var developmentMode = true
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     /// `database` overrides the test database for this server.
@@ -50,7 +53,8 @@ struct TestServer {
         configuration.applePay = applePay
         configuration.lookup = lookup
         // Every test drives the demo merchant, on PostgreSQL too.
-        configuration.developmentMode = true
+        configuration.developmentMode = developmentMode
+        if !developmentMode { configuration.masterKey = .file(path: dataDirectory.appendingPathComponent("master.key").path) }
         return configuration
     }
 

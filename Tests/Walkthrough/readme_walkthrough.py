@@ -20,6 +20,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# What the README says the server's terminal shows after the shipment.
+PUSHED = "mock APNs: push for order.dev.ordertrack.demo to device …abababab: delivered"
 
 
 def sh_blocks(readme: str) -> list[str]:
@@ -37,7 +39,8 @@ def main() -> int:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         log = open(Path(work) / "server.log", "w")
-        server = subprocess.Popen([str(binary), "serve", "--port", str(port)], cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [str(binary), "serve", "--port", str(port), "--mock-apns"], cwd=work, stdout=log, stderr=subprocess.STDOUT)
         try:
             for _ in range(300):
                 try:
@@ -49,6 +52,11 @@ def main() -> int:
                     time.sleep(0.1)
             script = "set -euo pipefail\n" + "".join(f"echo '>>> step {i}'\n{block}" for i, block in enumerate(blocks, 1))
             run = subprocess.run(["bash", "-c", script], cwd=work, capture_output=True, text=True, timeout=120)
+            # The push reaches the mock a moment after the PATCH's answer: wait for its line before stopping the server.
+            for _ in range(300):
+                if PUSHED in (Path(work) / "server.log").read_text():
+                    break
+                time.sleep(0.1)
         finally:
             server.send_signal(signal.SIGTERM)
             try:
@@ -64,6 +72,7 @@ def main() -> int:
         expected = [
             ("the create answer's orderDetails", r'"orderTypeIdentifier": "order\.dev\.ordertrack\.demo"'),
             ("the order read back with its version", r'(?i)^etag: "1"'),
+            ("the device registered", r"^HTTP/1\.1 201 Created"),
             ("the shipment applied as version 2", r'(?i)^etag: "2"'),
             ("the stale If-Match refused", r"order_version_mismatch"),
             ("the package's order.json", r"order\.json"),
@@ -73,6 +82,9 @@ def main() -> int:
         for what, pattern in expected:
             if not re.search(pattern, transcript, flags=re.M):
                 failures.append(f"{what}: no match for {pattern}")
+        server_log = (Path(work) / "server.log").read_text()
+        if PUSHED not in server_log:
+            failures.append(f"the server's terminal does not show {PUSHED!r}")
         if failures:
             print("walkthrough: the README's walkthrough does not run as printed:", file=sys.stderr)
             for failure in failures:

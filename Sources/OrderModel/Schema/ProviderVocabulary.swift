@@ -1,3 +1,5 @@
+import Foundation
+
 /// The simplified order vocabulary that payment providers document to their merchants, read as Apple's schema.
 ///
 /// Providers describe Wallet orders with `label`/`price` strings and a `currencyCode`, a top-level `total`, statuses
@@ -44,16 +46,24 @@ public enum ProviderVocabulary {
         if lineItems.contains(where: { $0["label"] != nil || $0["currencyCode"] != nil || $0["price"]?.stringValue != nil }) {
             return true
         }
-        return (members["fulfillments"]?.arrayValue ?? []).contains { $0["trackingUrl"] != nil }
+        return (members["fulfillments"]?.arrayValue ?? []).contains {
+            $0["trackingUrl"] != nil || $0["status"]?.stringValue.flatMap { simplifiedStatuses[$0] } != nil
+        }
     }
+
+    /// The placeholders an `orderManagementURL` default may hold, filled from each order.
+    public static let urlPlaceholders = ["{orderNumber}", "{orderIdentifier}"]
 
     /// Apple's order status for each simplified one that differs.
     static let simplifiedStatuses = ["in_progress": "open", "fulfilled": "completed"]
 
-    /// Translates a document in the simplified vocabulary; any other document is returned as it is.
+    /// Translates a document in the simplified vocabulary; any other document only gets the merchant's defaults for
+    /// what it lacks (its own problems are the validator's to report).
     public static func translate(_ document: JSONValue, defaults: Defaults) -> Translation {
-        guard isSimplified(document) else { return Translation(document: document, warnings: [], errors: []) }
         var translator = Translator(defaults: defaults)
+        guard isSimplified(document) else {
+            return Translation(document: translator.defaultsOnly(document), warnings: translator.warnings, errors: [])
+        }
         return Translation(document: translator.order(document), warnings: translator.warnings, errors: translator.errors)
     }
 }
@@ -75,11 +85,13 @@ private struct Translator {
             warn("order", "the order was read from inside \"order\"; send its members at the top level")
         }
         order = droppingEmptyStrings(order, at: "")
-        var inProgress = false
+        var orderStatus: String?
         if let status = order["status"]?.stringValue, let apple = ProviderVocabulary.simplifiedStatuses[status] {
             order["status"] = .string(apple)
-            inProgress = status == "in_progress"
-            let detail = inProgress ? ", and each open fulfillment as \"processing\"" : ""
+            orderStatus = status
+            let detail =
+                status == "in_progress"
+                ? ", and each open fulfillment as \"processing\"" : ", and each unfinished fulfillment as delivered or picked up"
             warn("status", "\"\(status)\" was read as \"\(apple)\"\(detail)")
         }
         if let items = order["lineItems"]?.arrayValue {
@@ -91,12 +103,58 @@ private struct Translator {
         }
         if let fulfillments = order["fulfillments"]?.arrayValue {
             order["fulfillments"] = .array(
-                fulfillments.enumerated().map { fulfillment($1, at: "fulfillments[\($0)]", inProgress: inProgress) })
+                fulfillments.enumerated().map { fulfillment($1, at: "fulfillments[\($0)]", orderStatus: orderStatus) })
         }
         if order["orderManagementURL"] == nil {
-            order["orderManagementURL"] = defaulted(defaults.orderManagementURL, setting: "orderManagementURL", at: "orderManagementURL")
+            order["orderManagementURL"] = managementURL(for: order, required: true)
         }
         return order
+    }
+
+    /// An order in Apple's vocabulary with the merchant's defaults for the fields it lacks, each with a warning; a
+    /// field without a default is left for the validator, which names it.
+    mutating func defaultsOnly(_ document: JSONValue) -> JSONValue {
+        guard var order = document.objectValue.map(JSONValue.object) else { return document }
+        if order["orderManagementURL"] == nil, let url = managementURL(for: order, required: false) { order["orderManagementURL"] = url }
+        if let type = defaults.fulfillmentType, let fulfillments = order["fulfillments"]?.arrayValue {
+            order["fulfillments"] = .array(
+                fulfillments.enumerated().map { index, fulfillment in
+                    guard fulfillment.objectValue != nil, fulfillment["fulfillmentType"] == nil else { return fulfillment }
+                    var filled = fulfillment
+                    filled["fulfillmentType"] = .string(type)
+                    warn("fulfillments[\(index)].fulfillmentType", "missing, so the merchant's default \"\(type)\" was used")
+                    return filled
+                })
+        }
+        if let status = defaults.paymentStatus, order["payment"]?.objectValue != nil, order["payment"]?["status"] == nil {
+            order["payment"]?["status"] = .string(status)
+            warn("payment.status", "missing, so the merchant's default \"\(status)\" was used")
+        }
+        return order
+    }
+
+    /// The merchant's `orderManagementURL` default for `order`, its placeholders filled from the order's number and
+    /// identifier (percent-encoded); an error when a placeholder's value is missing, or (when `required`) no default.
+    mutating func managementURL(for order: JSONValue, required: Bool) -> JSONValue? {
+        guard let template = defaults.orderManagementURL else {
+            return required ? defaulted(nil, setting: "orderManagementURL", at: "orderManagementURL") : nil
+        }
+        var url = template
+        for (placeholder, key) in [("{orderNumber}", "orderNumber"), ("{orderIdentifier}", "orderIdentifier")] where url.contains(placeholder) {
+            guard let value = order[key]?.stringValue,
+                let encoded = value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
+            else {
+                errors.append(
+                    ValidationProblem(
+                        path: "orderManagementURL",
+                        message: "the merchant's default \"\(template)\" needs the order's \(key), which it lacks: give \(key) or orderManagementURL")
+                )
+                return nil
+            }
+            url = url.replacingOccurrences(of: placeholder, with: encoded)
+        }
+        warn("orderManagementURL", "missing, so the merchant's default \"\(template)\" was used: \(url)")
+        return .string(url)
     }
 
     /// Providers send `""` for values they do not have; Apple's schema has no empty tracking numbers or URLs.
@@ -168,7 +226,7 @@ private struct Translator {
         return ["amount": .number(text), "currency": .string(code)]
     }
 
-    mutating func fulfillment(_ fulfillment: JSONValue, at path: String, inProgress: Bool) -> JSONValue {
+    mutating func fulfillment(_ fulfillment: JSONValue, at path: String, orderStatus: String?) -> JSONValue {
         var fulfillment = fulfillment
         if let url = fulfillment["trackingUrl"] {
             fulfillment["trackingUrl"] = nil
@@ -178,8 +236,22 @@ private struct Translator {
         if fulfillment["fulfillmentType"] == nil {
             fulfillment["fulfillmentType"] = defaulted(defaults.fulfillmentType, setting: "fulfillmentType", at: "\(path).fulfillmentType")
         }
-        if inProgress, fulfillment["status"]?.stringValue ?? "open" == "open" {
+        let type = fulfillment["fulfillmentType"]?.stringValue
+        let finished = type == "pickup" ? "pickedUp" : "delivered"
+        switch fulfillment["status"]?.stringValue {
+        case "in_progress"?:
             fulfillment["status"] = "processing"
+            warn("\(path).status", "\"in_progress\" was read as \"processing\"")
+        case "fulfilled"?:
+            fulfillment["status"] = .string(finished)
+            warn("\(path).status", "\"fulfilled\" was read as \"\(finished)\"")
+        case let status:
+            // The order's own status moves its fulfillments along, so Wallet never shows "Completed" above "Processing".
+            if orderStatus == "in_progress", status ?? "open" == "open" {
+                fulfillment["status"] = "processing"
+            } else if orderStatus == "fulfilled", !["delivered", "pickedUp", "cancelled"].contains(status ?? "open") {
+                fulfillment["status"] = .string(finished)
+            }
         }
         if let items = fulfillment["lineItems"]?.arrayValue {
             fulfillment["lineItems"] = .array(items.enumerated().map { lineItem($1, at: "\(path).lineItems[\($0)]") })

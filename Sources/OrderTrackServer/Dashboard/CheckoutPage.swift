@@ -31,12 +31,18 @@ struct CheckoutPage: Sendable {
         var missing: [(what: String, call: String)] = []
         if identity == nil { missing.append(("a Merchant Identity certificate", "PUT /api/v1/apple_pay/merchant-identity")) }
         if paymentIdentities.isEmpty { missing.append(("a payment processing identity", "POST /api/v1/apple_pay/payment-identities")) }
-        let order = Self.order(merchantName: merchant.name, merchantIdentifier: merchantIdentifier, orderType: orderTypes.first, number: orderNumber)
+        // The merchant's default order type first; with a second brand the operator picks one.
+        let chosen =
+            try await administration.defaultOrderType(merchantID: merchant.id).flatMap { orderTypes.contains($0) ? $0 : nil }
+            ?? orderTypes.first
+        let order = Self.order(merchantName: merchant.name, merchantIdentifier: merchantIdentifier, orderType: chosen, number: orderNumber)
         return [
             "paymentRequestJSON": Self.paymentRequest(label: label).serializedString(pretty: true),
             "orderJSON": order.serializedString(pretty: true),
             "merchantIdentifier": merchantIdentifier,
             "hasOrderTypes": !orderTypes.isEmpty,
+            "orderTypeChoices": orderTypes.map { ["value": $0, "selected": $0 == chosen] },
+            "hasOrderTypeChoices": orderTypes.count > 1,
             "applePayDomains": identity.map { $0.domains.joined(separator: ", ") } ?? false,
             "applePayMissing": missing.enumerated().map { index, item in
                 ["what": item.what, "call": item.call, "joiner": index == 0 ? "" : " and "]

@@ -155,10 +155,12 @@ struct DashboardRoutes: Sendable {
         let query = request.uri.queryParameters
         let search = query["q"].map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         let status = query["status"].map(String.init).flatMap { OrderSchema.orderStatuses.contains($0) ? $0 : nil }
+        let types = try await administration.orderTypes(merchantID: merchant.id).map(\.orderTypeIdentifier)
+        let type = query["type"].map(String.init).flatMap { types.contains($0) ? $0 : nil }
         let cursor = query["cursor"].map(String.init)
         let changes = try await orders.latestChange(merchant: merchant)
         let page = try await orders.recentOrders(
-            merchant: merchant, status: status, search: search, cursor: cursor, limit: Self.pageSize)
+            merchant: merchant, orderTypeIdentifier: type, status: status, search: search, cursor: cursor, limit: Self.pageSize)
         let devices = try await orders.registeredDeviceCounts(merchant: merchant, orders: page.orders)
         let rows = try await cpu.run { try page.orders.map { try OrderRow(record: $0, devices: devices) } }.map(\.templateValues)
         var values = try layoutValues(context, title: "Orders")
@@ -174,7 +176,10 @@ struct DashboardRoutes: Sendable {
             + listed.map { "listed=\(Self.queryComponent($0.orderTypeIdentifier))/\(Self.queryComponent($0.orderIdentifier))&" }.joined()
             + "since=\(revision)"
         values["statuses"] = OrderSchema.orderStatuses.map { ["value": $0, "label": WalletPreview.words($0), "selected": $0 == status] }
-        let filters = [("q", search), ("status", status)].compactMap { name, value in value.map { (name, $0) } }
+        // With a second brand, the list names each order's type and filters by it.
+        values["orderTypes"] = types.count > 1 ? types.map { ["value": $0, "selected": $0 == type] } : false
+        values["showsTypes"] = types.count > 1
+        let filters = [("q", search), ("type", type), ("status", status)].compactMap { name, value in value.map { (name, $0) } }
         values["nextHref"] = page.nextCursor.map { Self.listURL(filters + [("cursor", $0)]) } ?? false
         values["firstHref"] = cursor == nil ? false : Self.listURL(filters)
         return resources.page("orders", values)

@@ -23,7 +23,8 @@ struct OrderRow: Sendable {
     var templateValues: [String: Any] {
         [
             "href": DashboardRoutes.orderURL(type: record.orderTypeIdentifier, id: record.orderIdentifier),
-            "orderNumber": orderNumber, "orderIdentifier": record.orderIdentifier, "statusLabel": WalletPreview.words(record.status ?? "open"),
+            "orderNumber": orderNumber, "orderIdentifier": record.orderIdentifier, "orderTypeIdentifier": record.orderTypeIdentifier,
+            "statusLabel": WalletPreview.words(record.status ?? "open"),
             "statusTone": WalletPreview.tone(record.status), "fulfillment": fulfillment, "devices": devices,
             "updatedISO": DateTimeFormat.formatRFC3339(record.updatedAt), "updated": Self.format(record.updatedAt),
         ]

@@ -9,7 +9,14 @@ import OrderPersistence
 ///
 /// Answers that carry decrypted card data (`decrypt`, `payments`) and merchant sessions are `Cache-Control: no-store`.
 struct ApplePayRoutes: Sendable {
+    /// In development mode, `"token": "tok_applepay_simulated"` makes `payments` a simulated payment (as the checkout
+    /// playground's), so a server's code and the playground's copied curl run before Apple Pay is set up; production
+    /// refuses it.
+    static let simulatedPaymentToken = "tok_applepay_simulated"
+
     let applePay: ApplePayService
+    /// The simulation of development mode; `nil` in production.
+    let playground: CheckoutPlayground?
     let cpu: CPUWorkPool
     let maximumBodySize: Int
 
@@ -39,6 +46,18 @@ struct ApplePayRoutes: Sendable {
         }
         api.post("payments") { request, context -> Response in
             let body = try await object(request)
+            if body["token"] == .string(Self.simulatedPaymentToken) {
+                guard let playground else {
+                    throw APIError.badRequest(
+                        "test_token_not_allowed",
+                        "\(Self.simulatedPaymentToken) makes a simulated payment in development mode only; send the token Apple Pay gave the page",
+                        param: "token")
+                }
+                let checkout = try await playground.pay(
+                    merchant: try context.merchant, token: nil, order: try Self.order(body), attempt: try MerchantRoutes.idempotencyKey(request),
+                    author: context.author(.applePay))
+                return Self.checkoutResponse(checkout, request, context)
+            }
             let checkout = try await applePay.checkout(
                 merchant: try context.merchant, token: try Self.token(body), order: try Self.order(body), author: context.author(.applePay))
             return Self.checkoutResponse(checkout, request, context)

@@ -61,10 +61,21 @@ final class TransactionLookupService: Sendable {
         if let retryAfter = limiter.admit(keyID: key.keyID, now: now()) { throw AppStoreAPIError.rateLimitExceeded(retryAfter: retryAfter) }
     }
 
-    /// The signed transactions of the order `orderID` (order number, else order identifier) of `key`'s merchant; `nil`
-    /// when the merchant has no such order, or the order has no line items (Apple's valid answer has at least one).
+    /// Most orders one lookup answers for: several legacy orders, or orders of several order types, may share a number.
+    static let maximumOrdersPerLookup = 20
+
+    /// The signed transactions of every order `orderID` (order number, else order identifier) names among `key`'s
+    /// merchant's, oldest order first; `nil` when the merchant has no such order, or none has line items (Apple's valid
+    /// answer has at least one).
     func lookUp(orderID: String, key: LookupKeyRecord) async throws -> Answer {
-        guard let record = try await store.order(merchantID: key.merchantID, orderNumberOrIdentifier: orderID) else { return nil }
+        var transactions: [String] = []
+        for record in try await store.orders(merchantID: key.merchantID, orderNumberOrIdentifier: orderID, limit: Self.maximumOrdersPerLookup) {
+            transactions += try await signedTransactions(of: record, key: key) ?? []
+        }
+        return transactions.isEmpty ? nil : transactions
+    }
+
+    private func signedTransactions(of record: OrderRecord, key: LookupKeyRecord) async throws -> Answer {
         let cacheKey = CacheKey(
             orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, version: record.version, bundleID: key.bundleID)
         if let cached = cache.withLock({ $0.value(forKey: cacheKey) }) { return cached }

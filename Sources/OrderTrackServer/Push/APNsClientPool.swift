@@ -48,6 +48,14 @@ actor APNsClientPool {
             guard let current else { throw error }
             return current.client
         }
+        if configuration.requireAppleIssuedIdentity,
+            let refusal = await OrderTypeTrust.apple.refusal(of: found.identity, for: orderTypeIdentifier, now: now)
+        {
+            throw OrderTrackError(
+                .developmentIdentityNotSent,
+                "not sent to Apple's APNs, which refuses a development identity (\(refusal)); start serve with --mock-apns to see "
+                    + "pushes on this machine, or configure the Order Type ID certificate from the Apple developer account")
+        }
         // Another task may have made the same client while this one waited.
         if let entry = entries[orderTypeIdentifier], entry.source == found.source { return entry.client }
         let client = try APNsClient(

@@ -28,6 +28,12 @@ public struct PushConfiguration: Sendable {
     public var timeout: Duration
     /// How often an order type's stored credential is compared with the one in use: another instance may rotate it.
     public var credentialRecheckInterval: Duration = .seconds(10)
+    /// Connect only with identities Apple issued (development mode against Apple's APNs): a development identity's
+    /// pushes are parked with the reason instead of being sent where they can only be refused.
+    public var requireAppleIssuedIdentity = false
+
+    /// Whether `endpoint` is Apple's APNs (production or sandbox) rather than a local stand-in.
+    public var isApplesAPNs: Bool { endpoint.host?.hasSuffix(".push.apple.com") == true }
 
     public init(
         endpoint: URL = APNsConfiguration.productionEndpoint, extraTrustRootsPEM: String? = nil, expiration: TimeInterval = 86_400,
@@ -230,6 +236,8 @@ final class PushDispatcher: Service, Sendable {
                     metadata: ["type": .string(job.orderTypeIdentifier), "reason": .string(verdict.reason ?? "unknown")])
             }
             if case .delivered(let id) = result { apnsID = id.uuidString }
+        case .failure(let error as OrderTrackError) where error.code == .developmentIdentityNotSent:
+            verdict = PushVerdict(resolution: .park, outcome: .parked, status: nil, reason: error.reason)
         case .failure(let error):
             verdict = PushVerdict(
                 resolution: .park, outcome: .parked, status: nil, reason: "no APNs credential for \(job.orderTypeIdentifier): \(error)")
@@ -237,6 +245,14 @@ final class PushDispatcher: Service, Sendable {
             logger.error(
                 "no usable APNs credential: pushes for this order type will fail until it is fixed",
                 metadata: ["type": .string(job.orderTypeIdentifier), "error": .string("\(error)")])
+        }
+        if verdict.outcome != .delivered {
+            logger.warning(
+                "push not delivered",
+                metadata: [
+                    "order": .string("\(job.orderTypeIdentifier)/\(job.orderIdentifier)"), "device": .string("…" + job.pushToken.suffix(8)),
+                    "outcome": .string(verdict.outcome.rawValue), "reason": .string(verdict.reason ?? "unknown"),
+                ])
         }
         let entry = PushLogEntry(
             orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),

@@ -214,9 +214,15 @@ public struct Administration: Sendable {
     /// Sets the merchant's order defaults: what fills the fields the payment providers' simplified order form lacks.
     /// Each is checked as Wallet would check it in an order, so a default can never make an order invalid.
     public func setOrderDefaults(merchantID: String, _ defaults: ProviderVocabulary.Defaults) async throws {
-        if let url = defaults.orderManagementURL, TextFormat.scheme(of: url) != "https" || !TextFormat.isAbsoluteURI(url) {
-            throw OrderTrackError(
-                .invalidOrderDefaults, "orderManagementURL must be an absolute https URL, not \"\(url)\"", field: "orderManagementURL")
+        if let url = defaults.orderManagementURL {
+            // A template (`https://shop.example.com/orders/{orderNumber}`) is checked with its placeholders filled.
+            let sample = ProviderVocabulary.urlPlaceholders.reduce(url) { $0.replacingOccurrences(of: $1, with: "1001") }
+            guard TextFormat.scheme(of: sample) == "https", TextFormat.isAbsoluteURI(sample) else {
+                throw OrderTrackError(
+                    .invalidOrderDefaults,
+                    "orderManagementURL must be an absolute https URL, optionally with {orderNumber} or {orderIdentifier}, not \"\(url)\"",
+                    field: "orderManagementURL")
+            }
         }
         if let type = defaults.fulfillmentType, !Self.fulfillmentTypes.contains(type) {
             throw OrderTrackError(

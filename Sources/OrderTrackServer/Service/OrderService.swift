@@ -73,37 +73,7 @@ struct OrderService: Sendable {
         merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, author: OrderChangeAuthor, now: Date = Date(),
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
-        let (content, translationWarnings) = try await translated(content, merchant: merchant)
-        guard var document = content.objectValue else {
-            throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(content.kindName)")
-        }
-        let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
-        try author.grant?.requireOrderType(orderType.orderTypeIdentifier)
-        if let identifier = document["orderIdentifier"] {
-            guard let text = identifier.stringValue, Identifiers.isValid(text) else {
-                throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
-            }
-        } else {
-            document["orderIdentifier"] = .string(UUID().uuidString.lowercased())
-        }
-        if let given = document["webServiceURL"], given != .string(webServiceURL) {
-            throw OrderTrackError(.webServiceURLFixed, "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", field: "webServiceURL")
-        }
-        let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
-        document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
-        document["webServiceURL"] = .string(webServiceURL)
-        // A device proves it holds the order with this token alone, online: a merchant-chosen one must be as hard to
-        // guess as a generated one.
-        if let chosen = document["authenticationToken"]?.stringValue, let weakness = AuthenticationTokenStrength.weakness(of: chosen) {
-            throw OrderTrackError.invalidOrder([ValidationProblem(path: "authenticationToken", message: weakness)])
-        }
-        document["authenticationToken"] = document["authenticationToken"] ?? .string(Secrets.authenticationToken())
-        document["schemaVersion"] = document["schemaVersion"] ?? 1
-        document["orderType"] = document["orderType"] ?? "ecommerce"
-        document["status"] = document["status"] ?? "open"
-        document["createdAt"] = document["createdAt"] ?? timestamp
-        document["updatedAt"] = document["updatedAt"] ?? document["createdAt"]
-
+        let (document, orderType, translationWarnings) = try await filledForCreation(content, merchant: merchant, author: author, now: now)
         let (normalized, serialized, validationWarnings) = try await validated(.object(document), merchantID: merchant.id)
         let warnings = translationWarnings + validationWarnings
         guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
@@ -152,6 +122,45 @@ struct OrderService: Sendable {
         return .created(CreatedOrder(record: stored, document: normalized, warnings: warnings), responseBody: response)
     }
 
+    /// The order content as a create stores it: translated from the simplified vocabulary, with the merchant's order
+    /// type (named or default), and what creation fills (identifier, token, dates, web service URL). `POST /orders`
+    /// and `POST /orders/validate` both use it, so validation judges exactly what a create would store.
+    private func filledForCreation(_ content: JSONValue, merchant: MerchantRecord, author: OrderChangeAuthor?, now: Date) async throws
+        -> (document: [String: JSONValue], orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
+    {
+        let (content, translationWarnings) = try await translated(content, merchant: merchant)
+        guard var document = content.objectValue else {
+            throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(content.kindName)")
+        }
+        let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
+        try author?.grant?.requireOrderType(orderType.orderTypeIdentifier)
+        if let identifier = document["orderIdentifier"] {
+            guard let text = identifier.stringValue, Identifiers.isValid(text) else {
+                throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
+            }
+        } else {
+            document["orderIdentifier"] = .string(UUID().uuidString.lowercased())
+        }
+        if let given = document["webServiceURL"], given != .string(webServiceURL) {
+            throw OrderTrackError(.webServiceURLFixed, "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", field: "webServiceURL")
+        }
+        let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
+        document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
+        document["webServiceURL"] = .string(webServiceURL)
+        // A device proves it holds the order with this token alone, online: a merchant-chosen one must be as hard to
+        // guess as a generated one.
+        if let chosen = document["authenticationToken"]?.stringValue, let weakness = AuthenticationTokenStrength.weakness(of: chosen) {
+            throw OrderTrackError.invalidOrder([ValidationProblem(path: "authenticationToken", message: weakness)])
+        }
+        document["authenticationToken"] = document["authenticationToken"] ?? .string(Secrets.authenticationToken())
+        document["schemaVersion"] = document["schemaVersion"] ?? 1
+        document["orderType"] = document["orderType"] ?? "ecommerce"
+        document["status"] = document["status"] ?? "open"
+        document["createdAt"] = document["createdAt"] ?? timestamp
+        document["updatedAt"] = document["updatedAt"] ?? document["createdAt"]
+        return (document, orderType, translationWarnings)
+    }
+
     /// An order after an update, whether the update changed it, and the warnings of its content.
     struct UpdatedOrder: Sendable {
         var record: OrderRecord
@@ -191,10 +200,7 @@ struct OrderService: Sendable {
                 }
             }
             if let (index, identifier) = Self.newFulfillmentWithoutType(patch: patch, existing: existing) {
-                let defaults =
-                    ProviderVocabulary.isSimplified(merged)
-                    ? try await Administration(store: store).orderDefaults(merchantID: merchant.id) : ProviderVocabulary.Defaults()
-                if defaults.fulfillmentType == nil {
+                if try await Administration(store: store).orderDefaults(merchantID: merchant.id).fulfillmentType == nil {
                     let known = existing["fulfillments"]?.arrayValue?.compactMap { $0["fulfillmentIdentifier"]?.stringValue } ?? []
                     throw OrderTrackError(
                         .invalidPatch,
@@ -363,11 +369,18 @@ struct OrderService: Sendable {
 
     /// The validator's report on a complete document (translated first if it is in the simplified vocabulary, each
     /// rewrite a warning), with the merchant's assets standing in for the package's files.
+    /// The problems of the order a create would store from `parsed`: filled as creation fills it, in either vocabulary.
     private func report(for parsed: JSONValue, merchant: MerchantRecord) async throws -> ValidationReport {
-        let translation = try await translation(of: parsed, merchant: merchant)
-        guard translation.errors.isEmpty else { return ValidationReport(problems: translation.errors + translation.warnings) }
-        let report = try await validationReport(for: translation.document, merchantID: merchant.id)
-        return ValidationReport(problems: translation.warnings + report.problems)
+        let filled: (document: [String: JSONValue], orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
+        do {
+            filled = try await filledForCreation(parsed, merchant: merchant, author: nil, now: Date())
+        } catch let error as OrderTrackError {
+            // What a create would refuse before validating (an order type, an identifier): one problem at its field.
+            return ValidationReport(
+                problems: error.problems.isEmpty ? [ValidationProblem(path: error.field ?? "", message: error.reason)] : error.problems)
+        }
+        let report = try await validationReport(for: .object(filled.document), merchantID: merchant.id)
+        return ValidationReport(problems: filled.translationWarnings + report.problems)
     }
 
     /// The validator's report on a document in Apple's vocabulary, with the merchant's assets standing in for the
@@ -380,11 +393,9 @@ struct OrderService: Sendable {
     }
 
     /// A document in the payment providers' simplified vocabulary, translated with the merchant's order defaults;
-    /// any other document as it is. The defaults are read only for a simplified document.
+    /// a document in Apple's vocabulary with the defaults for what it lacks.
     private func translation(of document: JSONValue, merchant: MerchantRecord) async throws -> ProviderVocabulary.Translation {
-        let defaults =
-            ProviderVocabulary.isSimplified(document)
-            ? try await Administration(store: store).orderDefaults(merchantID: merchant.id) : ProviderVocabulary.Defaults()
+        let defaults = try await Administration(store: store).orderDefaults(merchantID: merchant.id)
         return try await cpu.run { [defaults] in ProviderVocabulary.translate(document, defaults: defaults) }
     }
 
@@ -398,10 +409,12 @@ struct OrderService: Sendable {
 
     /// A page of the merchant's orders newest first, for people browsing them: optionally one status, or the orders
     /// whose order number or identifier is `search`; `cursor` is the previous page's `nextCursor`.
-    func recentOrders(merchant: MerchantRecord, status: String?, search: String?, cursor: String?, limit: Int) async throws -> OrderPage {
+    func recentOrders(
+        merchant: MerchantRecord, orderTypeIdentifier: String? = nil, status: String?, search: String?, cursor: String?, limit: Int
+    ) async throws -> OrderPage {
         do {
             return try await store.recentOrders(
-                merchantID: merchant.id, status: status, search: search, before: cursor, limit: limit)
+                merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, status: status, search: search, before: cursor, limit: limit)
         } catch OrderStoreError.invalidCursor {
             throw OrderTrackError(.invalidCursor, "cursor must be a nextCursor value returned by this page", field: "cursor")
         }

@@ -73,6 +73,8 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let domainNotRegistered = Code("domain_not_registered")
         /// Apple's payment gateway failed, timed out or refused the session request.
         public static let applePayGatewayFailed = Code("apple_pay_gateway_failed")
+        /// A push in development mode whose order type has a development identity, which Apple's APNs refuses.
+        public static let developmentIdentityNotSent = Code("development_identity_not_sent")
         /// An order type whose credential cannot authenticate to APNs.
         public static let apnsCredentialUnusable = Code("apns_credential_unusable")
         /// Merchant order defaults that Wallet would refuse (a URL that is not https, an unknown fulfillment type).

@@ -166,6 +166,18 @@ async function validateMerchant(validationURL) {
   return (await send(root.dataset.sessionUrl, { validationURL, domain: location.hostname })).json;
 }
 
+// With several order types, the operator picks the one the order is created for.
+document.getElementById("order-type")?.addEventListener("change", (event) => {
+  try {
+    const order = JSON.parse(orderBox.value);
+    order.orderTypeIdentifier = event.currentTarget.value;
+    orderBox.value = JSON.stringify(order, null, 2);
+    edited();
+  } catch {
+    // An edited order that is not JSON keeps its text; the next submit reports the problem.
+  }
+});
+
 /** Gives the order in the editor a number no order has yet: order numbers are unique within an order type. */
 function renumber() {
   try {

@@ -36,15 +36,19 @@ async function postJSON(path, body) {
   return response.json();
 }`;
 
+// The development server's test token: a simulated payment, as the playground's. Production refuses it.
+const TEST_TOKEN = "tok_applepay_simulated";
+
 function curl({ origin, order }) {
-  const token = { paymentData: "…", paymentMethod: "…", transactionIdentifier: "…" };
   return `# Your server, with the token the browser posts (event.payment.token or response.details.token) and the order.
-# It answers 201 with orderDetails for Apple Pay, the order, the decrypted payment and its transactionId.
+# It answers 201 with orderDetails for Apple Pay and the order (with a real token also the decrypted payment and its
+# transactionId). As printed it runs against a development server: "${TEST_TOKEN}" makes a simulated payment there,
+# which production refuses; put the token Apple Pay gives the page in its place.
 curl -X POST '${origin}/api/v1/apple_pay/payments' \\
   -H "Authorization: Bearer $ORDERTRACK_API_KEY" \\
   -H 'Content-Type: application/json' \\
   --data-binary @- <<'JSON'
-${json({ token, order })}
+${json({ token: TEST_TOKEN, order })}
 JSON
 
 # Merchant validation, with the validationURL the browser's event gives:
@@ -122,7 +126,40 @@ func paymentAuthorizationController(
 }`;
 }
 
-const sources = { curl, applePayJS, paymentRequest, swift };
+function serverSwift({ origin, order }) {
+  return `// Your server (Swift, with Hummingbird and AsyncHTTPClient): the page posts Apple Pay's token here; the route
+// creates the order through OrderTrack with the secret API key and answers the orderDetails for Apple Pay.
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+
+let orderTrack = "${origin}"
+let apiKey = ProcessInfo.processInfo.environment["ORDERTRACK_API_KEY"]!
+
+router.post("apple-pay/pay") { request, context -> Response in
+    // {"token": …} as Apple Pay gave it to the page (against a development server, "${TEST_TOKEN}").
+    let posted = try await request.body.collect(upTo: 1 << 20)
+    guard let payment = try JSONSerialization.jsonObject(with: Data(posted.readableBytesView)) as? [String: Any],
+        let token = payment["token"]
+    else { throw HTTPError(.badRequest) }
+    // The order this checkout sold (from your cart), as OrderTrack's order content.
+    let order = try JSONSerialization.jsonObject(with: Data(#"""
+${json(order)}
+"""#.utf8))
+    var call = HTTPClientRequest(url: orderTrack + "/api/v1/apple_pay/payments")
+    call.method = .POST
+    call.headers.add(name: "Authorization", value: "Bearer \\(apiKey)")
+    call.headers.add(name: "Content-Type", value: "application/json")
+    call.body = .bytes(try JSONSerialization.data(withJSONObject: ["token": token, "order": order]))
+    let answer = try await HTTPClient.shared.execute(call, timeout: .seconds(30))
+    let body = try await answer.body.collect(upTo: 1 << 20)
+    guard answer.status == .created || answer.status == .ok else { throw HTTPError(.badGateway) }
+    // 201: {"orderDetails": {"orderTypeIdentifier", "orderIdentifier", "webServiceURL", "authenticationToken"}, "order": …}
+    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+}`;
+}
+
+const sources = { curl, serverSwift, applePayJS, paymentRequest, swift };
 
 /** The code of one tab (`curl`, `applePayJS`, `paymentRequest` or `swift`) for the current payloads. */
 export function sourceFor(kind, payloads) {
