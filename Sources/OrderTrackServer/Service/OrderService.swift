@@ -348,7 +348,7 @@ struct OrderService: Sendable {
         return try await report(for: parsedDocument, merchant: merchant)
     }
 
-    /// Validates what ``updateOrder(merchant:type:id:patch:author:now:)`` would store: `patch` applied to the order's current
+    /// Validates what ``updateOrder(merchant:type:id:patch:author:allowedVersions:now:)`` would store: `patch` applied to the order's current
     /// document, through the same validator as ``validate(merchant:orderJSON:)``. A patch that cannot apply (one that
     /// changes `orderIdentifier`, say) is a problem at its path, as the update would refuse it.
     func validatePatch(merchant: MerchantRecord, type: String, id: String, patch: JSONValue) async throws -> ValidationReport {
