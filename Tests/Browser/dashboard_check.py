@@ -170,10 +170,17 @@ def sign_in(page: Page) -> None:
 ORDER_DETAILS_KEYS = ("orderTypeIdentifier", "orderIdentifier", "webServiceURL", "authenticationToken")
 
 
+def wait_for_playground_script(page: Page) -> None:
+    """The heading is visible as soon as the HTML is parsed, but the page's module script attaches the buttons' handlers
+    later: a click before that does nothing. The script shows the total when it has run."""
+    expect(page.locator("#pay-total")).to_have_text(re.compile(r"\$\d"), timeout=20_000)
+
+
 def checkout_simulate(page: Page, made: dict) -> None:
     page.get_by_role("navigation", name="Sections").get_by_role("link", name="Checkout playground").click()
     expect(page.get_by_role("heading", name="Checkout playground")).to_be_visible()
     expect(page.get_by_role("button", name="Pay with Apple Pay")).to_be_hidden()
+    wait_for_playground_script(page)
     made["number"] = json.loads(page.get_by_label("Order content").input_value())["orderNumber"]
     page.get_by_role("button", name="Simulate payment").click()
     details = page.get_by_role("region", name="orderDetails")
@@ -247,6 +254,7 @@ def checkout_open_made_order(page: Page, made: dict) -> None:
 
 def checkout_bad_input(page: Page, console_errors: list[str]) -> None:
     page.goto(BASE + "/checkout")
+    wait_for_playground_script(page)
     box = page.get_by_label("Order content")
     valid = box.input_value()
     box.fill(valid.rstrip()[:-1])
@@ -332,6 +340,7 @@ def checkout_phone(browser) -> None:
     phone_page.get_by_label("API key").fill(API_KEY)
     phone_page.get_by_role("button", name="Sign in").click()
     expect(phone_page.get_by_role("heading", name="Checkout playground")).to_be_visible()
+    wait_for_playground_script(phone_page)
     phone_page.get_by_role("button", name="Simulate payment").click()
     expect(phone_page.get_by_role("region", name="orderDetails").locator("pre")).to_be_visible()
     shot(phone_page, "checkout-phone")
