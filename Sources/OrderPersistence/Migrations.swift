@@ -25,6 +25,7 @@ enum Migrations {
         Migration(version: 12, name: "registration change notifications", apply: RegistrationNotificationSchema.apply),
         Migration(version: 13, name: "retired API key secrets", apply: RetiredKeySchema.apply),
         Migration(version: 14, name: "default order types", apply: DefaultOrderTypeSchema.apply),
+        Migration(version: 15, name: "order defaults per order type", apply: OrderTypeDefaultsSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -212,10 +212,12 @@ public protocol OrderStore: Sendable {
 
     // MARK: Payment-provider compatibility
 
-    /// Sets a merchant's order defaults, replacing any earlier ones.
+    /// Sets a merchant's order defaults, merchant-wide or for one of its order types, replacing any earlier ones.
+    /// Throws ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)`` for an order type the merchant lacks.
     func putOrderDefaults(_ record: MerchantOrderDefaultsRecord) async throws
-    /// A merchant's order defaults, or `nil` if it never set any.
-    func orderDefaults(merchantID: String) async throws -> MerchantOrderDefaultsRecord?
+    /// In one read, the merchant-wide order defaults and, with `orderTypeIdentifier`, that order type's: whichever
+    /// were ever set, merchant-wide first.
+    func orderDefaults(merchantID: String, orderTypeIdentifier: String?) async throws -> [MerchantOrderDefaultsRecord]
     /// The orders whose authentication token is `token`, at most two (merchants may reuse a token they chose).
     func orders(authenticationToken token: String) async throws -> [OrderRecord]
     /// Stores a new wallet link (its token only as a hash) for an order of the link's merchant.

@@ -1,9 +1,12 @@
 import Foundation
 
-/// A merchant's defaults for what the payment providers' simplified order form lacks and Wallet requires.
+/// A merchant's defaults for what the payment providers' simplified order form lacks and Wallet requires, for all its
+/// order types or for one.
 public struct MerchantOrderDefaultsRecord: Sendable, Hashable {
     /// The merchant the defaults belong to.
     public var merchantID: String
+    /// The order type they apply to; `nil` for the merchant-wide defaults, which fill what a type's leave unset.
+    public var orderTypeIdentifier: String?
     /// `orderManagementURL` of orders that name none.
     public var orderManagementURL: String?
     /// `fulfillmentType` of fulfillments that name none.
@@ -13,9 +16,13 @@ public struct MerchantOrderDefaultsRecord: Sendable, Hashable {
     /// When the defaults were last set.
     public var updatedAt: Date
 
-    /// The defaults of one merchant; `nil` leaves a field without default.
-    public init(merchantID: String, orderManagementURL: String?, fulfillmentType: String?, paymentStatus: String?, updatedAt: Date) {
+    /// The defaults of one merchant, or of one of its order types; `nil` leaves a field without default.
+    public init(
+        merchantID: String, orderTypeIdentifier: String? = nil, orderManagementURL: String?, fulfillmentType: String?, paymentStatus: String?,
+        updatedAt: Date
+    ) {
         self.merchantID = merchantID
+        self.orderTypeIdentifier = orderTypeIdentifier
         self.orderManagementURL = orderManagementURL
         self.fulfillmentType = fulfillmentType
         self.paymentStatus = paymentStatus

@@ -4,19 +4,35 @@ import SQLKit
 extension SQLOrderStore {
     // MARK: Merchant order defaults
 
-    /// Sets a merchant's order defaults, replacing any earlier ones.
+    /// Sets a merchant's order defaults, merchant-wide or for one of its order types, replacing any earlier ones.
     ///
-    /// - Throws: ``OrderStoreError/merchantNotFound(id:)`` for a merchant that does not exist.
+    /// - Throws: ``OrderStoreError/merchantNotFound(id:)`` for a merchant that does not exist,
+    ///   ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)`` for an order type it does not have.
     public func putOrderDefaults(_ record: MerchantOrderDefaultsRecord) async throws {
         try await write("save order defaults of merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
-            try await db.insert(into: "merchant_order_defaults")
-                .columns("merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at")
-                .values(
-                    record.merchantID, record.orderManagementURL, record.fulfillmentType, record.paymentStatus,
-                    record.updatedAt.millisecondsSince1970
-                )
-                .onConflict(with: "merchant_id") {
+            var columns = ["merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at"]
+            var values: [any Encodable & Sendable] = [
+                record.merchantID, record.orderManagementURL, record.fulfillmentType, record.paymentStatus,
+                record.updatedAt.millisecondsSince1970,
+            ]
+            let table: String
+            let key: String
+            if let type = record.orderTypeIdentifier {
+                let owned = try await db.select().column("order_type_identifier").from("order_types")
+                    .where("order_type_identifier", .equal, type).where("merchant_id", .equal, record.merchantID)
+                    .first()
+                guard owned != nil else { throw OrderStoreError.orderTypeNotFound(orderTypeIdentifier: type) }
+                (table, key) = ("order_type_defaults", "order_type_identifier")
+                columns.append(key)
+                values.append(type)
+            } else {
+                (table, key) = ("merchant_order_defaults", "merchant_id")
+            }
+            try await db.insert(into: table)
+                .columns(columns)
+                .values(values.map { SQLBind($0) })
+                .onConflict(with: key) {
                     $0.set(excludedValueOf: "order_management_url").set(excludedValueOf: "fulfillment_type")
                         .set(excludedValueOf: "payment_status").set(excludedValueOf: "updated_at")
                 }
@@ -24,20 +40,30 @@ extension SQLOrderStore {
         }
     }
 
-    /// A merchant's order defaults, or `nil` if it never set any.
-    public func orderDefaults(merchantID: String) async throws -> MerchantOrderDefaultsRecord? {
+    /// The merchant-wide order defaults and, with `orderTypeIdentifier`, that order type's (if the merchant owns it):
+    /// whichever were ever set, merchant-wide first.
+    public func orderDefaults(merchantID: String, orderTypeIdentifier: String?) async throws -> [MerchantOrderDefaultsRecord] {
         try await read("read order defaults of merchant \(merchantID)") { db in
-            try await db.select().columns("merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at")
-                .from("merchant_order_defaults")
+            let columns = ["merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at"]
+            var records = try await db.select().columns(columns).from("merchant_order_defaults")
                 .where("merchant_id", .equal, merchantID)
-                .first()
-                .map {
-                    MerchantOrderDefaultsRecord(
-                        merchantID: try $0.string("merchant_id"), orderManagementURL: try $0.optionalString("order_management_url"),
-                        fulfillmentType: try $0.optionalString("fulfillment_type"), paymentStatus: try $0.optionalString("payment_status"),
-                        updatedAt: try $0.date("updated_at"))
-                }
+                .all()
+                .map { try Self.orderDefaults(from: $0, orderTypeIdentifier: nil) }
+            if let orderTypeIdentifier {
+                records += try await db.select().columns(columns).from("order_type_defaults")
+                    .where("order_type_identifier", .equal, orderTypeIdentifier).where("merchant_id", .equal, merchantID)
+                    .all()
+                    .map { try Self.orderDefaults(from: $0, orderTypeIdentifier: orderTypeIdentifier) }
+            }
+            return records
         }
+    }
+
+    static func orderDefaults(from row: any SQLRow, orderTypeIdentifier: String?) throws -> MerchantOrderDefaultsRecord {
+        MerchantOrderDefaultsRecord(
+            merchantID: try row.string("merchant_id"), orderTypeIdentifier: orderTypeIdentifier,
+            orderManagementURL: try row.optionalString("order_management_url"), fulfillmentType: try row.optionalString("fulfillment_type"),
+            paymentStatus: try row.optionalString("payment_status"), updatedAt: try row.date("updated_at"))
     }
 
     /// The orders whose authentication token is `token`: one for tokens OrderTrack made, possibly more for tokens a

@@ -178,9 +178,13 @@ struct OrderDefaultsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "order-defaults",
         abstract: "Show or set what fills the fields a payment provider's simplified order form lacks.",
-        discussion: "Without options, prints the merchant's defaults. Options replace all three; an option left out has no default.")
+        discussion: """
+            Without options, prints the merchant's defaults. Options replace all three; an option left out has no default. \
+            With --order-type, the defaults of that order type: what it leaves unset, its orders take from the merchant's.
+            """)
 
     @Option(help: "Merchant id") var merchant: String
+    @Option(help: "Only this order type's defaults (they win over the merchant's)") var orderType: String?
     @Option(help: "orderManagementURL of orders that name none (https)") var orderManagementURL: String?
     @Option(help: "fulfillmentType of fulfillments that name none (shipping or pickup)") var fulfillmentType: String?
     @Option(help: "payment.status of a total given without one (e.g. paid)") var paymentStatus: String?
@@ -190,15 +194,20 @@ struct OrderDefaultsCommand: AsyncParsableCommand {
         let defaults = try await database.withAdministration { administration in
             if orderManagementURL != nil || fulfillmentType != nil || paymentStatus != nil {
                 try await administration.setOrderDefaults(
-                    merchantID: merchant,
+                    merchantID: merchant, orderTypeIdentifier: orderType,
                     ProviderVocabulary.Defaults(
                         orderManagementURL: orderManagementURL, fulfillmentType: fulfillmentType, paymentStatus: paymentStatus))
             }
-            return try await administration.orderDefaults(merchantID: merchant)
+            return try await administration.orderDefaults(merchantID: merchant, orderTypeIdentifier: orderType)
         }
-        print("orderManagementURL: \(defaults.orderManagementURL ?? "(none)")")
-        print("fulfillmentType:    \(defaults.fulfillmentType ?? "(none)")")
-        print("paymentStatus:      \(defaults.paymentStatus ?? "(none)")")
+        // A type's unset field shows what its orders get from the merchant.
+        func line(_ name: String, _ own: String?, _ effective: String?) {
+            let shown = own ?? effective.map { "\($0) (merchant default)" } ?? "(none)"
+            print("\(name)\(String(repeating: " ", count: 20 - name.count))\(shown)")
+        }
+        line("orderManagementURL:", defaults.own.orderManagementURL, defaults.effective.orderManagementURL)
+        line("fulfillmentType:", defaults.own.fulfillmentType, defaults.effective.fulfillmentType)
+        line("paymentStatus:", defaults.own.paymentStatus, defaults.effective.paymentStatus)
     }
 }
 

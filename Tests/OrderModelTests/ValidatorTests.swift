@@ -25,6 +25,26 @@ import Testing
         #expect(minimal.problems.isEmpty, "\(Fixtures.problems(minimal))")
     }
 
+    /// A fulfillment without (or with a wrong) fulfillmentType still has the members both kinds share checked.
+    @Test func aFulfillmentWithoutItsTypeStillHasItsStatusChecked() {
+        for tag: JSONValue? in [nil, "drone"] {
+            var order = Fixtures.minimalOrder
+            var fulfillment: JSONValue = ["fulfillmentIdentifier": "ship-1", "status": "shiped"]
+            fulfillment["fulfillmentType"] = tag
+            order["fulfillments"] = [fulfillment]
+            let report = validate(order)
+            #expect(report.errors.contains { $0.path == "fulfillments[0].fulfillmentType" }, "\(Fixtures.problems(report))")
+            let status = report.errors.filter { $0.path == "fulfillments[0].status" }
+            #expect(
+                status.count == 1 && status[0].message.contains("shipped") && status[0].message.contains("readyForPickup"),
+                "\(Fixtures.problems(report))")
+
+            // A status either kind accepts is no error.
+            order["fulfillments"] = [["fulfillmentIdentifier": "ship-1", "status": "readyForPickup"]]
+            #expect(!validate(order).errors.contains { $0.path == "fulfillments[0].status" })
+        }
+    }
+
     @Test func reportsEveryMissingRequiredKeyAtOnce() {
         let report = validate([:])
         let required = [

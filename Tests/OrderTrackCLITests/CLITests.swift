@@ -74,6 +74,45 @@ import Testing
         #expect(try run(["schema"]).output.contains("\"$schema\""))
     }
 
+    /// The README's create body is valid as a create would fill it; --strict judges the file as a package's order.json.
+    @Test func validateJudgesABodyAsACreateWouldStoreIt() throws {
+        let body: JSONValue = [
+            "merchant": ["displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"],
+            "orderManagementURL": "https://shop.example.com/orders/1001", "orderNumber": "1001",
+            "payment": ["total": ["amount": "42.00", "currency": "USD"], "status": "paid"],
+            "lineItems": [["title": "Coffee beans", "quantity": 2, "price": ["amount": "21.00", "currency": "USD"]]],
+            "fulfillments": [["fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "processing"]],
+        ]
+        try write("body.json", body.serialized())
+        let filled = try run(["validate", "body.json"])
+        #expect(filled.status == 0, "\(filled.errors)")
+        #expect(
+            filled.errors.contains("filled as POST /api/v1/orders fills them: orderIdentifier, schemaVersion, orderTypeIdentifier"),
+            "\(filled.errors)")
+        let strict = try run(["validate", "--strict", "body.json"])
+        #expect(strict.status == 1 && strict.errors.contains("createdAt: missing required key"), "\(strict.errors)")
+
+        // The simplified form: a missing default is named, and the option supplies it as the server's default would.
+        let simplified: JSONValue = [
+            "merchant": ["displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"],
+            "status": "in_progress", "total": ["label": "Total", "price": "42.00", "currencyCode": "USD"],
+            "lineItems": [["label": "Coffee beans", "quantity": 2, "price": "21.00", "currencyCode": "USD"]],
+        ]
+        try write("simplified.json", simplified.serialized())
+        let lacking = try run(["validate", "simplified.json"])
+        #expect(lacking.status == 1 && lacking.errors.contains("orderManagementURL"), "\(lacking.errors)")
+        let defaulted = try run([
+            "validate", "simplified.json", "--order-management-url", "https://shop.example.com/orders/{orderIdentifier}", "--payment-status", "paid",
+        ])
+        #expect(defaulted.status == 0, "\(defaulted.errors)")
+
+        // Every problem at once: a fulfillment without its type still has its status checked.
+        try write("untyped.json", body.setting("fulfillments", to: [["fulfillmentIdentifier": "ship-1", "status": "shiped"]]).serialized())
+        let untyped = try run(["validate", "untyped.json"])
+        #expect(untyped.errors.contains("fulfillments[0].fulfillmentType: missing required key"), "\(untyped.errors)")
+        #expect(untyped.errors.contains("fulfillments[0].status: \"shiped\" is not allowed"), "\(untyped.errors)")
+    }
+
     @Test func buildAndVerifyAPackageWithADevelopmentIdentity() throws {
         let identity = try run(["identity", "create-dev", "--order-type-identifier", "order.com.example.cli", "--out", "identity"])
         #expect(identity.status == 0, "\(identity.errors)")
@@ -161,6 +200,18 @@ import Testing
         #expect(shown.output.contains("orderManagementURL: https://shop.example.com/orders") && shown.output.contains("paymentStatus:      paid"))
         let refused = try run(["merchant", "order-defaults", "--merchant", merchant, "--fulfillment-type", "drone", "--data-dir", "data"])
         #expect(refused.status == 1 && refused.errors.contains("fulfillmentType must be"))
+        let typed = try run([
+            "merchant", "order-defaults", "--merchant", merchant, "--order-type", "order.com.example.platform",
+            "--order-management-url", "https://brand.example.com/orders/{orderNumber}", "--data-dir", "data",
+        ])
+        #expect(typed.status == 0, "\(typed.errors)")
+        #expect(typed.output.contains("orderManagementURL: https://brand.example.com/orders/{orderNumber}"), "\(typed.output)")
+        #expect(typed.output.contains("paymentStatus:      paid (merchant default)"), "\(typed.output)")
+        let unknownType = try run([
+            "merchant", "order-defaults", "--merchant", merchant, "--order-type", "order.com.example.nope", "--payment-status", "paid", "--data-dir",
+            "data",
+        ])
+        #expect(unknownType.status == 1 && unknownType.errors.contains("no order type order.com.example.nope"), "\(unknownType.errors)")
 
         let deletedType = try run([
             "order-type", "delete", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--data-dir", "data",

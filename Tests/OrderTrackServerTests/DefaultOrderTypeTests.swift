@@ -114,3 +114,83 @@ extension DefaultOrderTypeTests {
         }
     }
 }
+
+extension DefaultOrderTypeTests {
+    /// Each brand has its own order-management URL: an order type's defaults win over the merchant's, field by field,
+    /// on create, on validate and on the fulfillment a PATCH adds.
+    @Test func orderDefaultsPerOrderTypeFallBackToTheMerchants() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let first = client.credentials.orderTypeIdentifier
+            let second = RestrictedKeyTests.otherOrderType
+            try await RestrictedKeyTests.addOrderType(client, server, merchantID: client.credentials.merchantID, second)
+            let merchantWide: JSONValue = [
+                "orderManagementURL": "https://shop.example.com/orders/{orderNumber}", "fulfillmentType": "shipping", "paymentStatus": "paid",
+            ]
+            #expect(try await client.merchant(.put, "/api/v1/order-defaults", json: merchantWide).status == .ok)
+            let set = try await client.merchant(
+                .put, "/api/v1/order-types/\(second)/order-defaults", json: ["orderManagementURL": "https://brand.example.com/o/{orderNumber}"])
+            #expect(set.status == .ok, "\(set.text)")
+            #expect(set.json["orderTypeIdentifier"] == .string(second))
+            #expect(set.json["orderManagementURL"] == "https://brand.example.com/o/{orderNumber}" && set.json["fulfillmentType"] == .null)
+            #expect(
+                set.json["effective"]
+                    == ["orderManagementURL": "https://brand.example.com/o/{orderNumber}", "fulfillmentType": "shipping", "paymentStatus": "paid"])
+            #expect(try await client.merchant(.get, "/api/v1/order-types/\(second)/order-defaults").json == set.json)
+            let untouched = try await client.merchant(.get, "/api/v1/order-types/\(first)/order-defaults")
+            #expect(untouched.json["orderManagementURL"] == .null && untouched.json["effective"] == merchantWide)
+
+            // The simplified form without a management URL, once per brand.
+            func simplified(_ type: String, number: String) -> JSONValue {
+                var order = ProviderCompatibilityTests.providerOrder
+                order["order"]?["orderIdentifier"] = .string("order-\(number)")
+                order["order"]?["orderNumber"] = .string(number)
+                order["order"]?["orderTypeIdentifier"] = .string(type)
+                return order
+            }
+            let brand = try await client.merchant(.post, "/api/v1/orders", json: simplified(second, number: "B-1"))
+            #expect(brand.status == .created, "\(brand.text)")
+            #expect(brand.json["order"]?["orderManagementURL"] == "https://brand.example.com/o/B-1")
+            #expect(brand.json["order"]?["fulfillments"]?.arrayValue?.first?["fulfillmentType"] == "shipping", "inherited from the merchant")
+            let shop = try await client.merchant(.post, "/api/v1/orders", json: simplified(first, number: "S-1"))
+            #expect(shop.json["order"]?["orderManagementURL"] == "https://shop.example.com/orders/S-1", "\(shop.text)")
+            let validated = try await client.merchant(.post, "/api/v1/orders/validate", json: simplified(second, number: "B-2"))
+            #expect(validated.json["valid"] == true, "\(validated.text)")
+
+            // A template may name the identifier the create generates.
+            let tracking = try await client.merchant(
+                .put, "/api/v1/order-types/\(first)/order-defaults", json: ["orderManagementURL": "https://shop.example.com/track/{orderIdentifier}"])
+            #expect(tracking.status == .ok)
+            var anonymous = ProviderCompatibilityTests.providerOrder
+            anonymous["order"]?["orderIdentifier"] = nil
+            let generated = try await client.merchant(.post, "/api/v1/orders", json: anonymous)
+            let generatedID = try #require(generated.json["orderDetails"]?["orderIdentifier"]?.stringValue, "\(generated.text)")
+            #expect(generated.json["order"]?["orderManagementURL"] == .string("https://shop.example.com/track/\(generatedID)"))
+
+            // A type's own fulfillment type fills the fulfillment a PATCH adds without one.
+            #expect(
+                try await client.merchant(.put, "/api/v1/order-types/\(second)/order-defaults", json: ["fulfillmentType": "pickup"]).status == .ok)
+            let added = try await client.merchant(
+                .patch, "/api/v1/orders/\(second)/order-B-1",
+                json: ["fulfillments": [["fulfillmentIdentifier": "pickup-1", "status": "open", "displayName": "Main Street store"]]])
+            #expect(added.status == .ok, "\(added.text)")
+            let fulfillments = added.json["order"]?["fulfillments"]?.arrayValue ?? []
+            #expect(fulfillments.first { $0["fulfillmentIdentifier"] == "pickup-1" }?["fulfillmentType"] == "pickup", "\(added.text)")
+
+            // Only the merchant's own order types, and only those a restricted key may touch.
+            let unknown = try await client.merchant(.put, "/api/v1/order-types/order.com.example.nobody/order-defaults", json: [:])
+            #expect(unknown.status == .notFound && unknown.json["error"]?["message"]?.stringValue?.contains("no order type") == true)
+            #expect(try await client.merchant(.get, "/api/v1/order-types/order.com.example.nobody/order-defaults").status == .notFound)
+            let limited = try await RestrictedKeyTests.createKey(
+                client, ["name": "brand one", "scopes": ["order-defaults:read", "order-defaults:write"], "orderTypeIdentifiers": [.string(first)]])
+            #expect(try await RestrictedKeyTests.call(client, limited.secret, .get, "/api/v1/order-types/\(first)/order-defaults").status == .ok)
+            #expect(
+                try await RestrictedKeyTests.call(client, limited.secret, .get, "/api/v1/order-types/\(second)/order-defaults").status == .forbidden)
+
+            // Deleting the order type deletes its defaults.
+            _ = try await client.store.deleteOrderType(second, merchantID: client.credentials.merchantID, force: true)
+            #expect(try await client.store.orderDefaults(merchantID: client.credentials.merchantID, orderTypeIdentifier: second).count == 1)
+        }
+    }
+}

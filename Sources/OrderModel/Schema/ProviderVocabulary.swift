@@ -22,6 +22,13 @@ public enum ProviderVocabulary {
             self.fulfillmentType = fulfillmentType
             self.paymentStatus = paymentStatus
         }
+
+        /// These defaults, with `fallback`'s for the fields these leave unset: an order type's over its merchant's.
+        public func fallingBack(to fallback: Defaults) -> Defaults {
+            Defaults(
+                orderManagementURL: orderManagementURL ?? fallback.orderManagementURL, fulfillmentType: fulfillmentType ?? fallback.fulfillmentType,
+                paymentStatus: paymentStatus ?? fallback.paymentStatus)
+        }
     }
 
     /// The order in Apple's vocabulary, and what was done to get there.
@@ -49,6 +56,13 @@ public enum ProviderVocabulary {
         return (members["fulfillments"]?.arrayValue ?? []).contains {
             $0["trackingUrl"] != nil || $0["status"]?.stringValue.flatMap { simplifiedStatuses[$0] } != nil
         }
+    }
+
+    /// The order's own members: those of a lone `order` wrapper (a simplified form), or the document's.
+    public static func orderMembers(of document: JSONValue) -> [String: JSONValue]? {
+        guard let members = document.objectValue else { return nil }
+        if members.count == 1, let inner = members["order"]?.objectValue { return inner }
+        return members
     }
 
     /// The placeholders an `orderManagementURL` default may hold, filled from each order.
@@ -80,8 +94,8 @@ private struct Translator {
 
     mutating func order(_ document: JSONValue) -> JSONValue {
         var order = document
-        if let members = document.objectValue, members.count == 1, let inner = members["order"], inner.objectValue != nil {
-            order = inner
+        if let members = document.objectValue, members.count == 1, let inner = members["order"]?.objectValue {
+            order = .object(inner)
             warn("order", "the order was read from inside \"order\"; send its members at the top level")
         }
         order = droppingEmptyStrings(order, at: "")

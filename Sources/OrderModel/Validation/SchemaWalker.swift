@@ -89,15 +89,57 @@ struct SchemaWalker {
             guard let members = value.objectValue else { return mismatch(value, expected: "an object", at: path) }
             let tagPath = Self.join(path, discriminator)
             guard let tagValue = members[discriminator] else {
-                return error(tagPath, "missing required key; set it to one of \(Self.list(variants.keys.sorted()))")
+                error(tagPath, "missing required key; set it to one of \(Self.list(variants.keys.sorted()))")
+                return checkSharedMembers(members, of: variants, except: discriminator, at: path)
             }
             guard let tag = tagValue.stringValue, let variant = variants[tag] else {
-                return checkEnumeration(tagValue.stringValue ?? tagValue.serializedString(), allowed: variants.keys.sorted(), at: tagPath)
+                checkEnumeration(tagValue.stringValue ?? tagValue.serializedString(), allowed: variants.keys.sorted(), at: tagPath)
+                return checkSharedMembers(members, of: variants, except: discriminator, at: path)
             }
             check(value, object: variant, at: path)
         case .amount:
             checkAmount(value, at: path)
         }
+    }
+
+    /// Without a valid tag the variant is unknown, yet the members every variant has are still checked, so one report
+    /// names every problem (a fulfillment's misspelt status along with its missing `fulfillmentType`). A value passes
+    /// if some variant accepts it; otherwise the first variant's findings are reported, or for a choice of strings the
+    /// choices of all variants.
+    mutating func checkSharedMembers(_ members: [String: JSONValue], of variants: [String: ObjectSchema], except tag: String, at path: String) {
+        let ordered = variants.keys.sorted().compactMap { variants[$0] }
+        for key in members.keys.sorted() where key != tag {
+            let nodes = ordered.compactMap { $0.property(named: key)?.node }
+            guard nodes.count == ordered.count, let member = members[key], member != .null else { continue }
+            let memberPath = Self.join(path, key)
+            let attempts = nodes.map { node in
+                var attempt = SchemaWalker(options: options)
+                attempt.check(member, against: node, at: memberPath)
+                return attempt
+            }
+            if let accepted = attempts.first(where: { !$0.problems.contains { $0.severity == .error } }) {
+                adopt(accepted)
+                continue
+            }
+            let choices = nodes.compactMap { node -> [String]? in
+                if case .enumeration(let allowed) = node { return allowed }
+                return nil
+            }
+            if choices.count == nodes.count, let text = member.stringValue {
+                var union: [String] = []
+                for choice in choices.joined() where !union.contains(choice) { union.append(choice) }
+                checkEnumeration(text, allowed: union, at: memberPath)
+            } else if let first = attempts.first {
+                adopt(first)
+            }
+        }
+    }
+
+    /// Takes on what a walk of one member found.
+    mutating func adopt(_ other: SchemaWalker) {
+        problems += other.problems
+        fileReferences += other.fileReferences
+        localizableStrings += other.localizableStrings
     }
 
     mutating func check(_ value: JSONValue, object schema: ObjectSchema, at path: String) {

@@ -72,6 +72,8 @@ enum RouteScopes {
         "PUT /api/v1/order-types/{orderTypeIdentifier}/default": Rule(anyOf: [.orderTypesWrite]),
         "GET /api/v1/order-defaults": Rule(anyOf: [.orderDefaultsRead]),
         "PUT /api/v1/order-defaults": Rule(anyOf: [.orderDefaultsWrite]),
+        "GET /api/v1/order-types/{orderTypeIdentifier}/order-defaults": Rule(anyOf: [.orderDefaultsRead]),
+        "PUT /api/v1/order-types/{orderTypeIdentifier}/order-defaults": Rule(anyOf: [.orderDefaultsWrite]),
         "POST /api/v1/apple_pay/sessions": Rule(anyOf: [.applePayPayments]),
         "POST /api/v1/apple_pay/payments": Rule(anyOf: [.applePayPayments]),
         "POST /api/v1/apple_pay/decrypt": Rule(anyOf: [.applePayPayments]),

@@ -17,22 +17,22 @@ struct ProviderRoutes: Sendable {
             Self.json(try await administration.orderDefaults(merchantID: try context.merchant.id))
         }
         merchantAPI.put("order-defaults") { request, context in
-            let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
-            guard let members = body.objectValue else {
-                throw APIError.badRequest("body_not_object", "the body must be a JSON object such as {\"orderManagementURL\": \"https://…\"}")
-            }
-            let known: Set = ["orderManagementURL", "fulfillmentType", "paymentStatus"]
-            if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
-                throw APIError.badRequest(
-                    "field_unknown", "\(unknown) is not an order default; the defaults are \(known.sorted().joined(separator: ", "))", param: unknown)
-            }
-            var defaults = ProviderVocabulary.Defaults()
-            defaults.orderManagementURL = try Self.optionalString(members, "orderManagementURL")
-            defaults.fulfillmentType = try Self.optionalString(members, "fulfillmentType")
-            defaults.paymentStatus = try Self.optionalString(members, "paymentStatus")
+            let defaults = try await defaults(request)
             let merchant = try context.merchant
             try await administration.setOrderDefaults(merchantID: merchant.id, defaults)
             return Self.json(try await administration.orderDefaults(merchantID: merchant.id))
+        }
+        // An order type's own defaults win over the merchant-wide ones, field by field; `effective` shows the result.
+        merchantAPI.get("order-types/:orderTypeIdentifier/order-defaults") { _, context in
+            let type = try RequestParsing.identifier("orderTypeIdentifier", context)
+            return try await typeDefaults(merchantID: try context.merchant.id, type: type)
+        }
+        merchantAPI.put("order-types/:orderTypeIdentifier/order-defaults") { request, context in
+            let type = try RequestParsing.identifier("orderTypeIdentifier", context)
+            let defaults = try await defaults(request)
+            let merchant = try context.merchant
+            try await administration.setOrderDefaults(merchantID: merchant.id, orderTypeIdentifier: type, defaults)
+            return try await typeDefaults(merchantID: merchant.id, type: type)
         }
         merchantAPI.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
             // The body is optional: an empty one asks for the default lifetime.
@@ -52,6 +52,34 @@ struct ProviderRoutes: Sendable {
         merchantAPI.delete("wallet-links/:id") { _, context in
             Self.json(try await walletLinks.revoke(merchant: try context.merchant, id: try RequestParsing.identifier("id", context)))
         }
+    }
+
+    /// The body of a `PUT` of order defaults: the three fields, each a string or null; any other member is refused.
+    func defaults(_ request: Request) async throws -> ProviderVocabulary.Defaults {
+        let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
+        guard let members = body.objectValue else {
+            throw APIError.badRequest("body_not_object", "the body must be a JSON object such as {\"orderManagementURL\": \"https://…\"}")
+        }
+        let known: Set = ["orderManagementURL", "fulfillmentType", "paymentStatus"]
+        if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
+            throw APIError.badRequest(
+                "field_unknown", "\(unknown) is not an order default; the defaults are \(known.sorted().joined(separator: ", "))", param: unknown)
+        }
+        return ProviderVocabulary.Defaults(
+            orderManagementURL: try Self.optionalString(members, "orderManagementURL"),
+            fulfillmentType: try Self.optionalString(members, "fulfillmentType"), paymentStatus: try Self.optionalString(members, "paymentStatus"))
+    }
+
+    /// An order type's defaults as the API shows them: its own, and `effective`, what its orders get.
+    func typeDefaults(merchantID: String, type: String) async throws -> JSONValue {
+        guard try await administration.orderTypes(merchantID: merchantID).contains(where: { $0.orderTypeIdentifier == type }) else {
+            throw OrderTrackError(.notFound, "this merchant has no order type \(type); configure it first")
+        }
+        let scoped = try await administration.orderDefaults(merchantID: merchantID, orderTypeIdentifier: type)
+        var json = Self.json(scoped.own)
+        json["orderTypeIdentifier"] = .string(type)
+        json["effective"] = Self.json(scoped.effective)
+        return json
     }
 
     /// A new link as its creator sees it, the only answer that shows its URL.

@@ -211,9 +211,10 @@ public struct Administration: Sendable {
 
     // MARK: Order defaults
 
-    /// Sets the merchant's order defaults: what fills the fields the payment providers' simplified order form lacks.
-    /// Each is checked as Wallet would check it in an order, so a default can never make an order invalid.
-    public func setOrderDefaults(merchantID: String, _ defaults: ProviderVocabulary.Defaults) async throws {
+    /// Sets the merchant's order defaults, merchant-wide or for one of its order types: what fills the fields the
+    /// payment providers' simplified order form lacks. Each is checked as Wallet would check it in an order, so a
+    /// default can never make an order invalid.
+    public func setOrderDefaults(merchantID: String, orderTypeIdentifier: String? = nil, _ defaults: ProviderVocabulary.Defaults) async throws {
         if let url = defaults.orderManagementURL {
             // A template (`https://shop.example.com/orders/{orderNumber}`) is checked with its placeholders filled.
             let sample = ProviderVocabulary.urlPlaceholders.reduce(url) { $0.replacingOccurrences(of: $1, with: "1001") }
@@ -238,18 +239,41 @@ public struct Administration: Sendable {
         do {
             try await store.putOrderDefaults(
                 MerchantOrderDefaultsRecord(
-                    merchantID: merchantID, orderManagementURL: defaults.orderManagementURL, fulfillmentType: defaults.fulfillmentType,
-                    paymentStatus: defaults.paymentStatus, updatedAt: Date()))
+                    merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier, orderManagementURL: defaults.orderManagementURL,
+                    fulfillmentType: defaults.fulfillmentType, paymentStatus: defaults.paymentStatus, updatedAt: Date()))
         } catch OrderStoreError.merchantNotFound {
             throw OrderTrackError(.notFound, "no merchant with id \(merchantID)")
+        } catch OrderStoreError.orderTypeNotFound {
+            throw OrderTrackError(.notFound, "this merchant has no order type \(orderTypeIdentifier ?? ""); configure it first")
         }
     }
 
-    /// The merchant's order defaults; none set is all `nil`.
+    /// The merchant-wide order defaults; none set is all `nil`.
     public func orderDefaults(merchantID: String) async throws -> ProviderVocabulary.Defaults {
-        guard let record = try await store.orderDefaults(merchantID: merchantID) else { return ProviderVocabulary.Defaults() }
-        return ProviderVocabulary.Defaults(
-            orderManagementURL: record.orderManagementURL, fulfillmentType: record.fulfillmentType, paymentStatus: record.paymentStatus)
+        try await orderDefaults(merchantID: merchantID, orderTypeIdentifier: nil).own
+    }
+
+    /// The defaults set for one order type (or, with `nil`, merchant-wide) and those its orders get: the type's own,
+    /// with the merchant's where the type sets none. One store read.
+    public func orderDefaults(merchantID: String, orderTypeIdentifier: String?) async throws -> ScopedOrderDefaults {
+        var merchantWide = ProviderVocabulary.Defaults()
+        var own = ProviderVocabulary.Defaults()
+        for record in try await store.orderDefaults(merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier) {
+            let defaults = ProviderVocabulary.Defaults(
+                orderManagementURL: record.orderManagementURL, fulfillmentType: record.fulfillmentType, paymentStatus: record.paymentStatus)
+            if record.orderTypeIdentifier == nil { merchantWide = defaults } else { own = defaults }
+        }
+        return orderTypeIdentifier == nil
+            ? ScopedOrderDefaults(own: merchantWide, effective: merchantWide)
+            : ScopedOrderDefaults(own: own, effective: own.fallingBack(to: merchantWide))
+    }
+
+    /// Order defaults as set for a scope (merchant-wide or one order type) and as they apply to its orders.
+    public struct ScopedOrderDefaults: Sendable, Hashable {
+        /// What the scope itself sets.
+        public var own: ProviderVocabulary.Defaults
+        /// What fills its orders: for an order type, its own defaults with the merchant-wide ones where it sets none.
+        public var effective: ProviderVocabulary.Defaults
     }
 
     static let fulfillmentTypes = ["shipping", "pickup"]

@@ -128,36 +128,39 @@ struct OrderService: Sendable {
     private func filledForCreation(_ content: JSONValue, merchant: MerchantRecord, author: OrderChangeAuthor?, now: Date) async throws
         -> (document: [String: JSONValue], orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
     {
-        let (content, translationWarnings) = try await translated(content, merchant: merchant)
-        guard var document = content.objectValue else {
+        guard let content = OrderCreation.identified(content, orderIdentifier: { UUID().uuidString.lowercased() })?.content,
+            let requested = ProviderVocabulary.orderMembers(of: content)
+        else {
             throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(content.kindName)")
         }
-        let orderType = try await resolveOrderType(merchant: merchant, requested: document["orderTypeIdentifier"])
+        // The order type comes first: its defaults fill what the simplified form lacks.
+        let orderType = try await resolveOrderType(merchant: merchant, requested: requested["orderTypeIdentifier"])
         try author?.grant?.requireOrderType(orderType.orderTypeIdentifier)
+        let defaults = try await orderDefaults(merchant: merchant, orderType: orderType.orderTypeIdentifier)
+        let (translated, translationWarnings) = try await translated(content, defaults: defaults)
+        guard var document = translated.objectValue else {
+            throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(translated.kindName)")
+        }
         if let identifier = document["orderIdentifier"] {
             guard let text = identifier.stringValue, Identifiers.isValid(text) else {
                 throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
             }
-        } else {
-            document["orderIdentifier"] = .string(UUID().uuidString.lowercased())
         }
         if let given = document["webServiceURL"], given != .string(webServiceURL) {
             throw OrderTrackError(.webServiceURLFixed, "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", field: "webServiceURL")
         }
-        let timestamp = JSONValue.string(DateTimeFormat.formatRFC3339(now))
-        document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
-        document["webServiceURL"] = .string(webServiceURL)
         // A device proves it holds the order with this token alone, online: a merchant-chosen one must be as hard to
         // guess as a generated one.
         if let chosen = document["authenticationToken"]?.stringValue, let weakness = AuthenticationTokenStrength.weakness(of: chosen) {
             throw OrderTrackError.invalidOrder([ValidationProblem(path: "authenticationToken", message: weakness)])
         }
-        document["authenticationToken"] = document["authenticationToken"] ?? .string(Secrets.authenticationToken())
-        document["schemaVersion"] = document["schemaVersion"] ?? 1
-        document["orderType"] = document["orderType"] ?? "ecommerce"
-        document["status"] = document["status"] ?? "open"
-        document["createdAt"] = document["createdAt"] ?? timestamp
-        document["updatedAt"] = document["updatedAt"] ?? document["createdAt"]
+        // The resolved order type replaces a named one: they are equal, or resolving refused it.
+        document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
+        document =
+            OrderCreation.filled(
+                document, orderTypeIdentifier: orderType.orderTypeIdentifier, webServiceURL: webServiceURL, now: now,
+                authenticationToken: Secrets.authenticationToken
+            ).document
         return (document, orderType, translationWarnings)
     }
 
@@ -186,6 +189,7 @@ struct OrderService: Sendable {
     private func applyUpdate(
         merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>?, now: Date
     ) async throws -> UpdatedOrder {
+        let defaults = try await orderDefaults(merchant: merchant, orderType: type)
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
             if let allowedVersions, !allowedVersions.contains(current.version) {
@@ -200,7 +204,7 @@ struct OrderService: Sendable {
                 }
             }
             if let (index, identifier) = Self.newFulfillmentWithoutType(patch: patch, existing: existing) {
-                if try await Administration(store: store).orderDefaults(merchantID: merchant.id).fulfillmentType == nil {
+                if defaults.fulfillmentType == nil {
                     let known = existing["fulfillments"]?.arrayValue?.compactMap { $0["fulfillmentIdentifier"]?.stringValue } ?? []
                     throw OrderTrackError(
                         .invalidPatch,
@@ -211,7 +215,7 @@ struct OrderService: Sendable {
             }
             // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
             // fulfillments the patch may not name.
-            var (patched, translationWarnings) = try await translated(merged, merchant: merchant)
+            var (patched, translationWarnings) = try await translated(merged, defaults: defaults)
             let changedFields = Self.changedFields(from: existing, to: patched)
             guard !changedFields.isEmpty else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
             let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
@@ -392,17 +396,16 @@ struct OrderService: Sendable {
         return try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
     }
 
-    /// A document in the payment providers' simplified vocabulary, translated with the merchant's order defaults;
-    /// a document in Apple's vocabulary with the defaults for what it lacks.
-    private func translation(of document: JSONValue, merchant: MerchantRecord) async throws -> ProviderVocabulary.Translation {
-        let defaults = try await Administration(store: store).orderDefaults(merchantID: merchant.id)
-        return try await cpu.run { [defaults] in ProviderVocabulary.translate(document, defaults: defaults) }
+    /// What fills an order of this type where the simplified form (or an Apple-form document) lacks it: the order
+    /// type's defaults, with the merchant-wide ones where the type sets none.
+    private func orderDefaults(merchant: MerchantRecord, orderType: String) async throws -> ProviderVocabulary.Defaults {
+        try await Administration(store: store).orderDefaults(merchantID: merchant.id, orderTypeIdentifier: orderType).effective
     }
 
     /// The document in Apple's vocabulary and a warning per rewrite; a field the simplified form lacks and no default
     /// fills is a 422 naming it.
-    private func translated(_ document: JSONValue, merchant: MerchantRecord) async throws -> (JSONValue, warnings: [ValidationProblem]) {
-        let translation = try await translation(of: document, merchant: merchant)
+    private func translated(_ document: JSONValue, defaults: ProviderVocabulary.Defaults) async throws -> (JSONValue, warnings: [ValidationProblem]) {
+        let translation = try await cpu.run { ProviderVocabulary.translate(document, defaults: defaults) }
         guard translation.errors.isEmpty else { throw OrderTrackError.invalidOrder(translation.errors + translation.warnings) }
         return (translation.document, translation.warnings)
     }
