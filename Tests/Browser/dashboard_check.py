@@ -488,6 +488,17 @@ def main() -> int:
                 expect(row).to_contain_text(f"Order Type ID: {UPLOADED_TYPE}")
                 expect(row.locator(".badge")).to_have_text("Expires in 1 day")
                 shot(page, "desktop-order-types")
+                # At phone width the page fits the screen: nothing scrolls sideways, the upload form stays usable.
+                context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, storage_state=page.context.storage_state())
+                phone_page = context.new_page()
+                phone_page.goto(BASE + "/dashboard/order-types")
+                expect(phone_page.get_by_role("heading", name="Order types")).to_be_visible()
+                expect(phone_page.get_by_role("cell", name=UPLOADED_TYPE, exact=True)).to_be_visible()
+                expect(phone_page.get_by_role("region", name="Upload a certificate").get_by_role("button", name="Upload certificate")).to_be_visible()
+                shot(phone_page, "phone-order-types")
+                width = phone_page.evaluate("document.documentElement.scrollWidth")
+                assert width <= PHONE["width"], f"the order types page is {width} px wide at {PHONE['width']} px"
+                context.close()
             steps.run("the order types page lists the certificates and uploads a new one", order_types)
 
             checkout: dict = {}

@@ -91,6 +91,11 @@ extension DefaultOrderTypeTests {
             #expect(filtered.text.contains(#"<option value="\#(second)" selected>"#))
             let firstOnly = try await client.call(.get, "/dashboard?type=\(first)", headers: [.cookie: browser.cookie])
             #expect(firstOnly.text.contains(firstID) && !firstOnly.text.contains(secondID))
+
+            // The order types page marks the default, and only it.
+            let types = try await client.call(.get, "/dashboard/order-types", headers: [.cookie: browser.cookie])
+            #expect(types.text.components(separatedBy: ">Default</span>").count == 2)
+            #expect(types.text.contains(#"\#(first)</span> <span class="badge badge-blue""#))
         }
     }
 }

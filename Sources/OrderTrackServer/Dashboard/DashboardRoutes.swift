@@ -187,8 +187,13 @@ struct DashboardRoutes: Sendable {
 
     func orderTypesPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         var rows: [OrderTypeRow] = []
-        for record in try await administration.orderTypes(merchantID: try context.merchant.id) {
-            rows.append(OrderTypeRow(record: record, identity: try? await packages.identity(for: record.orderTypeIdentifier)))
+        let merchantID = try context.merchant.id
+        let chosen = try await administration.defaultOrderType(merchantID: merchantID)
+        for record in try await administration.orderTypes(merchantID: merchantID) {
+            rows.append(
+                OrderTypeRow(
+                    record: record, identity: try? await packages.identity(for: record.orderTypeIdentifier),
+                    isDefault: record.orderTypeIdentifier == chosen))
         }
         var values = try layoutValues(context, title: "Order types")
         values["script"] = "order-types.js"

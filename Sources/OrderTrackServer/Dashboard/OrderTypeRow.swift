@@ -11,10 +11,13 @@ struct OrderTypeRow: Sendable {
     var record: OrderTypeRecord
     /// `nil` when the configured identity does not load (the page says so instead of failing).
     var identity: SigningIdentity?
+    /// Whether creates that name no order type get this one.
+    var isDefault: Bool
 
     func templateValues(now: Date) -> [String: Any] {
         var values: [String: Any] = [
             "orderTypeIdentifier": record.orderTypeIdentifier,
+            "isDefault": isDefault,
             "apnsCredential": record.apnsToken == nil ? "Order Type ID certificate" : "Token key (.p8), key ID \(record.apnsToken?.keyID ?? "")",
         ]
         guard let identity else {
