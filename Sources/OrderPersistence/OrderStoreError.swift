@@ -12,6 +12,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case orderAlreadyExists(orderTypeIdentifier: String, orderIdentifier: String)
     /// Another order of this type has this order number (unique within an order type, as a shop's numbers are).
     case orderNumberExists(orderTypeIdentifier: String, orderNumber: String, existingOrderIdentifier: String)
+    /// Another order, of any merchant, has this authentication token: a token names one order.
+    case authenticationTokenTaken
     /// No order has this type and identifier.
     case orderNotFound(orderTypeIdentifier: String, orderIdentifier: String)
     /// The order's version moved since it was read: re-read and retry.
@@ -59,6 +61,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "order \(type)/\(id) already exists; update it instead of creating it"
         case .orderNumberExists(let type, let number, let existing):
             "order number \(number) is taken by order \(type)/\(existing); order numbers are unique within an order type"
+        case .authenticationTokenTaken:
+            "another order has this authentication token; leave it out to get a generated one"
         case .orderNotFound(let type, let id):
             "order \(type)/\(id) does not exist"
         case .versionConflict(let type, let id, let expected, let actual):

@@ -40,6 +40,7 @@ extension SQLOrderStore {
     @discardableResult
     private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
         try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
+        try await Self.requireFreeAuthenticationToken(db, order.authenticationToken)
         if let number = order.orderNumber {
             // The order's own identifier is excepted: a repeated creation of one order is `orderAlreadyExists`.
             try await Self.requireFreeOrderNumber(
@@ -78,6 +79,18 @@ extension SQLOrderStore {
         if let existing = try await query.limit(1).first(decodingColumn: "order_identifier", as: String.self) {
             throw OrderStoreError.orderNumberExists(orderTypeIdentifier: type, orderNumber: number, existingOrderIdentifier: existing)
         }
+    }
+
+    /// Throws ``OrderStoreError/authenticationTokenTaken`` when any order, of any merchant, has the token: devices and
+    /// the providers' `/v1/push` find an order by its token alone, so a second holder would make the first ambiguous.
+    /// Orders stored before tokens were unique may share one, so this is a check in the writing transaction (with a
+    /// PostgreSQL transaction lock on the token) rather than a unique index.
+    static func requireFreeAuthenticationToken(_ db: any SQLDatabase, _ token: String) async throws {
+        if db.dialect.name == "postgresql" {
+            try await db.raw("SELECT pg_advisory_xact_lock(hashtext('authentication_token'), hashtext(\(bind: token)))").run()
+        }
+        let holder = try await db.select().column("order_identifier").from("orders").where("authentication_token", .equal, token).limit(1).first()
+        if holder != nil { throw OrderStoreError.authenticationTokenTaken }
     }
 
     /// The order with this type and identifier, or `nil`.

@@ -211,6 +211,42 @@ import X509
 }
 
 extension ApplePayEndpointTests {
+    /// M10: the payment is checked against the total the stored order shows, after the simplified vocabulary's
+    /// `total` rewrote `payment.total`; a body naming two totals cannot store one the token did not pay.
+    @Test func m10_theAmountPaidIsTheAmountStored() async throws {
+        let fixture = try ApplePayBenchmark.Fixture(merchantIdentifier: "merchant.test.ordertrack")
+        let server = try Self.server(fixture)
+        defer { server.remove() }
+        try await server.run { client in
+            _ = try await client.merchant(.post, "/api/v1/apple_pay/payment-identities", json: try Self.identityBody(fixture))
+            _ = try await client.merchant(.put, "/api/v1/order-defaults", json: ["paymentStatus": "paid"])
+            func pay(_ order: JSONValue, amount: Int = 4200) async throws -> Client.Reply {
+                try await client.merchant(
+                    .post, "/api/v1/apple_pay/payments", json: ["token": try Self.token(fixture, amount: amount), "order": order])
+            }
+            var inflated = SampleContent.order
+            inflated["total"] = ["label": "Total", "price": "999.00", "currencyCode": "USD"]
+            let refused = try await pay(inflated)
+            #expect(refused.status == .unprocessableContent && refused.json["error"]?["code"] == "amount_mismatch", "\(refused.text)")
+            var yen = SampleContent.order
+            yen["total"] = ["label": "Total", "price": "4200", "currencyCode": "JPY"]
+            let otherCurrency = try await pay(yen)
+            #expect(
+                otherCurrency.status == .unprocessableContent && otherCurrency.json["error"]?["code"] == "currency_mismatch", "\(otherCurrency.text)")
+            #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.isEmpty == true, "nothing stored")
+
+            // The simplified form's own total is the one checked, and the one stored.
+            var simplified = SampleContent.order
+            simplified["payment"] = nil
+            simplified["total"] = ["label": "Total", "price": "42.00", "currencyCode": "USD"]
+            let paid = try await pay(simplified)
+            #expect(paid.status == .created, "\(paid.text)")
+            #expect(paid.json["order"]?["payment"]?["total"] == ["amount": .number("42.00"), "currency": "USD"])
+            simplified["orderNumber"] = .string(SampleContent.uniqueNumber())
+            #expect(try await pay(simplified, amount: 4199).json["error"]?["code"] == "amount_mismatch")
+        }
+    }
+
     /// The playground's copied curl runs as printed in development: the test token makes a simulated payment; production
     /// refuses it, naming the token.
     @Test func theTestTokenSimulatesAPaymentInDevelopmentOnly() async throws {

@@ -171,23 +171,6 @@ import Testing
         }
     }
 
-    @Test func aTokenSharedByTwoOrdersRegistersNothing() async throws {
-        let server = try TestServer()
-        defer { server.remove() }
-        try await server.run { client in
-            for number in ["A-1", "A-2"] {
-                var order = SampleContent.order
-                order["orderIdentifier"] = .string(number)
-                order["authenticationToken"] = "merchant-chosen-token-0123456789"
-                #expect(try await client.merchant(.post, "/api/v1/orders", json: order).status == .created)
-            }
-            let shared = try await client.device(
-                .post, "/wallet/v1/push", token: "merchant-chosen-token-0123456789", json: ["pushToken": .string(Self.device)])
-            #expect(shared.status == .conflict)
-            #expect(shared.json["error"]?["code"] == "authentication_token_ambiguous")
-        }
-    }
-
     @Test func walletLinksOpenThePackageUntilTheyExpireOrAreRevoked() async throws {
         let clock = TestClock()
         var server = try TestServer()

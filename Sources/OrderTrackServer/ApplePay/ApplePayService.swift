@@ -137,25 +137,27 @@ final class ApplePayService: Sendable {
         var created: Bool
     }
 
-    /// Verifies and decrypts the token, checks that it pays exactly the order's `payment.total`, and creates the
+    /// Verifies and decrypts the token, checks that it pays exactly the stored order's `payment.total`, and creates the
     /// order once per transaction: the same token and order again answer the first response again (with the payment
     /// decrypted anew), the same transaction with another order is refused.
     func checkout(merchant: MerchantRecord, token: JSONValue, order: JSONValue, author: OrderChangeAuthor) async throws -> Checkout {
         let decrypted = try await decrypt(merchant: merchant, token: token)
-        try decrypted.payload.check(amount: try Self.expectedAmount(of: order))
+        let payload = decrypted.payload
         let idempotency = OrderService.IdempotentRequest(
             // `/` never appears in Idempotency-Key headers, so these keys cannot collide with a merchant's.
             key: "apple-pay/\(decrypted.transactionId.lowercased())", requestHash: Secrets.sha256Hex(order.serialized()))
         let saved: [UInt8]
         let created: Bool
         do {
-            if let replay = try await orders.savedResponse(merchant: merchant, idempotency: idempotency) {
+            if let replay = try await orders.savedResponse(merchant: merchant, idempotency: idempotency, grant: author.grant) {
                 (saved, created) = (replay.body, false)
             } else {
                 let webServiceURL = orders.webServiceURL
                 switch try await orders.createOrder(
                     merchant: merchant, content: order, idempotency: idempotency,
                     author: OrderChangeAuthor(channel: .applePay, grant: author.grant, address: author.address),
+                    // The order as stored, after translation: a body naming two totals cannot show one it was not paid.
+                    accepting: { try payload.check(amount: try Self.expectedAmount(of: $0)) },
                     responseBody: {
                         $0.responseJSON(webServiceURL: webServiceURL).serialized()
                     })

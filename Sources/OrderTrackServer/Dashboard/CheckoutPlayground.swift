@@ -21,17 +21,19 @@ struct CheckoutPlayground: Sendable {
     private func simulate(merchant: MerchantRecord, order: JSONValue, attempt: String?, author: OrderChangeAuthor) async throws
         -> ApplePayService.Checkout
     {
-        // A real checkout refuses an order it cannot check the payment against: so does its simulation.
-        _ = try ApplePayService.expectedAmount(of: order)
         // Prefixed like Apple Pay's `apple-pay/…` keys, apart from the keys a merchant's server sends.
         let idempotency = attempt.map {
             OrderService.IdempotentRequest(key: "checkout-playground/\($0)", requestHash: Secrets.sha256Hex(order.serialized()))
         }
-        if let idempotency, let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotency) {
+        if let idempotency, let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotency, grant: author.grant) {
             return ApplePayService.Checkout(body: saved.body, created: false)
         }
         let webServiceURL = orders.webServiceURL
-        let outcome = try await orders.createOrder(merchant: merchant, content: order, idempotency: idempotency, author: author) { created in
+        // A real checkout refuses an order it cannot check the payment against: so does its simulation.
+        let outcome = try await orders.createOrder(
+            merchant: merchant, content: order, idempotency: idempotency, author: author,
+            accepting: { _ = try ApplePayService.expectedAmount(of: $0) }
+        ) { created in
             var answer = created.responseJSON(webServiceURL: webServiceURL)
             answer["simulated"] = true
             return answer.serialized()

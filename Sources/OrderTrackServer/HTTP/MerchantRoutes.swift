@@ -129,7 +129,7 @@ struct MerchantRoutes: Sendable {
         var idempotency: OrderService.IdempotentRequest?
         if let key = try Self.idempotencyKey(request) {
             let idempotent = OrderService.IdempotentRequest(key: key, requestHash: Secrets.sha256Hex(Array("POST /api/v1/orders\n".utf8) + body))
-            if let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotent) {
+            if let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotent, grant: context.merchantIdentity?.grant) {
                 return try replay(saved, request, context)
             }
             idempotency = idempotent

@@ -53,28 +53,40 @@ struct OrderService: Sendable {
     }
 
     /// The response stored under an idempotency key, if the key answered a request before; the same key with a
-    /// different request is refused.
-    func savedResponse(merchant: MerchantRecord, idempotency: IdempotentRequest) async throws -> IdempotencyRecord? {
-        try await store.idempotentResponse(merchantID: merchant.id, key: idempotency.key).map { try Self.replayable($0, for: idempotency) }
+    /// different request is refused, and so is a replay to a key limited to other order types than the saved order's.
+    func savedResponse(merchant: MerchantRecord, idempotency: IdempotentRequest, grant: APIKeyGrant?) async throws -> IdempotencyRecord? {
+        try await store.idempotentResponse(merchantID: merchant.id, key: idempotency.key).map {
+            try Self.replayable($0, for: idempotency, grant: grant)
+        }
     }
 
-    private static func replayable(_ saved: IdempotencyRecord, for request: IdempotentRequest) throws -> IdempotencyRecord {
+    private static func replayable(_ saved: IdempotencyRecord, for request: IdempotentRequest, grant: APIKeyGrant?) throws -> IdempotencyRecord {
         guard saved.requestHash == request.requestHash else {
             throw OrderTrackError(
                 .idempotencyKeyReused, "this Idempotency-Key was already used with a different request body; use a new key for a new order")
+        }
+        // A saved answer names its order's type in orderDetails: the key must be allowed that type, as for a create.
+        if let grant, grant.orderTypes != nil {
+            guard let type = (try? JSONValue.parse(saved.body))?["orderDetails"]?["orderTypeIdentifier"]?.stringValue else {
+                throw OrderStoreError.corruptRecord(table: "idempotency_keys", reason: "a saved answer without orderDetails")
+            }
+            try grant.requireOrderType(type)
         }
         return saved
     }
 
     /// Completes order content sent at payment completion, validates it with the merchant's assets, and stores it;
     /// with an idempotency key, the response (made by `responseBody`, on the CPU pool) is stored under it in the order's
-    /// transaction.
+    /// transaction. `accepting` judges the order exactly as it would be stored (translated, filled, normalized) and
+    /// may refuse it: a payment is checked against the total the customer will see, not the body as sent.
     func createOrder(
         merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, author: OrderChangeAuthor, now: Date = Date(),
+        accepting: @Sendable (_ normalized: JSONValue) throws -> Void = { _ in },
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
         let (document, orderType, translationWarnings) = try await filledForCreation(content, merchant: merchant, author: author, now: now)
         let (normalized, serialized, validationWarnings) = try await validated(.object(document), merchantID: merchant.id)
+        try accepting(normalized)
         let warnings = translationWarnings + validationWarnings
         guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
@@ -106,7 +118,7 @@ struct OrderService: Sendable {
                     record: IdempotencyRecord(requestHash: idempotency.requestHash, status: 201, body: response, createdAt: now))
                 switch try await store.createOrder(record, idempotency: claim, note: note) {
                 case .created(let order): stored = order
-                case .replayed(let existing): return .replayed(try Self.replayable(existing, for: idempotency))
+                case .replayed(let existing): return .replayed(try Self.replayable(existing, for: idempotency, grant: author.grant))
                 }
             } else {
                 stored = try await store.createOrder(record, note: note)
@@ -116,6 +128,11 @@ struct OrderService: Sendable {
                 .orderExists, "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
         } catch let OrderStoreError.orderNumberExists(type, number, existing) {
             throw Self.orderNumberTaken(type: type, number: number, existing: existing)
+        } catch OrderStoreError.authenticationTokenTaken {
+            // The same words whoever's order has it: the answer tells nothing about other merchants' orders.
+            throw OrderTrackError.invalidOrder([
+                ValidationProblem(path: "authenticationToken", message: "is already used by another order; leave it out to get a generated one")
+            ])
         }
         caches.orderWritten(stored)
         packages.prepare(stored)
