@@ -187,11 +187,14 @@ public protocol OrderStore: Sendable {
 
     /// Stores a new dashboard session (its id only as a hash).
     func createDashboardSession(_ session: DashboardSessionRecord) async throws
-    /// The dashboard session whose id has this SHA-256, expired or not (the caller judges expiry by its clock).
-    func dashboardSession(idHash: String) async throws -> DashboardSessionRecord?
+    /// The dashboard session whose id has this SHA-256, expired or not (the caller judges expiry by its clock), while
+    /// the key that opened it is unrevoked and unrotated; revoking or rotating a key deletes its sessions.
+    func dashboardSession(idHash: String) async throws -> LiveDashboardSession?
     /// Deletes a dashboard session (sign-out); `false` if there was none.
     @discardableResult
     func deleteDashboardSession(idHash: String) async throws -> Bool
+    /// Deletes every dashboard session of the merchant; returns the number deleted.
+    func deleteDashboardSessions(merchantID: String) async throws -> Int
     /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.
     func deleteDashboardSessions(expiredBefore date: Date) async throws -> Int
     /// A merchant's orders newest first, for people browsing them, optionally only those of one order type or with

@@ -79,6 +79,7 @@ extension SQLOrderStore {
             try await db.update("api_keys").set("revoked_at", to: date.millisecondsSince1970)
                 .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("revoked_at", .is, SQLLiteral.null)
                 .run()
+            try await Self.endDashboardSessions(db, apiKeyID: id, merchantID: merchantID)
             return try await Self.apiKey(db, merchantID: merchantID, id: id)
         }
     }
@@ -100,8 +101,15 @@ extension SQLOrderStore {
                 .returning("id")
                 .first()
             guard updated != nil else { return nil }
+            try await Self.endDashboardSessions(db, apiKeyID: id, merchantID: merchantID)
             return try await Self.apiKey(db, merchantID: merchantID, id: id)
         }
+    }
+
+    /// Deletes the dashboard sessions a key opened, in the transaction that revokes or rotates it: the session lookup
+    /// would refuse them anyway, and none is left behind to outlive the key.
+    static func endDashboardSessions(_ db: any SQLDatabase, apiKeyID: String, merchantID: String) async throws {
+        try await db.delete(from: "dashboard_sessions").where("api_key_id", .equal, apiKeyID).where("merchant_id", .equal, merchantID).run()
     }
 
     /// Records when keys were used, one transaction for all of them; a key whose recorded use is less than

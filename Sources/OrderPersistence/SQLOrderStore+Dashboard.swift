@@ -6,23 +6,35 @@ extension SQLOrderStore {
     public func createDashboardSession(_ session: DashboardSessionRecord) async throws {
         try await write("create a dashboard session") { db in
             try await db.insert(into: "dashboard_sessions")
-                .columns("id_hash", "merchant_id", "created_at", "expires_at")
-                .values(session.idHash, session.merchantID, session.createdAt.millisecondsSince1970, session.expiresAt.millisecondsSince1970)
+                .columns("id_hash", "merchant_id", "api_key_id", "api_key_hash", "created_at", "expires_at")
+                .values(
+                    session.idHash, session.merchantID, session.apiKeyID, session.apiKeyHash, session.createdAt.millisecondsSince1970,
+                    session.expiresAt.millisecondsSince1970
+                )
                 .run()
         }
     }
 
-    /// The dashboard session whose id has this SHA-256, expired or not.
-    public func dashboardSession(idHash: String) async throws -> DashboardSessionRecord? {
+    /// The dashboard session whose id has this SHA-256, expired or not, while the key that opened it is unrevoked and
+    /// holds the same secret: one lookup per request, so a revocation or rotation ends the session at once on every
+    /// instance.
+    public func dashboardSession(idHash: String) async throws -> LiveDashboardSession? {
         try await read("read a dashboard session") { db in
-            try await db.select().columns("id_hash", "merchant_id", "created_at", "expires_at").from("dashboard_sessions")
-                .where("id_hash", .equal, idHash)
-                .first()
-                .map {
-                    DashboardSessionRecord(
-                        idHash: try $0.string("id_hash"), merchantID: try $0.string("merchant_id"), createdAt: try $0.date("created_at"),
-                        expiresAt: try $0.date("expires_at"))
-                }
+            try await db.raw(
+                """
+                SELECT s.id_hash, s.merchant_id, s.api_key_id, s.api_key_hash, s.created_at, s.expires_at, k.expires_at AS key_expires_at \
+                FROM dashboard_sessions s JOIN api_keys k ON k.key_hash = s.api_key_hash AND k.id = s.api_key_id \
+                WHERE s.id_hash = \(bind: idHash) AND k.revoked_at IS NULL
+                """
+            )
+            .first()
+            .map {
+                LiveDashboardSession(
+                    record: DashboardSessionRecord(
+                        idHash: try $0.string("id_hash"), merchantID: try $0.string("merchant_id"), apiKeyID: try $0.string("api_key_id"),
+                        apiKeyHash: try $0.string("api_key_hash"), createdAt: try $0.date("created_at"), expiresAt: try $0.date("expires_at")),
+                    apiKeyExpiresAt: try $0.decodeNil(column: "key_expires_at") ? nil : try $0.date("key_expires_at"))
+            }
         }
     }
 
@@ -31,6 +43,13 @@ extension SQLOrderStore {
     public func deleteDashboardSession(idHash: String) async throws -> Bool {
         try await write("delete a dashboard session") { db in
             try await db.delete(from: "dashboard_sessions").where("id_hash", .equal, idHash).returning("id_hash").first() != nil
+        }
+    }
+
+    /// Deletes every dashboard session of the merchant ("sign out everywhere"); returns the number deleted.
+    public func deleteDashboardSessions(merchantID: String) async throws -> Int {
+        try await write("delete the dashboard sessions of merchant \(merchantID)") { db in
+            try await db.delete(from: "dashboard_sessions").where("merchant_id", .equal, merchantID).returning("id_hash").all().count
         }
     }
 

@@ -473,7 +473,7 @@ def main() -> int:
             def order_types():
                 page.get_by_role("navigation", name="Sections").get_by_role("link", name="Order types").click()
                 expect(page.get_by_role("heading", name="Order types")).to_be_visible()
-                expect(page.get_by_role("cell", name="order.dev.ordertrack.demo", exact=True)).to_be_visible()
+                expect(page.get_by_role("cell", name="order.dev.ordertrack.demo Default", exact=True)).to_be_visible()
                 form = page.get_by_role("region", name="Upload a certificate")
                 form.get_by_label("Order type identifier").fill(UPLOADED_TYPE)
                 form.get_by_label("PKCS#12 file (.p12)").set_input_files(pkcs12(UPLOADED_TYPE))
@@ -510,7 +510,7 @@ def main() -> int:
             steps.run("the playground works at phone width, back from sign-in", lambda: checkout_phone(browser))
 
             def sign_out():
-                page.get_by_role("button", name="Sign out").click()
+                page.get_by_role("button", name="Sign out", exact=True).click()
                 expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
                 page.goto(BASE + "/dashboard")
                 expect(page.get_by_role("heading", name="Sign in")).to_be_visible()

@@ -10,16 +10,51 @@ import Testing
     @Test func sessionsAreFoundByHashAndDeleted() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)
+            let key = APIKeyInfo(id: "key_1", merchantID: fixture.merchant.id, name: "secret key", prefix: "sk_1", createdAt: Date())
+            try await store.addAPIKey(key, keyHash: "h1")
             let now = Date(timeIntervalSince1970: 1_750_000_000)
-            let live = DashboardSessionRecord(idHash: "a1", merchantID: fixture.merchant.id, createdAt: now, expiresAt: now.addingTimeInterval(60))
-            let old = DashboardSessionRecord(idHash: "b2", merchantID: fixture.merchant.id, createdAt: now, expiresAt: now.addingTimeInterval(-60))
+            func session(_ id: String, expires: TimeInterval) -> DashboardSessionRecord {
+                DashboardSessionRecord(
+                    idHash: id, merchantID: fixture.merchant.id, apiKeyID: "key_1", apiKeyHash: "h1", createdAt: now,
+                    expiresAt: now.addingTimeInterval(expires))
+            }
+            let live = session("a1", expires: 60)
             try await store.createDashboardSession(live)
-            try await store.createDashboardSession(old)
-            #expect(try await store.dashboardSession(idHash: "a1") == live)
+            try await store.createDashboardSession(session("b2", expires: -60))
+            #expect(try await store.dashboardSession(idHash: "a1") == LiveDashboardSession(record: live, apiKeyExpiresAt: nil))
             #expect(try await store.deleteDashboardSessions(expiredBefore: now) == 1)
             #expect(try await store.dashboardSession(idHash: "b2") == nil)
             #expect(try await store.deleteDashboardSession(idHash: "a1"))
             #expect(try await !store.deleteDashboardSession(idHash: "a1"))
+        }
+    }
+
+    /// M11: a session ends with its key, revoked or rotated, in the same transaction; "sign out everywhere" ends all.
+    @Test func m11_sessionsEndWithTheirKey() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let now = Date()
+            for (id, hash) in [("key_1", "h1"), ("key_2", "h2")] {
+                try await store.addAPIKey(
+                    APIKeyInfo(id: id, merchantID: fixture.merchant.id, name: id, prefix: "sk_", createdAt: now), keyHash: hash)
+            }
+            func open(_ id: String, key: String, hash: String) async throws {
+                try await store.createDashboardSession(
+                    DashboardSessionRecord(
+                        idHash: id, merchantID: fixture.merchant.id, apiKeyID: key, apiKeyHash: hash, createdAt: now,
+                        expiresAt: now.addingTimeInterval(3600)))
+            }
+            try await open("s1", key: "key_1", hash: "h1")
+            try await open("s2", key: "key_2", hash: "h2")
+            try await open("s3", key: "key_2", hash: "h2")
+            _ = try await store.replaceAPIKeySecret(merchantID: fixture.merchant.id, id: "key_1", keyHash: "h1-new", prefix: "sk_")
+            #expect(try await store.dashboardSession(idHash: "s1") == nil, "rotated")
+            #expect(try await store.dashboardSession(idHash: "s2") != nil)
+            _ = try await store.revokeAPIKey(merchantID: fixture.merchant.id, id: "key_2", at: now)
+            #expect(try await store.dashboardSession(idHash: "s2") == nil, "revoked")
+            #expect(try await !store.deleteDashboardSession(idHash: "s3"), "deleted with the revocation")
+            try await open("s4", key: "key_1", hash: "h1-new")
+            #expect(try await store.deleteDashboardSessions(merchantID: fixture.merchant.id) == 1)
         }
     }
 

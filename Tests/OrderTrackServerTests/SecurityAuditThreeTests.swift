@@ -1,3 +1,4 @@
+import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
@@ -56,6 +57,68 @@ import Testing
             let registered = try await client.device(
                 .post, "/wallet/v1/push", token: "merchant-chosen-token-0123456789", json: ["pushToken": .string(String(repeating: "ab", count: 32))])
             #expect(registered.status == .created, "\(registered.text)")
+        }
+    }
+
+    /// M11: a dashboard session ends with the key that opened it: revoked, rotated or expired; and "sign out everywhere"
+    /// ends every session of the merchant.
+    @Test func m11_aSessionEndsWithItsKey() async throws {
+        let clock = TestClock()
+        var server = try TestServer()
+        server.now = { clock.now() }
+        defer { server.remove() }
+        try await server.run { client in
+            func signedIn(_ browser: DashboardTests.Browser) async throws -> Bool {
+                let page = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
+                let api = try await client.call(
+                    .post, "/dashboard/api/orders/validate", headers: [.cookie: browser.cookie, DashboardTests.csrfHeader: browser.csrfToken],
+                    body: Array("{}".utf8))
+                #expect((page.status == .ok) == (api.status == .ok), "pages and the dashboard's API agree: \(page.status) \(api.status)")
+                return page.status == .ok
+            }
+            // Secret keys (the API makes restricted ones only), as `ordertrack merchant api-key` makes them.
+            func secretKey(_ name: String, expiresAt: Date? = nil) async throws -> (id: String, secret: String) {
+                let made = try await Administration(store: client.store).createAPIKey(
+                    merchantID: client.credentials.merchantID, name: name, scopes: nil, orderTypeIdentifiers: nil, expiresAt: expiresAt,
+                    now: clock.now())
+                return (made.key.id, made.secret)
+            }
+            let leaked = try await secretKey("leaked")
+            let thief = try await DashboardTests.signIn(client, apiKey: leaked.secret)
+            let owner = try await DashboardTests.signIn(client, apiKey: client.apiKey)
+            #expect(try await client.merchant(.delete, "/api/v1/api-keys/\(leaked.id)").status == .ok)
+            #expect(try await !signedIn(thief), "revoked")
+            #expect(try await signedIn(owner), "another key's session goes on")
+
+            let rotating = try await secretKey("rotating")
+            let before = try await DashboardTests.signIn(client, apiKey: rotating.secret)
+            let rotated = try await client.merchant(.post, "/api/v1/api-keys/\(rotating.id)/rotate")
+            #expect(rotated.status == .ok, "\(rotated.text)")
+            #expect(try await !signedIn(before), "rotated")
+            let after = try await DashboardTests.signIn(client, apiKey: try #require(rotated.json["secret"]?.stringValue))
+            #expect(try await signedIn(after))
+
+            // A key's expiry ends its sessions too, and the cookie lasts no longer than the key.
+            let expiring = try await secretKey("expiring", expiresAt: clock.now().addingTimeInterval(600))
+            let (form, fields) = DashboardTests.form(["api_key": expiring.secret])
+            let signIn = try await client.call(.post, "/dashboard/sign-in", headers: form, body: fields)
+            let maxAge = signIn.headers[.setCookie]?.firstMatch(of: /Max-Age=(\d+)/).flatMap { Int($0.1) } ?? .max
+            #expect(maxAge <= 600, "\(signIn.headers[.setCookie] ?? "")")
+            let short = try await DashboardTests.signIn(client, apiKey: expiring.secret)
+            #expect(try await signedIn(short))
+            clock.advance(by: 601)
+            #expect(try await !signedIn(short), "expired with its key")
+
+            // Sign out everywhere, from one browser: the others are signed out too.
+            let (headers, body) = DashboardTests.form(["csrf": owner.csrfToken])
+            var everywhere = headers
+            everywhere[.cookie] = owner.cookie
+            let ended = try await client.call(.post, "/dashboard/sign-out-everywhere", headers: everywhere, body: body)
+            #expect(ended.status == .seeOther && ended.headers[.setCookie]?.contains("Max-Age=0") == true)
+            #expect(try await !signedIn(owner))
+            #expect(try await !signedIn(after))
+            let withoutToken = try await client.call(.post, "/dashboard/sign-out-everywhere", headers: [.cookie: short.cookie])
+            #expect(withoutToken.status == .forbidden || withoutToken.status == .seeOther, "a cross-site post cannot sign anybody out")
         }
     }
 }

@@ -88,6 +88,13 @@ struct DashboardRoutes: Sendable {
             response.setCookie(sessionCookie(value: "", maxAge: 0))
             return response
         }
+        // After a leak: every session of the merchant ends, on every device and instance, this one included.
+        pages.post("sign-out-everywhere") { _, context in
+            _ = try await sessions.signOutEverywhere(merchantID: try context.merchant.id)
+            var response = Response.redirect(to: Self.signInPath, type: .normal)
+            response.setCookie(sessionCookie(value: "", maxAge: 0))
+            return response
+        }
         DashboardAPIRoutes(
             sessions: sessions, orders: orders, orderTypes: orderTypes, playground: CheckoutPlayground(orders: orders, applePay: applePay),
             walletLinks: walletLinks, cpu: cpu, maximumBodySize: maximumBodySize
@@ -103,7 +110,7 @@ struct DashboardRoutes: Sendable {
         }
         var request = request
         let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))
-        guard let sessionID = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
+        guard let (sessionID, lifetime) = try await sessions.signIn(apiKey: form["api_key"] ?? "") else {
             return resources.page(
                 "sign-in",
                 [
@@ -113,7 +120,7 @@ struct DashboardRoutes: Sendable {
                 status: .unauthorized)
         }
         var response = Response.redirect(to: Self.returnPath(form["next"]) ?? "/dashboard", type: .normal)
-        response.setCookie(sessionCookie(value: sessionID, maxAge: Int(DashboardSessions.lifetime)))
+        response.setCookie(sessionCookie(value: sessionID, maxAge: Int(lifetime.rounded(.up))))
         return response
     }
 

@@ -25,18 +25,22 @@ struct DashboardSessions: Sendable {
     let administration: Administration
     let now: @Sendable () -> Date
 
-    /// Starts a session for the merchant owning `apiKey` and answers its id (for the cookie); `nil` when the key is not
-    /// valid.
-    func signIn(apiKey: String) async throws -> String? {
+    /// Starts a session for the merchant owning `apiKey` and answers its id and how long it lasts (for the cookie);
+    /// `nil` when the key is not valid.
+    func signIn(apiKey: String) async throws -> (id: String, lifetime: TimeInterval)? {
         let key = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard key.hasPrefix("sk_"), let merchant = try await administration.merchant(forAPIKey: key) else { return nil }
+        guard key.hasPrefix("sk_"), let (found, merchant) = try await administration.apiKey(secret: key), found.scopes == nil,
+            found.isUsable(at: now())
+        else { return nil }
         let id = Secrets.randomToken(bytes: 32)
         let created = now()
+        // The session ends with the key: at its expiry, and when it is revoked or its secret rotated.
+        let expires = min(created.addingTimeInterval(Self.lifetime), found.expiresAt ?? .distantFuture)
         let record = DashboardSessionRecord(
-            idHash: Secrets.sha256Hex(Array(id.utf8)), merchantID: merchant.id, createdAt: created,
-            expiresAt: created.addingTimeInterval(Self.lifetime))
+            idHash: Secrets.sha256Hex(Array(id.utf8)), merchantID: merchant.id, apiKeyID: found.id, apiKeyHash: Secrets.sha256Hex(Array(key.utf8)),
+            createdAt: created, expiresAt: expires)
         try await store.createDashboardSession(record)
-        return id
+        return (id, expires.timeIntervalSince(created))
     }
 
     /// Why `apiKey` did not sign in, for the sign-in page: a restricted, revoked, expired or rotated key says so.
@@ -54,22 +58,29 @@ struct DashboardSessions: Sendable {
         return "That API key is not valid. Check it and try again."
     }
 
-    /// The live session with this id; an expired one is deleted and answers `nil`, as an unknown one does.
+    /// The live session with this id; an expired one (or one whose key expired) is deleted and answers `nil`, as an
+    /// unknown one does, or one whose key was revoked or rotated.
     func session(id: String) async throws -> Session? {
         guard (1...128).contains(id.utf8.count) else { return nil }
         let idHash = Secrets.sha256Hex(Array(id.utf8))
-        guard let record = try await store.dashboardSession(idHash: idHash) else { return nil }
-        guard record.expiresAt > now() else {
+        guard let live = try await store.dashboardSession(idHash: idHash) else { return nil }
+        let now = now()
+        guard live.record.expiresAt > now, (live.apiKeyExpiresAt ?? .distantFuture) > now else {
             try await store.deleteDashboardSession(idHash: idHash)
             return nil
         }
-        guard let merchant = try await store.merchant(id: record.merchantID) else { return nil }
+        guard let merchant = try await store.merchant(id: live.record.merchantID) else { return nil }
         return Session(merchant: merchant, csrfToken: Self.csrfToken(sessionID: id))
     }
 
     /// Ends the session; the cookie, if a browser kept it, no longer signs anybody in.
     func signOut(id: String) async throws {
         try await store.deleteDashboardSession(idHash: Secrets.sha256Hex(Array(id.utf8)))
+    }
+
+    /// Ends every session of the merchant, on every device and instance; answers how many ended.
+    func signOutEverywhere(merchantID: String) async throws -> Int {
+        try await store.deleteDashboardSessions(merchantID: merchantID)
     }
 
     /// HMAC-SHA256 of a fixed label under the session id.
