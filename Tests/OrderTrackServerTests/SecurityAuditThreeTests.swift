@@ -121,4 +121,60 @@ import Testing
             #expect(withoutToken.status == .forbidden || withoutToken.status == .seeOther, "a cross-site post cannot sign anybody out")
         }
     }
+
+    /// M12: answers to a key never carry more than its scopes may read: no order through a PATCH without
+    /// `orders:read`, no link without it, and no device token without `order-tokens:read`.
+    @Test func m12_scopesMeanWhatTheySay() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
+            let details = try #require(created.json["orderDetails"])
+            let (type, id) = (try #require(details["orderTypeIdentifier"]?.stringValue), try #require(details["orderIdentifier"]?.stringValue))
+            let token = try #require(details["authenticationToken"]?.stringValue)
+            let path = "/api/v1/orders/\(type)/\(id)"
+            func key(_ scopes: [String]) async throws -> String {
+                try await RestrictedKeyTests.createKey(
+                    client, ["name": .string(scopes.joined(separator: " ")), "scopes": .array(scopes.map(JSONValue.string))]
+                )
+                .secret
+            }
+            func missing(_ reply: Client.Reply) -> String? {
+                reply.status == .forbidden && reply.json["error"]?["code"] == "scope_missing" ? reply.json["error"]?["message"]?.stringValue : nil
+            }
+
+            // A carrier with fulfillments:write alone: the update's outcome, never the order.
+            let carrier = try await key(["fulfillments:write"])
+            let empty = try await RestrictedKeyTests.call(client, carrier, .patch, path, json: [:])
+            #expect(empty.status == .ok && empty.json["changed"] == false && empty.json["version"] == 1, "\(empty.text)")
+            #expect(empty.json["order"] == nil && !empty.text.contains(token) && !empty.text.contains("merchant"), "\(empty.text)")
+            let tracking = try await RestrictedKeyTests.call(
+                client, carrier, .patch, path, json: ["fulfillments": [["fulfillmentIdentifier": "ship-1", "status": "onTheWay"]]])
+            #expect(tracking.status == .ok && tracking.json["changed"] == true && tracking.json["order"] == nil, "\(tracking.text)")
+            #expect(tracking.headers[.eTag] == "\"2\"")
+            #expect(missing(try await RestrictedKeyTests.call(client, carrier, .get, path)) != nil)
+
+            // Making a link is reading the order.
+            let linker = try await key(["wallet-links:write"])
+            let refusedLink = try await RestrictedKeyTests.call(client, linker, .post, path + "/wallet-link", json: [:])
+            #expect(missing(refusedLink)?.contains("orders:read") == true, "\(refusedLink.text)")
+            let reader = try await key(["wallet-links:write", "orders:read"])
+            #expect(try await RestrictedKeyTests.call(client, reader, .post, path + "/wallet-link", json: [:]).status == .created)
+
+            // The device token only with order-tokens:read: in answers, and for the package that carries it.
+            let read = try await RestrictedKeyTests.call(client, reader, .get, path)
+            #expect(read.status == .ok && read.json["order"]?["orderNumber"] != nil && read.json["order"]?["authenticationToken"] == nil)
+            let listed = try await RestrictedKeyTests.call(client, reader, .get, "/api/v1/orders")
+            #expect(listed.status == .ok && !listed.text.contains(token))
+            let writer = try await key(["orders:write"])
+            let patched = try await RestrictedKeyTests.call(client, writer, .patch, path, json: ["statusDescription": "Packed"])
+            #expect(patched.status == .ok && patched.json["order"]?["statusDescription"] == "Packed" && !patched.text.contains(token))
+            let package = try await RestrictedKeyTests.call(client, reader, .get, path + "/package")
+            #expect(missing(package)?.contains("order-tokens:read") == true, "\(package.text)")
+            let trusted = try await key(["orders:read", "order-tokens:read"])
+            #expect(try await RestrictedKeyTests.call(client, trusted, .get, path).json["order"]?["authenticationToken"] == .string(token))
+            #expect(try await RestrictedKeyTests.call(client, trusted, .get, path + "/package").status == .ok)
+            #expect(try await client.merchant(.get, path).json["order"]?["authenticationToken"] == .string(token), "a secret key reads all")
+        }
+    }
 }

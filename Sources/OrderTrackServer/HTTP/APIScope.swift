@@ -5,6 +5,9 @@ import HTTPTypes
 enum APIScope: String, Sendable, CaseIterable, Comparable {
     case ordersRead = "orders:read"
     case ordersWrite = "orders:write"
+    /// An order's device `authenticationToken`, which lets its holder fetch the order and register devices for ever:
+    /// left out of every answer to a key without it (``MerchantRoutes/orderJSON(_:_:)``), and needed for the package.
+    case orderTokensRead = "order-tokens:read"
     /// `PATCH` of an order that changes only the tracking fields of existing fulfillments (``FulfillmentPatchRule``).
     case fulfillmentsWrite = "fulfillments:write"
     case ordersNotify = "orders:notify"
@@ -43,10 +46,19 @@ enum APIScope: String, Sendable, CaseIterable, Comparable {
 /// The scope each merchant API operation needs: the one table that authorization reads
 /// (``MerchantAuthenticationMiddleware``) and that the OpenAPI document must agree with (a test walks both).
 enum RouteScopes {
-    /// What a route needs: any one of `anyOf`; with `ownKey`, also the key the path names (`{id}`) itself.
+    /// What a route needs: any one of `anyOf`, and every one of `allOf`; with `ownKey`, also the key the path names
+    /// (`{id}`) itself.
     struct Rule: Sendable, Equatable {
         var anyOf: [APIScope]
+        var allOf: [APIScope] = []
         var ownKey = false
+
+        func admits(_ grant: APIKeyGrant) -> Bool { anyOf.contains(where: grant.has) && allOf.allSatisfy(grant.has) }
+
+        /// What a key lacking the rule must get: the `anyOf` alternatives, or the first `allOf` scope it lacks.
+        func missing(for grant: APIKeyGrant) -> [APIScope] {
+            anyOf.contains(where: grant.has) ? allOf.filter { !grant.has($0) } : anyOf
+        }
     }
 
     /// Keyed by method and the router's path pattern (`PATCH /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}`).
@@ -59,8 +71,10 @@ enum RouteScopes {
         "POST /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/notify": Rule(anyOf: [.ordersNotify]),
         "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/pushes": Rule(anyOf: [.ordersRead]),
         "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/history": Rule(anyOf: [.ordersRead]),
-        "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/package": Rule(anyOf: [.ordersRead]),
-        "POST /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link": Rule(anyOf: [.walletLinksWrite]),
+        // The package's order.json carries the device token.
+        "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/package": Rule(anyOf: [.ordersRead], allOf: [.orderTokensRead]),
+        // A link shows the whole order to whoever opens it: making one is reading the order.
+        "POST /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link": Rule(anyOf: [.walletLinksWrite], allOf: [.ordersRead]),
         "DELETE /api/v1/wallet-links/{id}": Rule(anyOf: [.walletLinksWrite]),
         "POST /api/v1/apple_pay/order_tracking/notify": Rule(anyOf: [.ordersNotify]),
         "GET /api/v1/assets": Rule(anyOf: [.assetsRead]),

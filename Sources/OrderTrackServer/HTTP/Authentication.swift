@@ -56,8 +56,8 @@ struct MerchantAuthenticationMiddleware: RouterMiddleware {
             throw APIError.scopeMissing([.apiKeysWrite], operation: operation, keyID: grant.keyID)
         }
         let ownKey = rule.ownKey && context.parameters.get("id") == grant.keyID
-        guard ownKey || rule.anyOf.contains(where: grant.has) else {
-            throw APIError.scopeMissing(rule.anyOf, operation: operation, keyID: grant.keyID)
+        guard ownKey || rule.admits(grant) else {
+            throw APIError.scopeMissing(rule.missing(for: grant), operation: operation, keyID: grant.keyID)
         }
         if let orderType = context.parameters.get("orderTypeIdentifier") ?? request.uri.queryParameters["orderTypeIdentifier"].map(String.init) {
             try grant.requireOrderType(orderType)

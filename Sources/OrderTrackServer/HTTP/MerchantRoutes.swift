@@ -40,7 +40,7 @@ struct MerchantRoutes: Sendable {
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { _, context in
             let record = try await orders.order(merchant: try context.merchant, type: try type(context), id: try id(context))
-            var answer = try await ordersJSON { ["order": try orderJSON(record)] }
+            var answer = try await ordersJSON { ["order": try orderJSON(record, context)] }
             answer.headers[.eTag] = OrderETag.value(version: record.version)
             return answer
         }
@@ -50,8 +50,15 @@ struct MerchantRoutes: Sendable {
             let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI),
                 allowedVersions: allowedVersions)
+            // A key that may not read the order (fulfillments:write alone) learns what happened, not the order.
+            let mayRead = context.merchantIdentity?.grant?.has(.ordersRead) ?? true
             var answer = try await ordersJSON {
-                ["order": try orderJSON(updated.record), "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
+                var body: JSONValue = [
+                    "changed": .bool(updated.changed), "version": .integer(updated.record.version),
+                    "warnings": .array(updated.warnings.map(\.warningJSON)),
+                ]
+                if mayRead { body["order"] = try orderJSON(updated.record, context) }
+                return body
             }
             answer.headers[.eTag] = OrderETag.value(version: updated.record.version)
             return answer
@@ -187,7 +194,7 @@ struct MerchantRoutes: Sendable {
             orderNumber: query["orderNumber"].map(String.init), status: status,
             updatedSince: updatedSince, cursor: query["cursor"].map(String.init), limit: limit)
         return try await ordersJSON {
-            ["data": .array(try page.orders.map(orderJSON)), "nextCursor": page.nextCursor.map(JSONValue.string) ?? .null]
+            ["data": .array(try page.orders.map { try orderJSON($0, context) }), "nextCursor": page.nextCursor.map(JSONValue.string) ?? .null]
         }
     }
 
@@ -316,8 +323,11 @@ struct MerchantRoutes: Sendable {
     func id(_ context: OrderTrackRequestContext) throws -> String { try RequestParsing.identifier("orderIdentifier", context) }
 
     /// An order's stored document, for a response.
-    func orderJSON(_ record: OrderRecord) throws -> JSONValue {
-        try JSONValue.parse(record.document)
+    /// An order as an answer shows it: without the device `authenticationToken` to a key lacking `order-tokens:read`.
+    func orderJSON(_ record: OrderRecord, _ context: OrderTrackRequestContext) throws -> JSONValue {
+        var order = try JSONValue.parse(record.document)
+        if context.merchantIdentity?.grant?.has(.orderTokensRead) == false { order["authenticationToken"] = nil }
+        return order
     }
 
     /// A JSON response made of order documents (megabytes each), parsed and serialized on the CPU pool.
