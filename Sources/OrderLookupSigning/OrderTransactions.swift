@@ -49,13 +49,24 @@ public enum OrderTransactions {
     }
 
     private static func revocationDate(of item: LineItem, in order: Order) -> Date? {
-        if let payment = order.payment, payment.status == .refunded {
+        if let payment = order.payment, isRefunded(payment) {
             let refunds = (payment.transactions ?? []).filter { $0.transactionType == .refund }.map(\.createdAt)
             return refunds.max() ?? order.updatedAt
         }
         let completed = (order.returns ?? []).filter { $0.status == .completed }
         guard let match = completed.first(where: { ($0.lineItems ?? []).contains { same($0, item) } }) else { return nil }
         return match.returnedAt ?? order.updatedAt
+    }
+
+    /// Refunded as the deprecated `status` says, or as the transactions that replace it say: completed refunds in the
+    /// total's currency that add up to the total (a schemaVersion 2 order may have no status at all). A partial refund
+    /// revokes nothing.
+    static func isRefunded(_ payment: Payment) -> Bool {
+        if payment.status == .refunded { return true }
+        let refunded = (payment.transactions ?? [])
+            .filter { $0.transactionType == .refund && $0.status == .completed && $0.amount.currency == payment.total.currency }
+            .reduce(Decimal(0)) { $0 + $1.amount.amount }
+        return refunded > 0 && refunded >= payment.total.amount
     }
 
     private static func same(_ returned: LineItem, _ item: LineItem) -> Bool {

@@ -40,7 +40,7 @@ extension SQLOrderStore {
     @discardableResult
     private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
         try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
-        try await Self.requireFreeAuthenticationToken(db, order.authenticationToken)
+        try await Self.requireFreeAuthenticationToken(db, order.authenticationToken, except: order)
         if let number = order.orderNumber {
             // The order's own identifier is excepted: a repeated creation of one order is `orderAlreadyExists`.
             try await Self.requireFreeOrderNumber(
@@ -85,12 +85,17 @@ extension SQLOrderStore {
     /// the providers' `/v1/push` find an order by its token alone, so a second holder would make the first ambiguous.
     /// Orders stored before tokens were unique may share one, so this is a check in the writing transaction (with a
     /// PostgreSQL transaction lock on the token) rather than a unique index.
-    static func requireFreeAuthenticationToken(_ db: any SQLDatabase, _ token: String) async throws {
+    /// The order itself is excepted: a repeated creation of one order is `orderAlreadyExists`.
+    static func requireFreeAuthenticationToken(_ db: any SQLDatabase, _ token: String, except order: OrderRecord) async throws {
         if db.dialect.name == "postgresql" {
             try await db.raw("SELECT pg_advisory_xact_lock(hashtext('authentication_token'), hashtext(\(bind: token)))").run()
         }
-        let holder = try await db.select().column("order_identifier").from("orders").where("authentication_token", .equal, token).limit(1).first()
-        if holder != nil { throw OrderStoreError.authenticationTokenTaken }
+        let holders = try await db.select().column("order_type_identifier").column("order_identifier").from("orders")
+            .where("authentication_token", .equal, token).limit(2).all()
+        let others = try holders.filter {
+            try $0.string("order_type_identifier") != order.orderTypeIdentifier || $0.string("order_identifier") != order.orderIdentifier
+        }
+        if !others.isEmpty { throw OrderStoreError.authenticationTokenTaken }
     }
 
     /// The order with this type and identifier, or `nil`.

@@ -31,6 +31,36 @@ import X509
         return order
     }
 
+    /// schemaVersion 2 leaves the deprecated status out: refunds come from completed refund transactions adding up to
+    /// the total; a partial or unfinished refund revokes nothing.
+    @Test func refundTransactionsRevokeWithoutAStatus() {
+        let total = CurrencyAmount(amount: Decimal(string: "30.48")!, currency: "EUR")
+        func order(refunds: [(Decimal, PaymentTransaction.Status)]) -> Order {
+            var order = Self.order()
+            order.schemaVersion = 2
+            order.returns = nil
+            var payment = Payment(total: total, status: nil)
+            let card = PaymentMethod(displayName: "Visa 1234")
+            payment.transactions =
+                [PaymentTransaction(amount: total, createdAt: order.createdAt, paymentMethod: card, status: .completed, transactionType: .purchase)]
+                + refunds.enumerated().map { index, refund in
+                    PaymentTransaction(
+                        amount: CurrencyAmount(amount: refund.0, currency: "EUR"),
+                        createdAt: order.createdAt.addingTimeInterval(Double(index + 1) * 60),
+                        paymentMethod: card, status: refund.1, transactionType: .refund)
+                }
+            order.payment = payment
+            return order
+        }
+        let revoked = { (order: Order) in OrderTransactions.payloads(for: order, context: Self.context).map(\.revocationReason) }
+        #expect(revoked(order(refunds: [])) == [nil, nil, nil])
+        #expect(revoked(order(refunds: [(10, .completed)])) == [nil, nil, nil], "partial")
+        #expect(revoked(order(refunds: [(Decimal(string: "30.48")!, .pending)])) == [nil, nil, nil], "not completed")
+        let full = OrderTransactions.payloads(
+            for: order(refunds: [(10, .completed), (Decimal(string: "20.48")!, .completed)]), context: Self.context)
+        #expect(full.allSatisfy { $0.revocationReason == 0 && $0.revocationDate == 1_790_000_120_123 }, "the latest refund's date")
+    }
+
     static let context = OrderTransactions.Context(bundleId: bundleId, storefront: "DEU", signedAt: Date())
 
     @Test func mapsLineItemsToTransactions() throws {

@@ -105,6 +105,22 @@ import Testing
         #expect(translation.errors.allSatisfy { $0.severity == .error && $0.message.hasPrefix("required by Wallet") })
     }
 
+    /// Under schemaVersion 2 the deprecated payment.status is optional: no default is needed, and none is added.
+    @Test func schemaVersionTwoNeedsNoPaymentStatus() {
+        var order = Self.simplified
+        order["schemaVersion"] = 2
+        let withoutDefault = ProviderVocabulary.translate(
+            order, defaults: ProviderVocabulary.Defaults(orderManagementURL: "https://shop.example.com/orders", fulfillmentType: "shipping"))
+        #expect(withoutDefault.errors.isEmpty, "\(withoutDefault.errors)")
+        #expect(withoutDefault.document["payment"] == ["total": ["amount": .number("59.98"), "currency": "USD"]])
+        #expect(ProviderVocabulary.translate(order, defaults: Self.defaults).document["payment"]?["status"] == nil)
+        #expect(OrderValidator.validate(document: withoutDefault.document).isValid)
+        // Version 1 still needs it.
+        let one = ProviderVocabulary.translate(
+            Self.simplified, defaults: ProviderVocabulary.Defaults(orderManagementURL: "https://shop.example.com/orders"))
+        #expect(one.errors.contains { $0.path == "payment.status" })
+    }
+
     @Test func pricesMustBeDecimalsWithACurrency() {
         let translation = ProviderVocabulary.translate(
             ["total": ["price": "abc", "currencyCode": "USD"], "lineItems": [["title": "Tea", "quantity": 1, "price": "3.50"]]],

@@ -20,8 +20,9 @@ public struct Payment: Codable, Sendable, Hashable {
 
     /// The total amount.
     public var total: CurrencyAmount
-    /// Where the payment stands.
-    public var status: Status
+    /// Where the payment stands; deprecated by Apple, and left out by some schemaVersion 2 orders, whose state is in
+    /// ``transactions``.
+    public var status: Status?
     /// The lines that make up the total (subtotal, tax, shipping, discounts).
     public var summaryItems: [SummaryItem]?
     /// The charges and refunds made so far.
@@ -32,7 +33,7 @@ public struct Payment: Codable, Sendable, Hashable {
     public var applePayTransactionIdentifiers: [String]?
 
     /// A payment with its total and status.
-    public init(total: CurrencyAmount, status: Status, summaryItems: [SummaryItem]? = nil, paymentMethods: [String]? = nil) {
+    public init(total: CurrencyAmount, status: Status?, summaryItems: [SummaryItem]? = nil, paymentMethods: [String]? = nil) {
         self.total = total
         self.status = status
         self.summaryItems = summaryItems

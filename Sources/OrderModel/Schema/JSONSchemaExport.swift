@@ -8,7 +8,10 @@ extension OrderSchema {
         var document = root.objectValue ?? [:]
         document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         document["$id"] = "https://ordertrack.dev/schemas/order.json"
-        document["title"] = "Apple Wallet order.json (schemaVersion 1)"
+        document["title"] = "Apple Wallet order.json (schemaVersion 1 or 2)"
+        // Under schemaVersion 1, payment.status is required as Apple's reference has it; 2 lets it go.
+        document["if"] = ["properties": ["schemaVersion": ["const": 1]], "required": ["schemaVersion"]]
+        document["then"] = ["properties": ["payment": ["required": ["status"]]]]
         definitions.removeValue(forKey: order.name)
         document["$defs"] = .object(definitions)
         return .object(document)

@@ -1,4 +1,5 @@
-/// The Wallet Orders order.json schema (schemaVersion 1), as Apple documents it.
+/// The Wallet Orders order.json schema, as Apple documents it: schemaVersion 1, and 2 (iOS 17 and later), under which
+/// the deprecated `payment.status` may be left out.
 public enum OrderSchema {
     // Array caps. Apple publishes none (its documentation only bounds the whole package to 5 MB), so these are
     // generous but finite: many times what an order shown in Wallet holds, yet small enough that no document can
@@ -141,7 +142,8 @@ public enum OrderSchema {
         "Payment",
         [
             Property("total", .object(currencyAmount), required: true),
-            Property("status", .enumeration(paymentStatuses), required: true),
+            // Deprecated by Apple; required under schemaVersion 1 only (``OrderValidator``'s cross-field rules).
+            Property("status", .enumeration(paymentStatuses)),
             Property("summaryItems", .array(.object(summaryItem), uniqueBy: nil, maximumCount: maximumSummaryItems)),
             Property("transactions", .array(.object(paymentTransaction), uniqueBy: nil, maximumCount: maximumTransactions)),
             Property("paymentMethods", .array(.string(.localizable), uniqueBy: nil, maximumCount: maximumPaymentMethods)),
@@ -157,6 +159,12 @@ public enum OrderSchema {
             Property("organizationName", .string(.text)),
             Property("address", .object(address)),
         ])
+
+    /// The schema versions Wallet reads: 1 everywhere, 2 on iOS 17 and later.
+    public static let schemaVersions = 1...2
+    /// The schema version under which `payment.status` may be left out and Apple's deprecated payment keys give way to
+    /// `payment.transactions[]`.
+    public static let transactionsOnlyVersion = 2
 
     /// The values of a payment's `status`.
     public static let paymentStatuses = ["pending", "authorized", "paid", "refunded", "declined", "voided"]
@@ -254,7 +262,7 @@ public enum OrderSchema {
     public static let order = ObjectSchema(
         "Order",
         [
-            Property("schemaVersion", .constant(1), required: true),
+            Property("schemaVersion", .integer(minimum: 1, maximum: 2), required: true, "1, or 2 for iOS 17 and later (payment.status optional)"),
             Property("orderTypeIdentifier", .string(.text(minimumLength: 1)), required: true, "must match the signing certificate"),
             Property("orderIdentifier", .string(.text(minimumLength: 1)), required: true, "unique within the order type"),
             Property("orderType", .constant("ecommerce"), required: true),

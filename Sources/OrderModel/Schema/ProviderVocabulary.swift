@@ -113,7 +113,7 @@ private struct Translator {
         }
         if let total = order["total"] {
             order["total"] = nil
-            order["payment"] = payment(total: total, existing: order["payment"])
+            order["payment"] = payment(total: total, existing: order["payment"], statusRequired: !Self.isTransactionsOnly(order))
         }
         if let fulfillments = order["fulfillments"]?.arrayValue {
             order["fulfillments"] = .array(
@@ -140,7 +140,9 @@ private struct Translator {
                     return filled
                 })
         }
-        if let status = defaults.paymentStatus, order["payment"]?.objectValue != nil, order["payment"]?["status"] == nil {
+        if let status = defaults.paymentStatus, !Self.isTransactionsOnly(order), order["payment"]?.objectValue != nil,
+            order["payment"]?["status"] == nil
+        {
             order["payment"]?["status"] = .string(status)
             warn("payment.status", "missing, so the merchant's default \"\(status)\" was used")
         }
@@ -214,15 +216,20 @@ private struct Translator {
     }
 
     /// `{"label", "price", "currencyCode"}` as `payment.total`, with the payment status of the order's `payment` or
-    /// the merchant's default.
-    mutating func payment(total: JSONValue, existing: JSONValue?) -> JSONValue {
+    /// the merchant's default; under schemaVersion 2, where the status is deprecated and optional, none is added.
+    mutating func payment(total: JSONValue, existing: JSONValue?, statusRequired: Bool) -> JSONValue {
         var payment = existing ?? .object([:])
         payment["total"] = amount(total["price"] ?? .null, currency: total["currencyCode"], at: "total.price", currencyPath: "total.currencyCode")
         warn("total", "was read as \"payment.total\"")
-        if payment["status"] == nil {
+        if payment["status"] == nil, statusRequired {
             payment["status"] = defaulted(defaults.paymentStatus, setting: "paymentStatus", at: "payment.status")
         }
         return payment
+    }
+
+    /// Whether the order is schemaVersion 2, under which Apple's deprecated `payment.status` is left out.
+    static func isTransactionsOnly(_ order: JSONValue) -> Bool {
+        order["schemaVersion"]?.numberLiteral.flatMap(Int.init) == OrderSchema.transactionsOnlyVersion
     }
 
     /// A price written as text with its currency code, as Apple's `{"amount", "currency"}`; the validator then checks

@@ -74,7 +74,38 @@ public enum OrderValidator {
         return Set(walker.fileReferences.map(\.name))
     }
 
+    /// Apple deprecated `payment.status`, `paymentMethods` and `applePayTransactionIdentifiers` for entries of
+    /// `payment.transactions[]`. Under schemaVersion 1 the status stays required (iOS 16 needs it); under 2 it may go.
+    private static func checkPaymentVersion(_ order: JSONValue, walker: inout SchemaWalker) {
+        let version = order["schemaVersion"]?.numberLiteral.flatMap(Int.init)
+        let transactionsOnly = version == OrderSchema.transactionsOnlyVersion
+        if transactionsOnly {
+            walker.warning("schemaVersion", "2 needs iOS 17 or later: iOS 16 shows only schemaVersion 1 orders")
+        }
+        guard let payment = order["payment"]?.objectValue else { return }
+        if payment["status"] == nil, !transactionsOnly {
+            walker.error(
+                "payment.status",
+                "missing required key; Payment requires status under schemaVersion 1 (under schemaVersion 2, for iOS 17 and later, the state comes from payment.transactions[])"
+            )
+        }
+        if transactionsOnly, payment["status"] != nil {
+            walker.warning("payment.status", "is deprecated by Apple; under schemaVersion 2 leave it out and give payment.transactions[].status")
+        }
+        if payment["paymentMethods"] != nil {
+            walker.warning(
+                "payment.paymentMethods", "is deprecated by Apple; name each transaction's method in payment.transactions[].paymentMethod.displayName"
+            )
+        }
+        if payment["applePayTransactionIdentifiers"] != nil {
+            walker.warning(
+                "payment.applePayTransactionIdentifiers",
+                "is deprecated by Apple; give each transaction's identifier in payment.transactions[].applePayTransactionIdentifier")
+        }
+    }
+
     private static func checkCrossFieldRules(_ order: JSONValue, walker: inout SchemaWalker) {
+        checkPaymentVersion(order, walker: &walker)
         if let created = order["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
             let updated = order["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339), updated < created
         {

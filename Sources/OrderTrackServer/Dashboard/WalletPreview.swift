@@ -1,3 +1,4 @@
+import Foundation
 import OrderModel
 
 /// An order laid out the way Wallet shows it (merchant, order number, each fulfillment's progress, returns, line items,
@@ -74,9 +75,33 @@ struct WalletPreview: Sendable {
         let payment = order["payment"]
         summaryItems = (payment?["summaryItems"]?.arrayValue ?? []).map { (text($0["label"]) ?? "", $0["value"].map(Self.money) ?? "") }
         total = payment?["total"].map(Self.money) ?? "—"
-        paymentStatus = Self.words(payment?["status"]?.stringValue ?? "pending")
-        let methods = (payment?["paymentMethods"]?.arrayValue ?? []).compactMap { text($0) }
+        paymentStatus = Self.paymentState(payment)
+        // The deprecated list, else the methods of the transactions that replace it (schemaVersion 2).
+        var methods = (payment?["paymentMethods"]?.arrayValue ?? []).compactMap { text($0) }
+        if methods.isEmpty {
+            for method in (payment?["transactions"]?.arrayValue ?? []).compactMap({ text($0["paymentMethod"]?["displayName"]) })
+            where !methods.contains(method) {
+                methods.append(method)
+            }
+        }
         paymentMethods = methods.isEmpty ? nil : methods.joined(separator: ", ")
+    }
+
+    /// The payment's state: its status, deprecated by Apple, or, when a schemaVersion 2 order leaves it out, what the
+    /// completed transactions say (refunds adding up to the total are "Refunded").
+    static func paymentState(_ payment: JSONValue?) -> String {
+        if let status = payment?["status"]?.stringValue { return words(status) }
+        let transactions = payment?["transactions"]?.arrayValue ?? []
+        func sum(_ type: String) -> Decimal {
+            transactions.filter { $0["status"] == "completed" && $0["transactionType"] == .string(type) }
+                .compactMap { $0["amount"]?["amount"].flatMap(Amount.literal(of:)).flatMap { Decimal(string: $0) } }
+                .reduce(0, +)
+        }
+        let total = payment?["total"]?["amount"].flatMap(Amount.literal(of:)).flatMap { Decimal(string: $0) } ?? 0
+        let refunded = sum("refund")
+        if refunded > 0 { return refunded >= total ? "Refunded" : "Partly refunded" }
+        if sum("purchase") > 0 { return "Paid" }
+        return transactions.contains { $0["status"] == "approved" } ? "Authorized" : "Pending"
     }
 
     static let shippingSteps = [
