@@ -66,6 +66,12 @@ public struct ApplePayPaymentIdentity: Sendable {
         self.publicKeyHash = Array(SHA256.hash(data: spki.serializedBytes))
     }
 
+    /// Whether the certificate is for `merchantIdentifier`: compared by its SHA-256, which every Payment Processing
+    /// certificate carries, so a certificate that names its merchant only by that hash is matched too.
+    public func isFor(merchantIdentifier candidate: String) -> Bool {
+        Array(SHA256.hash(data: Array(candidate.utf8))) == merchantIdentifierHash
+    }
+
     /// An identity from a PEM certificate and a PEM private key (SEC 1 or PKCS#8 EC, PKCS#1 or PKCS#8 RSA).
     public init(certificatePEM: String, privateKeyPEM: String) throws(ApplePayError) {
         let certificate: Certificate

@@ -19,8 +19,9 @@ public enum ApplePayBenchmark {
         public let merchantKey: P256.KeyAgreement.PrivateKey
         public let identity: ApplePayPaymentIdentity
 
-        /// A fresh fixture valid for a day around `now`, for merchant `merchantIdentifier`.
-        public init(merchantIdentifier: String = "merchant.com.example.benchmark", now: Date = Date()) throws {
+        /// A fresh fixture valid for a day around `now`, for merchant `merchantIdentifier`. Without `subjectUID` the
+        /// merchant certificate names its merchant only by the hash extension, as some Apple-issued ones do.
+        public init(merchantIdentifier: String = "merchant.com.example.benchmark", subjectUID: Bool = true, now: Date = Date()) throws {
             let notBefore = now.addingTimeInterval(-3600)
             let notAfter = now.addingTimeInterval(86400)
             func name(_ commonName: String) throws -> DistinguishedName {
@@ -70,11 +71,11 @@ public enum ApplePayBenchmark {
                 version: .v3, serialNumber: .init(),
                 publicKey: .init(try P256.Signing.PublicKey(x963Representation: merchantKey.publicKey.x963Representation)),
                 notValidBefore: notBefore, notValidAfter: notAfter, issuer: rootName,
-                subject: try DistinguishedName([
-                    RelativeDistinguishedName.Attribute(type: ApplePayOID.userID, utf8String: merchantIdentifier),
-                    RelativeDistinguishedName.Attribute(
-                        type: .RDNAttributeType.commonName, utf8String: "Apple Pay Payment Processing:\(merchantIdentifier)"),
-                ]),
+                subject: try DistinguishedName(
+                    (subjectUID ? [RelativeDistinguishedName.Attribute(type: ApplePayOID.userID, utf8String: merchantIdentifier)] : []) + [
+                        RelativeDistinguishedName.Attribute(
+                            type: .RDNAttributeType.commonName, utf8String: "Apple Pay Payment Processing:\(merchantIdentifier)")
+                    ]),
                 signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: try Certificate.Extensions {
                     Certificate.Extension(

@@ -1,11 +1,13 @@
 import ApplePay
 import BoundedCache
+import Crypto
 import Foundation
 import Logging
 import OrderModel
 import OrderPersistence
 import OrderSigning
 import Synchronization
+import WireFormats
 import X509
 
 /// Apple Pay for merchants: their payment-processing identities, token decryption, one-call checkout (token + order
@@ -76,14 +78,23 @@ final class ApplePayService: Sendable {
         } catch {
             throw OrderTrackError(.invalidPaymentIdentity, error.reason, field: body["pkcs12"] == nil ? "certificatePEM" : "pkcs12")
         }
-        if let named = body["merchantIdentifier"], named.stringValue != identity.merchantIdentifier {
-            throw OrderTrackError(
-                .invalidPaymentIdentity,
-                "merchantIdentifier is \(named.stringValue ?? "not a string") but the certificate is for \(identity.merchantIdentifier)",
-                field: "merchantIdentifier")
+        // A certificate may name its merchant only by hash: the given identifier is compared by its hash and kept, so
+        // the identity shows as `merchant.com.example` rather than 64 hex digits.
+        var merchantIdentifier = identity.merchantIdentifier
+        if let named = body["merchantIdentifier"] {
+            guard let text = named.stringValue, identity.isFor(merchantIdentifier: text) else {
+                let given =
+                    named.stringValue.map { "\($0) (SHA-256 \(Hex.encode(SHA256.hash(data: Array($0.utf8))).uppercased()))" } ?? "not a string"
+                throw OrderTrackError(
+                    .invalidPaymentIdentity,
+                    "merchantIdentifier is \(given) but the certificate is for \(identity.merchantIdentifier) "
+                        + "(SHA-256 \(Hex.encode(identity.merchantIdentifierHash).uppercased()))",
+                    field: "merchantIdentifier")
+            }
+            merchantIdentifier = text
         }
         let record = PaymentIdentityRecord(
-            id: UUID().uuidString.lowercased(), merchantID: merchant.id, merchantIdentifier: identity.merchantIdentifier,
+            id: UUID().uuidString.lowercased(), merchantID: merchant.id, merchantIdentifier: merchantIdentifier,
             publicKeyHash: Data(identity.publicKeyHash).base64EncodedString(), notValidAfter: identity.certificate.notValidAfter,
             certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM, createdAt: now())
         let stored = try await store.addPaymentIdentity(record)
