@@ -10,14 +10,21 @@ public struct OrderPackageVerifier: Sendable {
     /// Roots the signer must chain to (Apple's root in production). Empty: the chain is checked only up to the
     /// embedded intermediate and the result says it was not anchored.
     public var trustRoots: [Certificate]
+    /// Intermediates the verifier completes a chain with when the package embeds the wrong one, as Wallet does with
+    /// the WWDR intermediates it knows (G3–G6 by default). The wrong embedded one is then a warning, not a failure.
+    public var knownIntermediates: [Certificate]
     /// Bounds for reading the archive.
     public var limits: ZipReadLimits
     /// How order.json is validated (`allowInsecureWebServiceURL` for a development server's packages).
     public var validationOptions: ValidationOptions
 
     /// A verifier that anchors the chain at `trustRoots`.
-    public init(trustRoots: [Certificate] = [], limits: ZipReadLimits = .orderPackage, validationOptions: ValidationOptions = ValidationOptions()) {
+    public init(
+        trustRoots: [Certificate] = [], knownIntermediates: [Certificate] = AppleCertificates.intermediates, limits: ZipReadLimits = .orderPackage,
+        validationOptions: ValidationOptions = ValidationOptions()
+    ) {
         self.trustRoots = trustRoots
+        self.knownIntermediates = knownIntermediates
         self.limits = limits
         self.validationOptions = validationOptions
     }
@@ -83,7 +90,8 @@ public struct OrderPackageVerifier: Sendable {
         }
         if let manifest { ManifestCheck.run(manifest: manifest, files: files, into: &report) }
         if let manifest, let signature {
-            await SignatureDiagnosis(trustRoots: trustRoots).run(signature, over: manifest, now: time, into: &report, result: &result)
+            await SignatureDiagnosis(trustRoots: trustRoots, knownIntermediates: knownIntermediates).run(
+                signature, over: manifest, now: time, into: &report, result: &result)
         }
         if let signerType = result.signerOrderTypeIdentifier, let orderType = result.orderTypeIdentifier,
             signerType != orderType

@@ -8,6 +8,8 @@ import OrderSigning
 /// embedded intermediate, and the chain to the trust roots.
 struct SignatureDiagnosis {
     var trustRoots: [Certificate]
+    /// What completes a chain whose embedded intermediate is the wrong one, as Wallet's own WWDR intermediates do.
+    var knownIntermediates: [Certificate]
     /// How far in the future a signing time may be before it is called a clock error.
     static let clockTolerance: TimeInterval = 300
 
@@ -58,7 +60,7 @@ struct SignatureDiagnosis {
         for embedded in [certificate] + intermediates {
             checkValidity(of: embedded, isSigner: embedded == certificate, signedAt: signingTime, now: now, into: &report)
         }
-        guard checkIssuer(of: certificate, among: intermediates, into: &report) else { return }
+        guard let intermediates = checkIssuer(of: certificate, among: intermediates, into: &report) else { return }
         await checkChain(of: certificate, intermediates: intermediates, into: &report, result: &result)
     }
 
@@ -114,10 +116,24 @@ struct SignatureDiagnosis {
         }
     }
 
-    /// Whether an embedded certificate is the signer's issuer; explains a missing or wrong intermediate otherwise.
-    private func checkIssuer(of certificate: Certificate, among intermediates: [Certificate], into report: inout ProblemList) -> Bool {
+    /// The intermediates to build the chain with: the embedded ones when one of them (or a trust root) issued the
+    /// signer; else, as Wallet builds chains with the WWDR intermediates it knows, the known issuer, with a warning
+    /// about the embedded one. `nil`, with the error explained, when no certificate at hand issued the signer.
+    private func checkIssuer(of certificate: Certificate, among intermediates: [Certificate], into report: inout ProblemList) -> [Certificate]? {
         if intermediates.contains(where: { $0.subject == certificate.issuer }) || trustRoots.contains(where: { $0.subject == certificate.issuer }) {
-            return true
+            return intermediates
+        }
+        let embedded = intermediates.map { "'\($0.subject)'" }.joined(separator: ", ")
+        if let known = knownIntermediates.first(where: { $0.subject == certificate.issuer }) {
+            report.warning(
+                path,
+                (intermediates.isEmpty
+                    ? "the WWDR intermediate certificate is not embedded in the signature"
+                    : "the embedded intermediate \(embedded) is not the signer's issuer")
+                    + "; Wallet completes the chain with its own '\(certificate.issuer)', and so did this check; "
+                    + "embed that intermediate so that every verifier can"
+            )
+            return intermediates + [known]
         }
         if intermediates.isEmpty {
             report.error(
@@ -126,14 +142,13 @@ struct SignatureDiagnosis {
                     + "'\(certificate.issuer)' that issued the Order Type ID certificate"
             )
         } else {
-            let embedded = intermediates.map { "'\($0.subject)'" }.joined(separator: ", ")
             report.error(
                 path,
                 "the embedded intermediate \(embedded) is not the signer's issuer: the Order Type ID certificate was "
                     + "issued by '\(certificate.issuer)'; embed that intermediate instead"
             )
         }
-        return false
+        return nil
     }
 
     private func checkChain(

@@ -143,6 +143,26 @@ struct SignatureFormTests {
         #expect(message.hasSuffix("; embed that intermediate instead"))
     }
 
+    /// Wallet builds the chain with the WWDR intermediates it knows: a package embedding the wrong one (G3 for a
+    /// certificate G4 issued) is valid with a warning when the right one is known, and invalid when none is.
+    @Test func theWrongIntermediateIsAWarningWhenTheRightOneIsKnown() async throws {
+        let pki = try TestPKI.shared.get()
+        let package = try BuilderTests.build(signer: try pki.signer("order.com.example.test", intermediates: [pki.otherIntermediate])).bytes
+        let knowing = OrderPackageVerifier(trustRoots: [pki.root], knownIntermediates: [pki.otherIntermediate, pki.intermediate])
+        let result = await knowing.verify(package)
+        #expect(result.errors == [], "\(result.problems)")
+        #expect(result.anchored && result.isValid)
+        let warning = try #require(result.warnings.first { $0.path == "signature" && $0.message.contains("is not the signer's issuer") }?.message)
+        #expect(warning.contains("Wallet completes the chain with its own") && warning.contains("OU=G4"), "\(warning)")
+        let missing = try BuilderTests.build(signer: try pki.signer("order.com.example.test", intermediates: [])).bytes
+        #expect(await knowing.verify(missing).isValid, "a missing intermediate Wallet knows is completed too")
+
+        let unknowing = OrderPackageVerifier(trustRoots: [pki.root], knownIntermediates: [pki.otherIntermediate])
+        let refused = await unknowing.verify(package)
+        #expect(!refused.isValid && !refused.anchored)
+        #expect(VerifierTests.messages(refused, at: "signature").contains { $0.hasSuffix("; embed that intermediate instead") })
+    }
+
     @Test func aCertificateThatIsNotAnOrderTypeIDIsNamed() async throws {
         let package = try Self.resigned(by: "developer", [])
         let result = try await VerifierTests.verifier().verify(package)
