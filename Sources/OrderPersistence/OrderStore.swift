@@ -71,6 +71,9 @@ public protocol OrderStore: Sendable {
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
     /// change sequence and records the `updated` activity entry described by `note`. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
     /// when another update came first (re-read and retry) or ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
+    /// `renumberedFor` names the order's merchant when the update gives it another `orderNumber`, which must then be
+    /// free in the order type (``OrderStoreError/orderNumberExists(orderTypeIdentifier:orderNumber:existingOrderIdentifier:)``);
+    /// `nil` when the number stays, which costs no lookup.
     func updateOrder(
         type orderTypeIdentifier: String,
         id orderIdentifier: String,
@@ -78,6 +81,7 @@ public protocol OrderStore: Sendable {
         document: [UInt8],
         status: String?,
         orderNumber: String?,
+        renumberedFor merchantID: String?,
         updatedAt: Date,
         note: ChangeNote
     ) async throws -> OrderRecord
@@ -320,14 +324,17 @@ extension OrderStore {
             APIKeyInfo(id: APIKeyInfo.newID(), merchantID: merchantID, name: "secret key", prefix: prefix, createdAt: Date()), keyHash: keyHash)
     }
 
-    /// Updates an order, naming no author and no changed fields (tools, tests).
+    /// Updates an order, naming no author and no changed fields (tools, tests); reads the order first to know whether
+    /// its number changes.
     public func updateOrder(
         type orderTypeIdentifier: String, id orderIdentifier: String, expectedVersion: Int, document: [UInt8], status: String?,
         orderNumber: String?, updatedAt: Date
     ) async throws -> OrderRecord {
-        try await updateOrder(
+        let current = try await order(type: orderTypeIdentifier, id: orderIdentifier)
+        return try await updateOrder(
             type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
-            orderNumber: orderNumber, updatedAt: updatedAt, note: ChangeNote())
+            orderNumber: orderNumber, renumberedFor: current.flatMap { $0.orderNumber == orderNumber ? nil : $0.merchantID },
+            updatedAt: updatedAt, note: ChangeNote())
     }
 }
 

@@ -125,18 +125,15 @@ extension SQLOrderStore {
         document: [UInt8],
         status: String?,
         orderNumber: String?,
+        renumberedFor merchantID: String?,
         updatedAt: Date,
         note: ChangeNote
     ) async throws -> OrderRecord {
         try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            if let orderNumber {
-                let owner = try await db.select().column("merchant_id").column("order_number").from("orders")
-                    .where("order_type_identifier", .equal, orderTypeIdentifier).where("order_identifier", .equal, orderIdentifier)
-                    .first()
-                if let owner, try owner.optionalString("order_number") != orderNumber {
-                    try await Self.requireFreeOrderNumber(
-                        db, orderNumber, type: orderTypeIdentifier, merchantID: try owner.string("merchant_id"), except: orderIdentifier)
-                }
+            // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the version
+            // moved meanwhile, the update below writes nothing and the caller re-reads.
+            if let orderNumber, let merchantID {
+                try await Self.requireFreeOrderNumber(db, orderNumber, type: orderTypeIdentifier, merchantID: merchantID, except: orderIdentifier)
             }
             let sequence = try await nextChangeSequence(db)
             let milliseconds = updatedAt.millisecondsSince1970

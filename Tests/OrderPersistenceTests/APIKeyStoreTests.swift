@@ -58,7 +58,7 @@ import Testing
                 deviceLibraryIdentifier: "device-1", pushToken: "aa11", orderTypeIdentifier: fixture.orderType, orderIdentifier: "H1")
             _ = try await store.updateOrder(
                 type: fixture.orderType, id: "H1", expectedVersion: order.version, document: Array("{}".utf8), status: "completed",
-                orderNumber: nil, updatedAt: clock,
+                orderNumber: nil, renumberedFor: nil, updatedAt: clock,
                 note: ChangeNote(
                     author: "merchant API", changedFields: ["status"], keyID: "key_2", keyName: "carrier", address: "2001:db8::1",
                     diff: #"{"/status":{"from":"open","to":"completed"}}"#))

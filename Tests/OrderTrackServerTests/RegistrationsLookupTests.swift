@@ -45,7 +45,7 @@ import Testing
             let current = try #require(try await other.order(type: type, id: id))
             return try await other.updateOrder(
                 type: type, id: id, expectedVersion: current.version, document: Array("{\"v\":\(current.version)}".utf8), status: nil,
-                orderNumber: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"))
+                orderNumber: nil, renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"))
         }
 
         func shutdown() async throws {
@@ -138,7 +138,7 @@ import Testing
         // Device 0's list was evicted long ago: read and kept again, then dropped by A's announcement.
         #expect(try await list(0, after: order.changeSequence).isEmpty)
         order = try await store.updateOrder(
-            type: Self.type, id: "A", expectedVersion: order.version, document: Array("{}".utf8), status: nil, orderNumber: nil,
+            type: Self.type, id: "A", expectedVersion: order.version, document: Array("{}".utf8), status: nil, orderNumber: nil, renumberedFor: nil,
             updatedAt: Date(), note: ChangeNote(author: "other instance"))
         #expect(try await list(0, after: order.changeSequence - 1).isEmpty, "kept: the change was not announced yet")
         lookup.handle(.order(orderTypeIdentifier: Self.type, orderIdentifier: "A"))

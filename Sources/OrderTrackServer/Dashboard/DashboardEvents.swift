@@ -28,17 +28,13 @@ struct DashboardEvents: Sendable {
         if let since = request.uri.queryParameters["since"] {
             start = String(since)
         } else {
-            start = try await orders.revision(merchant: merchant, order: key, listed: listed)
+            start = try await orders.revision(merchant: merchant, order: key, listed: listed).mark
         }
         let body = ResponseBody { [self] writer in
             try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
-            if try await waitForChange(from: start, merchant: merchant, order: key, listed: listed, writer: &writer) {
-                // An order page learns the version now: a push attempt or a re-notify moves the revision, not the content.
-                var data = "{}"
-                if let key {
-                    let version = try await orders.order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier).version
-                    data = #"{"version":\#(version)}"#
-                }
+            if let changed = try await waitForChange(from: start, merchant: merchant, order: key, listed: listed, writer: &writer) {
+                // An order page learns the version: a push attempt or a re-notify moves the revision, not the content.
+                let data = changed.version.map { #"{"version":\#($0)}"# } ?? "{}"
                 try await writer.write(ByteBuffer(string: "event: changed\ndata: \(data)\n\n"))
             }
             try await writer.finish(nil)
@@ -47,11 +43,11 @@ struct DashboardEvents: Sendable {
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 
-    /// Polls until the revision moves (`true`), or the lifetime runs out or the server shuts down (`false`); writes a
-    /// comment now and then, so that proxies do not close a quiet stream.
+    /// Polls until the revision moves (answering the new one), or the lifetime runs out or the server shuts down
+    /// (`nil`); writes a comment now and then, so that proxies do not close a quiet stream.
     func waitForChange(
         from start: String, merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey], writer: inout any ResponseBodyWriter
-    ) async throws -> Bool {
+    ) async throws -> OrderService.Revision? {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: lifetime)
         var heartbeat = clock.now.advanced(by: heartbeatInterval)
@@ -59,16 +55,17 @@ struct DashboardEvents: Sendable {
             do {
                 try await Task.sleep(for: pollInterval)
             } catch {
-                return false
+                return nil
             }
-            guard !Task.isShuttingDownGracefully else { return false }
-            guard try await orders.revision(merchant: merchant, order: key, listed: listed) == start else { return true }
+            guard !Task.isShuttingDownGracefully else { return nil }
+            let now = try await orders.revision(merchant: merchant, order: key, listed: listed)
+            guard now.mark == start else { return now }
             if clock.now >= heartbeat {
                 try await writer.write(ByteBuffer(string: ": still watching\n\n"))
                 heartbeat = clock.now.advanced(by: heartbeatInterval)
             }
         }
-        return false
+        return nil
     }
 
     /// `TYPE/ID` of the order page that listens, or of a row of the list that does.

@@ -228,7 +228,7 @@ struct DashboardRoutes: Sendable {
         let merchant = try context.merchant
         let (type, id) = try orderPath(context)
         // Read before what the page shows: a change after it moves the revision the page's event stream compares with.
-        let revision = try await orders.revision(merchant: merchant, order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id))
+        let revision = try await orders.revision(merchant: merchant, order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id)).mark
         let record = try await orders.order(merchant: merchant, type: type, id: id)
         let pushes = try await orders.pushLog(merchant: merchant, type: type, id: id, limit: Self.transcriptLength)
         let activity = try await orders.activity(merchant: merchant, type: type, id: id, limit: Self.transcriptLength)

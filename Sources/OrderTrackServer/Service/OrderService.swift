@@ -246,10 +246,10 @@ struct OrderService: Sendable {
             let (normalized, serialized, validationWarnings) = try await validated(patched, merchantID: merchant.id)
             let note = try await cpu.run { author.note(from: existing, to: normalized) }
             do {
+                let number = normalized["orderNumber"]?.stringValue
                 let stored = try await store.updateOrder(
-                    type: type, id: id, expectedVersion: current.version, document: serialized,
-                    status: normalized["status"]?.stringValue, orderNumber: normalized["orderNumber"]?.stringValue, updatedAt: updatedAt,
-                    note: note)
+                    type: type, id: id, expectedVersion: current.version, document: serialized, status: normalized["status"]?.stringValue,
+                    orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note)
                 caches.orderWritten(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)
@@ -443,12 +443,21 @@ struct OrderService: Sendable {
     /// A mark that changes whenever what the merchant's pages show may have changed: with `order`, that order's
     /// version, activity and push attempts; without, any change of any of the merchant's orders, and any push attempt
     /// for the `listed` orders (the rows of the list page that asks). Pages compare it over time to know when to refresh.
-    func revision(merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey] = []) async throws -> String {
-        guard let key else { return try await listRevision(merchant: merchant, changes: try await latestChange(merchant: merchant), listed: listed) }
+    func revision(merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey] = []) async throws -> Revision {
+        guard let key else {
+            return Revision(mark: try await listRevision(merchant: merchant, changes: try await latestChange(merchant: merchant), listed: listed))
+        }
         let record = try await order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier)
         let pushes = try await store.latestPushLogID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
         let activity = try await store.latestActivityID(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier)
-        return "\(record.changeSequence).\(pushes).\(activity)"
+        return Revision(mark: "\(record.changeSequence).\(pushes).\(activity)", version: record.version)
+    }
+
+    /// A page's revision mark and, for an order page, the order's version read with it (a push attempt moves the mark,
+    /// not the version: the page tells a content change by the version).
+    struct Revision: Sendable, Equatable {
+        var mark: String
+        var version: Int? = nil
     }
 
     /// The change sequence of the merchant's latest order change: the list page reads it before its rows.
