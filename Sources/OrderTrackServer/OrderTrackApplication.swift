@@ -167,8 +167,9 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
+        let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
-            store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
+            store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)
         ApplePayRoutes(
             applePay: applePay, playground: configuration.isDevelopment ? CheckoutPlayground(orders: orders, applePay: applePay) : nil, cpu: cpu,
             maximumBodySize: configuration.maximumMerchantBodySize
@@ -198,10 +199,10 @@ public struct OrderTrackApplication: Sendable {
                     idleTimeout: configuration.idleTimeout, requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
-            // then the CPU pool they use.
+            // then the gateway client and the CPU pool.
             services: [
-                cpu, packages, dispatcher, follower, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now),
-                fetches, keyUses,
+                cpu, gateway, packages, dispatcher, follower,
+                RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now), fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
