@@ -34,9 +34,11 @@ public struct OrderTrackApplication: Sendable {
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
-            let credentials =
-                configuration.isDevelopment
-                ? try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger) : nil
+            var credentials: DevelopmentCredentials?
+            if configuration.isDevelopment {
+                credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
+                try await DevelopmentBootstrap.warnIfShared(store: store, logger: logger)
+            }
             let application = try makeApplication(
                 configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
@@ -98,7 +100,7 @@ public struct OrderTrackApplication: Sendable {
         }
         if configuration.isDevelopment {
             logger.notice(
-                "development mode (--dev, the SQLite default): demo credentials on an empty store and development certificates are accepted; run production with --no-dev and a master key"
+                "development mode (--dev, the SQLite default): demo credentials on an empty store, and development certificates are accepted while one merchant uses the server; run production with --no-dev and a master key"
             )
         }
         if configuration.isInsecure {
@@ -158,7 +160,7 @@ public struct OrderTrackApplication: Sendable {
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
         let administration = Administration(
-            store: store, trust: configuration.isDevelopment ? .development : .apple, parseIdentity: { try await packages.parse($0) })
+            store: store, trust: configuration.isDevelopment ? .developmentForSoleMerchant : .apple, parseIdentity: { try await packages.parse($0) })
         let keyUses = APIKeyUseRecorder(store: store, logger: logger)
         let orderTypes = OrderTypeService(
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
