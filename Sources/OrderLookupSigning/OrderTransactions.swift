@@ -8,6 +8,8 @@ import OrderModel
 /// - `purchaseDate` and `originalPurchaseDate`: the order's `createdAt`.
 /// - `quantity`: the line item's quantity rounded to a whole number, at least 1.
 /// - `price` and `currency`: the line item's price (the unit price) × 1000, rounded, and its currency.
+/// - A line item whose quantity or price in thousandths does not fit in 64 bits has no transaction: signing another
+///   number would be worse than none. The schema refuses such items (audit L20); orders stored before it may have them.
 /// - `type` `Consumable` (the same product can be bought again in another order), `inAppOwnershipType` `PURCHASED`,
 ///   `transactionReason` `PURCHASE`, `environment` `Production`.
 /// - `revocationDate` and `revocationReason` `0`: every item when the payment is refunded (the latest refund's date,
@@ -34,16 +36,22 @@ public enum OrderTransactions {
     /// The payloads of `order`'s transactions, one per line item; empty for an order without line items.
     public static func payloads(for order: Order, context: Context) -> [JWSTransactionDecodedPayload] {
         let purchased = milliseconds(order.createdAt)
-        return (order.lineItems ?? []).enumerated().map { index, item in
+        return (order.lineItems ?? []).enumerated().compactMap { index, item in
+            guard let quantity = wholeQuantity(item.quantity) else { return nil }
+            var price: Int64?
+            if let amount = item.price?.amount {
+                guard let thousandths = milliUnits(amount) else { return nil }
+                price = thousandths
+            }
             let transactionId = TransactionIdentifier.derive(
                 orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, lineItemIndex: index)
             let revoked = revocationDate(of: item, in: order)
             return JWSTransactionDecodedPayload(
                 transactionId: transactionId, originalTransactionId: transactionId, bundleId: context.bundleId,
                 productId: item.sku ?? item.gtin ?? item.title, purchaseDate: purchased, originalPurchaseDate: purchased,
-                quantity: wholeQuantity(item.quantity), type: "Consumable", inAppOwnershipType: "PURCHASED",
+                quantity: quantity, type: "Consumable", inAppOwnershipType: "PURCHASED",
                 signedDate: milliseconds(context.signedAt), environment: "Production", transactionReason: "PURCHASE",
-                storefront: context.storefront, price: item.price.map { milliUnits($0.amount) }, currency: item.price?.currency,
+                storefront: context.storefront, price: price, currency: item.price?.currency,
                 revocationDate: revoked.map(milliseconds), revocationReason: revoked == nil ? nil : 0)
         }
     }
@@ -78,12 +86,20 @@ public enum OrderTransactions {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
-    static func milliUnits(_ amount: Decimal) -> Int64 {
-        NSDecimalNumber(decimal: rounded(amount * 1000)).int64Value
+    /// `amount` × 1000, rounded; `nil` beyond 64 bits.
+    static func milliUnits(_ amount: Decimal) -> Int64? {
+        int64(rounded(amount * 1000))
     }
 
-    static func wholeQuantity(_ quantity: Decimal) -> Int {
-        max(1, NSDecimalNumber(decimal: rounded(quantity)).intValue)
+    /// `quantity` rounded to a whole number, at least 1; `nil` beyond 64 bits.
+    static func wholeQuantity(_ quantity: Decimal) -> Int? {
+        int64(rounded(quantity)).map { max(1, Int($0)) }
+    }
+
+    /// A whole number as an `Int64`, or `nil` when it does not fit (`NSDecimalNumber.int64Value` would wrap it).
+    private static func int64(_ whole: Decimal) -> Int64? {
+        guard whole >= Decimal(Int64.min), whole <= Decimal(Int64.max) else { return nil }
+        return NSDecimalNumber(decimal: whole).int64Value
     }
 
     private static func rounded(_ value: Decimal) -> Decimal {

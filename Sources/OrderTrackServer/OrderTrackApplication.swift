@@ -34,9 +34,11 @@ public struct OrderTrackApplication: Sendable {
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
-            let credentials =
-                configuration.isDevelopment
-                ? try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger) : nil
+            var credentials: DevelopmentCredentials?
+            if configuration.isDevelopment {
+                credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
+                try await DevelopmentBootstrap.warnIfShared(store: store, logger: logger)
+            }
             let application = try makeApplication(
                 configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
@@ -98,7 +100,7 @@ public struct OrderTrackApplication: Sendable {
         }
         if configuration.isDevelopment {
             logger.notice(
-                "development mode (--dev, the SQLite default): demo credentials on an empty store and development certificates are accepted; run production with --no-dev and a master key"
+                "development mode (--dev, the SQLite default): demo credentials on an empty store, and development certificates are accepted while one merchant uses the server; run production with --no-dev and a master key"
             )
         }
         if configuration.isInsecure {
@@ -158,7 +160,7 @@ public struct OrderTrackApplication: Sendable {
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
         let administration = Administration(
-            store: store, trust: configuration.isDevelopment ? .development : .apple, parseIdentity: { try await packages.parse($0) })
+            store: store, trust: configuration.isDevelopment ? .developmentForSoleMerchant : .apple, parseIdentity: { try await packages.parse($0) })
         let keyUses = APIKeyUseRecorder(store: store, logger: logger)
         let orderTypes = OrderTypeService(
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
@@ -167,8 +169,9 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
+        let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
-            store: store, orders: orders, cpu: cpu, configuration: configuration.applePay, logger: logger, now: now)
+            store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)
         ApplePayRoutes(
             applePay: applePay, playground: configuration.isDevelopment ? CheckoutPlayground(orders: orders, applePay: applePay) : nil, cpu: cpu,
             maximumBodySize: configuration.maximumMerchantBodySize
@@ -198,10 +201,10 @@ public struct OrderTrackApplication: Sendable {
                     idleTimeout: configuration.idleTimeout, requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
-            // then the CPU pool they use.
+            // then the gateway client and the CPU pool.
             services: [
-                cpu, packages, dispatcher, follower, RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now),
-                fetches, keyUses,
+                cpu, gateway, packages, dispatcher, follower,
+                RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now), fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

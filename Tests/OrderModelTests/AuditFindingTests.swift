@@ -181,7 +181,8 @@ import Testing
             order["payment"] = ["total": ["amount": amount, "currency": .string(currency)], "status": "paid"]
             return OrderValidator.validate(document: order).errors
         }
-        let longest = "-" + String(repeating: "9", count: 26) + ".0000"
+        // The largest magnitude (audit L20), written with as many trailing zeros as fit.
+        let longest = "-9223372036854775.807" + String(repeating: "0", count: 11)
         #expect(longest.utf8.count == Amount.maximumLength)
         #expect(problems(amount: .number(longest), currency: "CLF").isEmpty)
         #expect(problems(amount: .string(longest), currency: "CLF").isEmpty)
@@ -317,6 +318,40 @@ import Testing
         let schema = OrderSchema.jsonSchema()
         #expect(schema["properties"]?["fulfillments"]?["maxItems"] == .integer(OrderSchema.maximumFulfillments))
         #expect(schema["$defs"]?["Address"]?["properties"]?["addressLines"]?["maxItems"] == .integer(OrderSchema.maximumAddressLines))
+    }
+
+    // MARK: L20 (audit of 2026-11-24): order lookup signed wrapped numbers for quantities and prices beyond 64 bits
+
+    @Test func l20_quantitiesAndAmountsAreCappedWhereTheLookupCanSignThem() {
+        func problems(quantity: JSONValue = 1, price: JSONValue = "21.00", total: JSONValue = "21.00") -> [ValidationProblem] {
+            var order = Fixtures.minimalOrder
+            // Kuwaiti dinars have three minor units: the limit's thousandths are the currency's own.
+            order["lineItems"] = [["title": "Coffee beans", "quantity": quantity, "price": ["amount": price, "currency": "KWD"]]]
+            order["payment"] = ["total": ["amount": total, "currency": "KWD"], "status": "paid"]
+            return OrderValidator.validate(document: order).errors
+        }
+        #expect(problems(quantity: .number("1000000000")).isEmpty)
+        #expect(problems(quantity: .number("2.5")).isEmpty, "quantities may still be fractional")
+        // Rows 349 and 351: 1e30 and 9.3e18 were signed as quantity 1.
+        for quantity in ["1000000001", "1e30", "9.3e18"] {
+            #expect(
+                problems(quantity: .number(quantity)) == [
+                    ValidationProblem(path: "lineItems[0].quantity", message: "must be at most 1000000000, but is \(quantity)")
+                ])
+        }
+        // The largest amount whose thousandths fit in 64 bits, either way, as a number and as a string.
+        for amount: JSONValue in [.number("9223372036854775.807"), .string("-9223372036854775.807"), .string("9223372036854775.80700")] {
+            #expect(problems(price: amount, total: amount).isEmpty, "\(amount)")
+        }
+        // Row 350: a price with 26 integer digits was signed as 7886392056514346998.
+        for literal in ["9223372036854775.808", "-9223372036854776", "99999999999999999999999999.99"] {
+            let message =
+                "\(literal) is too large: an amount may be at most 9223372036854775.807 either way (its thousandths must fit in a signed 64-bit integer)"
+            #expect(problems(price: .string(literal)) == [ValidationProblem(path: "lineItems[0].price.amount", message: message)])
+            #expect(problems(total: .number(literal)) == [ValidationProblem(path: "payment.total.amount", message: message)])
+        }
+        let schema = OrderSchema.jsonSchema()["$defs"]?["LineItem"]?["properties"]?["quantity"]
+        #expect(schema?["maximum"] == .number("1000000000"), "published in the JSON Schema")
     }
 
     static func value(at dottedPath: String, in document: JSONValue) -> JSONValue? {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import ExternalTools
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -63,6 +64,8 @@ struct MockApplePayGateway {
         struct Answer: Sendable {
             var status: HTTPResponse.Status
             var body: [UInt8]
+            /// Sent as `Location`: the gateway redirects (audit L17).
+            var location: String? = nil
         }
 
         private let answer: Mutex<Answer>
@@ -97,19 +100,54 @@ struct MockApplePayGateway {
             let bytes = try await request.collectBody(upTo: 64 * 1024)
             state.record(path: request.uri.path, body: Array(bytes.readableBytesView))
             let answer = state.current
-            return Response(
-                status: answer.status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            var headers: HTTPFields = [.contentType: "application/json"]
+            headers[.location] = answer.location
+            return Response(status: answer.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
         }
+        return try await Loopback.serve(router, server: try .tls(.http1(), tlsConfiguration: tls)) { port in
+            try await body(URL(string: "https://localhost:\(port)")!)
+        }
+    }
+}
+
+/// Servers on a free loopback port for the duration of a test.
+enum Loopback {
+    /// Serves `router` with `server` until `body`, which gets the bound port, returns.
+    static func serve<Value: Sendable>(
+        _ router: Router<BasicRequestContext>, server: HTTPServerBuilder, _ body: @Sendable (_ port: Int) async throws -> Value
+    ) async throws -> Value {
         let port = AsyncStream<Int>.makeStream()
         let application = Application(
-            router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in port.continuation.yield(channel.localAddress?.port ?? 0) })
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await application.runService() }
             var ports = port.stream.makeAsyncIterator()
             let bound = try #require(await ports.next())
             defer { group.cancelAll() }
-            return try await body(URL(string: "https://localhost:\(bound)")!)
+            return try await body(bound)
+        }
+    }
+
+    /// A plain-HTTP service only the server's own network should reach: answers every GET and POST with a marker and
+    /// records what it received.
+    final class InternalService: Sendable {
+        static let marker = "INTERNAL-ONLY-7f3c9a"
+        private let received = Mutex<[String]>([])
+
+        var requests: [String] { received.withLock { $0 } }
+
+        func run<Value: Sendable>(_ body: @Sendable (_ port: Int) async throws -> Value) async throws -> Value {
+            let router = Router()
+            let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+                self.received.withLock { $0.append("\(request.method) \(request.uri.path)") }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"internal":"\#(Self.marker)"}"#)))
+            }
+            router.get("**", use: handler)
+            router.post("**", use: handler)
+            return try await Loopback.serve(router, server: .http1(), body)
         }
     }
 }
@@ -202,7 +240,7 @@ struct MockApplePayGateway {
                 gateway.state.answer(with: .init(status: .internalServerError, body: Array(#"{"statusMessage":"Payment Services Exception"}"#.utf8)))
                 let failed = try await client.merchant(.post, "/api/v1/apple_pay/sessions", json: request)
                 #expect(failed.status == .badGateway && failed.json["error"]?["code"] == "apple_pay_gateway_failed")
-                #expect(failed.json["error"]?["message"]?.stringValue?.contains("Payment Services Exception") == true)
+                #expect(failed.json["error"]?["message"]?.stringValue == Self.gatewayFailure, "the gateway's error is only logged")
             }
 
             // The gateway refuses a client without the merchant's certificate: the TLS handshake fails.
@@ -236,7 +274,71 @@ struct MockApplePayGateway {
             let failed = try await client.merchant(
                 .post, "/api/v1/apple_pay/sessions", json: ["validationURL": .string(Self.validationURL), "domain": "shop.example.com"])
             #expect(failed.status == .badGateway && failed.json["error"]?["code"] == "apple_pay_gateway_failed", "\(failed.text)")
+            #expect(failed.json["error"]?["message"]?.stringValue == Self.gatewayFailure, "a closed port is answered like any failure")
         }
         #expect(log.messages(atLeast: .warning).contains { $0.contains("--apple-pay-gateway-test-url") }, "a test gateway is warned about at start")
+    }
+
+    /// What the caller gets for every gateway failure (audit L17): one answer, the details only in the log.
+    static let gatewayFailure = "Apple's payment gateway gave no merchant session; try again later (the server's log has the reason)"
+
+    @Test func l17_aGatewayRedirectIsNeverFollowedAndEveryFailureLooksTheSame() async throws {
+        let pki = try MockApplePayGateway.PKI()
+        defer { pki.remove() }
+        let gateway = MockApplePayGateway()
+        let internalService = Loopback.InternalService()
+        let log = RecordingLogHandler.Entries()
+        try await internalService.run { internalPort in
+            try await gateway.run(pki) { origin in
+                var server = try TestServer()
+                server.applePay.testGateway = .init(origin: origin, trustRootPEM: pki.gatewayRootPEM)
+                defer { server.remove() }
+                try await server.run(logger: Logger(label: "l17", factory: { _ in RecordingLogHandler(entries: log) })) { client in
+                    let identity: JSONValue = [
+                        "pkcs12": .string(Data(pki.merchantIdentityPKCS12).base64EncodedString()),
+                        "password": .string(MockApplePayGateway.PKI.password), "merchantIdentifier": "merchant.test.ordertrack",
+                        "displayName": "Demo Shop", "domains": ["shop.example.com"],
+                    ]
+                    #expect(try await client.merchant(.put, "/api/v1/apple_pay/merchant-identity", json: identity).status == .ok)
+                    func session(_ answer: MockApplePayGateway.State.Answer) async throws -> Client.Reply {
+                        gateway.state.answer(with: answer)
+                        return try await client.merchant(
+                            .post, "/api/v1/apple_pay/sessions", json: ["validationURL": .string(Self.validationURL), "domain": "shop.example.com"])
+                    }
+                    let internalURL = "http://127.0.0.1:\(internalPort)/internal"
+                    // Rows 196-198: redirects to an internal service (POST kept by 307, GET after 302), to a closed port, and
+                    // to another path of the gateway itself; then an error with a body (row 199).
+                    let replies: [(String, Client.Reply)] = [
+                        ("307 to an open port", try await session(.init(status: .temporaryRedirect, body: [], location: internalURL + "/307"))),
+                        ("302 to an open port", try await session(.init(status: .found, body: [], location: internalURL + "/302"))),
+                        (
+                            "307 to a closed port",
+                            try await session(.init(status: .temporaryRedirect, body: [], location: "http://127.0.0.1:9/closed"))
+                        ),
+                        (
+                            "308 within the gateway",
+                            try await session(.init(status: .permanentRedirect, body: [], location: origin.absoluteString + "/moved"))
+                        ),
+                        (
+                            "500 with a body",
+                            try await session(
+                                .init(status: .internalServerError, body: Array(#"{"statusMessage":"Payment Services Exception"}"#.utf8)))
+                        ),
+                    ]
+                    #expect(internalService.requests.isEmpty, "a redirect reaches nothing: \(internalService.requests)")
+                    #expect(gateway.state.requests.map(\.path) == Array(repeating: "/paymentservices/startSession", count: replies.count))
+                    for (name, reply) in replies {
+                        #expect(reply.status == .badGateway, "\(name): \(reply.status)")
+                        #expect(reply.json["error"]?["code"] == "apple_pay_gateway_failed", "\(name): \(reply.text)")
+                        #expect(reply.json["error"]?["message"]?.stringValue == Self.gatewayFailure, "\(name): \(reply.text)")
+                        #expect(reply.body == replies[0].1.body, "\(name) is answered like the others")
+                        #expect(!reply.text.contains(Loopback.InternalService.marker))
+                    }
+                }
+            }
+        }
+        let warnings = log.messages(atLeast: .warning)
+        #expect(warnings.contains { $0.contains("307") && $0.contains("/internal/307") }, "the log names the redirect: \(warnings)")
+        #expect(warnings.contains { $0.contains("Payment Services Exception") }, "and Apple's error")
     }
 }

@@ -78,6 +78,49 @@ import Testing
         }
     }
 
+    /// The payload of a compact JWS, unverified (the tests against Apple's library verify the signatures).
+    static func payload(of jws: String) throws -> JSONValue {
+        var base64 = jws.split(separator: ".")[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return try JSONValue.parse(Array(try #require(Data(base64Encoded: base64))))
+    }
+
+    @Test func l20_aStoredItemBeyondSixtyFourBitsIsLeftOutNeverSignedWithAnotherNumber() async throws {
+        let server = try Self.server()
+        defer { server.remove() }
+        try await server.run { client in
+            let key = try #require(client.credentials.lookup)
+            let created = try await client.merchant(.post, "/api/v1/orders", json: Self.order(number: "LK-L20"))
+            let details = try #require(created.json["orderDetails"])
+            let (type, id) = (details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!)
+            // An order stored before the caps, written past validation: the audit's rows 349-351 between two items that fit,
+            // the second at the largest price whose thousandths fit in 64 bits.
+            let stored = try #require(try await client.store.order(type: type, id: id))
+            var document = try JSONValue.parse(stored.document)
+            document["lineItems"] = [
+                ["title": "Fits", "sku": "FITS-1", "quantity": 2, "price": ["amount": "1.25", "currency": "USD"]],
+                ["title": "Huge quantity", "sku": "QTY-1E30", "quantity": .number("1e30"), "price": ["amount": "21.00", "currency": "USD"]],
+                ["title": "Huge price", "sku": "PRICE-26", "quantity": 1, "price": ["amount": "99999999999999999999999999.99", "currency": "USD"]],
+                ["title": "Wrapping quantity", "sku": "QTY-9E18", "quantity": .number("9.3e18"), "price": ["amount": "1.00", "currency": "USD"]],
+                ["title": "Largest price", "sku": "FITS-2", "quantity": 1, "price": ["amount": "9223372036854775.807", "currency": "USD"]],
+            ]
+            _ = try await client.store.updateOrder(
+                type: type, id: id, expectedVersion: stored.version, document: document.serialized(), status: stored.status,
+                orderNumber: "LK-L20", updatedAt: Date())
+
+            let answer = try await client.call(.get, "/inApps/v1/lookup/LK-L20", headers: [.authorization: "Bearer \(try await Self.token(key))"])
+            #expect(answer.status == .ok && answer.json["status"] == .integer(0), "\(answer.text)")
+            let signed = try (answer.json["signedTransactions"]?.arrayValue ?? []).map { try Self.payload(of: $0.stringValue ?? "") }
+            #expect(signed.map { $0["productId"]?.stringValue } == ["FITS-1", "FITS-2"], "the items beyond 64 bits are left out")
+            #expect(signed.map { $0["quantity"] } == [.integer(2), .integer(1)])
+            #expect(signed.map { $0["price"] } == [.integer(1250), .integer(Int(Int64.max))])
+            // The items keep the transaction identifiers of their positions in the order.
+            #expect(
+                signed.map { $0["transactionId"]?.stringValue }
+                    == [0, 4].map { TransactionIdentifier.derive(orderTypeIdentifier: type, orderIdentifier: id, lineItemIndex: $0) })
+        }
+    }
+
     @Test func mapsServerFaultsToAppleCodes() {
         let retryable = AppStoreAPIError(answering: OrderStoreError.unavailable(operation: "read", reason: "connection refused"))
         #expect(retryable == .internalRetryable && retryable.body?.code == 5_000_001)

@@ -1,5 +1,8 @@
 import ExternalTools
 import Foundation
+import HTTPTypes
+import Logging
+import OrderModel
 import OrderPersistence
 import OrderSigning
 import OrderTrackServer
@@ -141,5 +144,47 @@ import Testing
             }
             #expect(try await store.orderType("order.com.victim")?.merchantID != other)
         }
+    }
+
+    @Test func l21_aDevelopmentServerTakesNoSelfMadeChainOnceItServesSeveralMerchants() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        // Row 32: `ordertrack identity create-dev`'s chain, its stand-in WWDR in the .p12.
+        @Sendable func upload(_ client: Client, key: String, _ type: String) async throws -> Client.Reply {
+            let pkcs12 = try TenantIsolationTests.pkcs12(orderTypeIdentifier: type, iterations: 2048)
+            return try await RestrictedKeyTests.call(
+                client, key, .put, "/api/v1/order-types/\(type)", json: ["pkcs12": .string(Data(pkcs12).base64EncodedString()), "password": "pw"])
+        }
+        try await server.run { client in
+            // Alone on the server, the developer's merchant configures order types with development chains.
+            let alone = try await upload(client, key: client.apiKey, "order.com.example.solo")
+            #expect(alone.status == .ok, "\(alone.text)")
+
+            let (squatter, squatterKey) = try await Administration(store: client.store).createMerchant(name: "Squatter")
+            let squat = try await upload(client, key: squatterKey, "order.com.bigretailer")
+            #expect(squat.status == .unprocessableContent && squat.json["error"]?["code"] == "order_type_rejected", "\(squat.text)")
+            let reason = try #require(squat.json["error"]?["message"]?.stringValue)
+            #expect(reason.contains("does not chain to Apple"), "\(reason)")
+            #expect(try await client.store.orderType("order.com.bigretailer") == nil)
+            // An order type another merchant has is refused with the same words: nothing tells which are taken.
+            let taken = try await upload(client, key: squatterKey, "order.com.example.solo")
+            #expect(
+                taken.json["error"]?["message"]?.stringValue
+                    == reason.replacingOccurrences(of: "order.com.bigretailer", with: "order.com.example.solo"),
+                "\(taken.text)")
+            // The first merchant is now one of several: its development chains are refused too.
+            let later = try await upload(client, key: client.apiKey, "order.com.example.later")
+            #expect(later.status == .unprocessableContent, "\(later.text)")
+            // The operator (`ordertrack order-type`, with the database in hand) still configures development identities.
+            let refusal = await Self.refusal(
+                Administration(store: client.store, trust: .development), merchant: squatter.id, type: "order.com.example.operator",
+                identity: try Self.developmentIdentity("order.com.example.operator"))
+            #expect(refusal == nil, "\(refusal ?? "")")
+        }
+        // Each start of a development server with several merchants warns about it.
+        let log = RecordingLogHandler.Entries()
+        try await server.run(logger: Logger(label: "l21", factory: { _ in RecordingLogHandler(entries: log) })) { _ in }
+        #expect(
+            log.messages(atLeast: .warning).contains { $0.contains("development mode serves 2 merchants") }, "\(log.messages(atLeast: .warning))")
     }
 }

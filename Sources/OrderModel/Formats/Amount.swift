@@ -7,11 +7,16 @@ import Foundation
 public enum Amount {
     /// Longest amount literal the schema accepts, in bytes (sign, digits and decimal point).
     ///
-    /// Real sums are far shorter: ISO 4217 currencies have at most 4 minor units (CLF, UYW), and even a trillion
-    /// US dollars in Iranian rials has 19 integer digits; 32 bytes leave room for 26 integer digits, 4 decimals and
-    /// a sign, and for the trailing zeros some serializers write. It also stays within the 38 significant digits
-    /// that `Decimal` holds exactly.
+    /// Real sums are far shorter: ISO 4217 currencies have at most 4 minor units (CLF, UYW), and
+    /// ``maximumMagnitude`` allows 16 integer digits; 32 bytes leave room for those, 4 decimals and a sign, and for the
+    /// trailing zeros some serializers write. It also stays within the 38 significant digits that `Decimal` holds
+    /// exactly.
     public static let maximumLength = 32
+
+    /// Largest magnitude of an amount, 9223372036854775.807: order lookup signs prices in thousandths as signed 64-bit
+    /// integers, and a larger amount would be signed as another number (audit L20). Even a billion US dollars in
+    /// Iranian rials stays below it.
+    public static let maximumMagnitude = Decimal(sign: .plus, exponent: -3, significand: Decimal(Int64.max))
 
     /// `text` if it is a plain decimal (`12`, `-3.5`, `0.125`), else `nil`.
     public static func decimalText(_ text: String) -> String? {
@@ -64,6 +69,12 @@ public enum Amount {
     public static func decimal(_ text: String) -> Decimal? {
         guard text.utf8.count <= maximumLength, isDecimal(text.utf8) else { return nil }
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// Whether decimal text is larger in magnitude than ``maximumMagnitude``; `false` for anything that is not decimal
+    /// text of at most ``maximumLength`` bytes, which other checks refuse.
+    public static func exceedsMaximumMagnitude(_ text: String) -> Bool {
+        decimal(text).map { $0.magnitude > maximumMagnitude } ?? false
     }
 
     /// `-? DIGIT+ ( "." DIGIT+ )?`

@@ -20,6 +20,10 @@ public enum OrderSchema {
     public static let maximumAssociatedApplications = 20
     /// Lines of a postal address; real formats use at most about six.
     public static let maximumAddressLines = 10
+    /// Largest `quantity` of a line item (audit L20). Apple publishes none; a billion units (or grams, or metres) is
+    /// beyond any order a customer tracks in Wallet, and the cap keeps the whole number order lookup signs far inside
+    /// 64 bits, where a larger value wrapped into another number.
+    public static let maximumQuantity: Double = 1_000_000_000
 
     /// `Address`: a postal address.
     public static let address = ObjectSchema(
@@ -101,7 +105,7 @@ public enum OrderSchema {
         "LineItem",
         [
             Property("title", .string(.localizable), required: true),
-            Property("quantity", .number(minimum: 0, maximum: nil), required: true),
+            Property("quantity", .number(minimum: 0, maximum: maximumQuantity), required: true),
             Property("subtitle", .string(.localizable)),
             Property("price", .object(currencyAmount)),
             Property("image", .string(.fileReference(.image))),

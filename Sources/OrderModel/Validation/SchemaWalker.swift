@@ -258,6 +258,12 @@ struct SchemaWalker {
         default:
             mismatch(value, expected: "a number such as 12.50", at: path)
         }
+        if let text = Amount.literal(of: value), Amount.exceedsMaximumMagnitude(text) {
+            error(
+                path,
+                "\(text) is too large: an amount may be at most \(Amount.maximumMagnitude) either way (its thousandths must fit in a signed 64-bit integer)"
+            )
+        }
     }
 
     mutating func checkPrecision(_ members: [String: JSONValue], at path: String) {

@@ -34,8 +34,8 @@ final class ApplePayService: Sendable {
     static let cachedIdentities = 10_000
 
     init(
-        store: any OrderStore, orders: OrderService, cpu: CPUWorkPool, configuration: ApplePayConfiguration, logger: Logger,
-        now: @escaping @Sendable () -> Date
+        store: any OrderStore, orders: OrderService, cpu: CPUWorkPool, gateway: GatewayHTTPClient, configuration: ApplePayConfiguration,
+        logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.store = store
         self.orders = orders
@@ -44,7 +44,7 @@ final class ApplePayService: Sendable {
         self.now = now
         decryptor = ApplePayDecryptor(
             identities: [], additionalTrustRoots: configuration.additionalTrustRoots, signingTimeTolerance: configuration.tokenMaxAge, now: now)
-        validation = MerchantValidation(configuration: configuration)
+        validation = MerchantValidation(configuration: configuration, client: gateway, logger: logger)
     }
 
     // MARK: Payment-processing identities

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOSSL
 import OrderModel
@@ -10,12 +11,19 @@ import OrderSigning
 /// Identity certificate, and relays Apple's opaque answer unchanged.
 ///
 /// The browser supplies the validation URL, so it is an SSRF vector: only `https` URLs on Apple's gateway hosts, on
-/// the default port, without user info, are ever connected to (``allowedGatewayURL(_:)``).
+/// the default port, without user info, are ever connected to (``allowedGatewayURL(_:)``), and a redirect is never
+/// followed (``GatewayHTTPClient``). Every failure is answered with the same ``failureMessage`` (audit L17): a caller
+/// who could tell a refused connection from a timeout or read the gateway's error would have a port scanner; the
+/// reason goes to the log.
 struct MerchantValidation: Sendable {
     /// Largest session Apple's gateway may answer; real ones are about 2 KB.
     static let maximumSessionSize = 64 * 1024
+    /// What the caller learns of any failure to get a session from the gateway.
+    static let failureMessage = "Apple's payment gateway gave no merchant session; try again later (the server's log has the reason)"
 
     let configuration: ApplePayConfiguration
+    let client: GatewayHTTPClient
+    let logger: Logger
 
     /// The URL if it is one of Apple's payment gateways: `https://` + optional `cn-` + `apple-pay-gateway` + optional
     /// `-suffix` labels + `.apple.com`, default port, no user info. IP literals and other hosts never match.
@@ -74,16 +82,29 @@ struct MerchantValidation: Sendable {
         let response: HTTPClientResponse
         let bytes: ByteBuffer
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .init(configuration.gatewayTimeout))
+            response = try await client.execute(request, timeout: .init(configuration.gatewayTimeout))
             bytes = try await response.body.collect(upTo: Self.maximumSessionSize)
         } catch {
-            throw OrderTrackError(.applePayGatewayFailed, "Apple's payment gateway at \(url.host ?? "?") did not answer: \(error)")
+            throw failure(url, "no answer", ["error": .string("\(error)")])
         }
-        guard response.status.code == 200 else {
-            let excerpt = String(decoding: bytes.readableBytesView.prefix(300), as: UTF8.self)
-            throw OrderTrackError(
-                .applePayGatewayFailed, "Apple's payment gateway answered \(response.status.code) \(response.status.reasonPhrase): \(excerpt)")
+        guard response.status == .ok else {
+            var details: Logger.Metadata = [
+                "status": .stringConvertible(response.status.code),
+                "body": .string(String(decoding: bytes.readableBytesView.prefix(300), as: UTF8.self).debugDescription),
+            ]
+            if let location = response.headers.first(name: "Location") {
+                details["location"] = .string(location.debugDescription)
+            }
+            throw failure(url, response.status.code / 100 == 3 ? "a redirect, not followed" : "an error", details)
         }
         return Array(bytes.readableBytesView)
+    }
+
+    /// Logs why the gateway at `url` gave no session and returns the one error every such failure is answered with.
+    private func failure(_ url: URL, _ what: String, _ details: Logger.Metadata) -> OrderTrackError {
+        logger.warning(
+            "merchant validation failed: Apple's payment gateway gave \(what)",
+            metadata: details.merging(["gateway": .string(url.absoluteString)]) { own, _ in own })
+        return OrderTrackError(.applePayGatewayFailed, Self.failureMessage)
     }
 }

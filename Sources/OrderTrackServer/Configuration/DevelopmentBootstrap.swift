@@ -66,6 +66,16 @@ enum DevelopmentBootstrap {
         return credentials
     }
 
+    /// Warns when development mode serves several merchants (audit L21): it is meant for one developer's server, and a
+    /// shared one keeps what merchants configured with development certificates before the second one came.
+    static func warnIfShared(store: any OrderStore, logger: Logger) async throws {
+        let merchants = try await store.merchants().count
+        guard merchants > 1 else { return }
+        logger.warning(
+            "development mode serves \(merchants) merchants: they can no longer configure development certificates (only ordertrack order-type can), but order types configured with one earlier keep it; run a server several merchants share with --no-dev and a master key"
+        )
+    }
+
     /// The deployment's lookup signing chain and a lookup key for the demo merchant, written to `lookup/` in the data
     /// directory: `AuthKey_<keyId>.p8` (0600) and `root.pem`.
     static func createLookupKey(store: any OrderStore, merchantID: String, configuration: ServerConfiguration) async throws

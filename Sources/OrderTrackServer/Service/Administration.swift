@@ -182,7 +182,10 @@ public struct Administration: Sendable {
         }
         // One refusal for every certificate that does not prove ownership, whether or not another merchant has the
         // identifier: the answer must not tell which identifiers other tenants use.
-        if let refusal = await trust.refusal(of: identity, for: orderTypeIdentifier, now: Date()) {
+        let refusal = try await trust.refusal(of: identity, for: orderTypeIdentifier, now: Date()) {
+            try await store.merchants().allSatisfy { $0.id == merchantID }
+        }
+        if let refusal {
             throw OrderTrackError(.orderTypeRejected, "the certificate does not prove ownership of order type \(orderTypeIdentifier): \(refusal)")
         }
         if let apnsToken {
