@@ -179,6 +179,28 @@ enum Loopback {
         }
     }
 
+    /// Apple retired startSession: every allowed URL is asked at paymentSession on its own host, whatever its path,
+    /// query or fragment; the host never changes.
+    @Test func sessionsGoToPaymentSessionOnTheSameHost() throws {
+        for (given, expected) in [
+            (
+                "https://apple-pay-gateway.apple.com/paymentservices/startSession",
+                "https://apple-pay-gateway.apple.com/paymentservices/paymentSession"
+            ),
+            (
+                "https://cn-apple-pay-gateway.apple.com/paymentservices/paymentSession",
+                "https://cn-apple-pay-gateway.apple.com/paymentservices/paymentSession"
+            ),
+            (
+                "https://apple-pay-gateway-nc-pod5.apple.com/other/path?x=1#y",
+                "https://apple-pay-gateway-nc-pod5.apple.com/paymentservices/paymentSession"
+            ),
+        ] {
+            let allowed = try #require(MerchantValidation.allowedGatewayURL(given))
+            #expect(MerchantValidation.sessionURL(on: allowed).absoluteString == expected)
+        }
+    }
+
     @Test func sessionsAreRelayedByteForByteOverMutualTLS() async throws {
         let pki = try MockApplePayGateway.PKI()
         defer { pki.remove() }
@@ -215,7 +237,8 @@ enum Loopback {
                 #expect(session.body == MockApplePayGateway.session, "Apple's session is relayed unchanged")
                 #expect(session.headers[.cacheControl] == "no-store")
                 let sent = try #require(gateway.state.requests.last)
-                #expect(sent.path == "/paymentservices/startSession")
+                // Apple retired startSession: the session goes to paymentSession on the same host, whatever the path given.
+                #expect(sent.path == "/paymentservices/paymentSession")
                 #expect(
                     try JSONValue.parse(sent.body)
                         == [
@@ -326,7 +349,7 @@ enum Loopback {
                         ),
                     ]
                     #expect(internalService.requests.isEmpty, "a redirect reaches nothing: \(internalService.requests)")
-                    #expect(gateway.state.requests.map(\.path) == Array(repeating: "/paymentservices/startSession", count: replies.count))
+                    #expect(gateway.state.requests.map(\.path) == Array(repeating: "/paymentservices/paymentSession", count: replies.count))
                     for (name, reply) in replies {
                         #expect(reply.status == .badGateway, "\(name): \(reply.status)")
                         #expect(reply.json["error"]?["code"] == "apple_pay_gateway_failed", "\(name): \(reply.text)")

@@ -1,9 +1,12 @@
 /// Schema-driven transformations of order.json trees.
 public enum OrderNormalizer {
-    /// Writes every money amount as a JSON number with its currency's minor units (`"12.5"` USD → `12.50`).
-    /// Amounts that are not valid decimals are left alone for the validator to report.
+    /// Writes every money amount as a JSON number with its currency's minor units (`"12.5"` USD → `12.50`), and a
+    /// number written as a decimal string (`"quantity": "2"`) as the number. Values that are neither are left alone
+    /// for the validator to report.
     public static func normalize(_ value: JSONValue, node: SchemaNode) -> JSONValue {
         switch node {
+        case .number:
+            return value.stringValue.flatMap(SchemaWalker.numberInString).map(JSONValue.number) ?? value
         case .object(let schema):
             guard var members = value.objectValue else { return value }
             for (key, member) in members {

@@ -25,6 +25,13 @@ struct SchemaWalker {
         problems.append(ValidationProblem(path: path, message: message, severity: .note))
     }
 
+    /// The JSON number literal a string holds (`"2"`, `"0.5"`, `"-3"`), or `nil`: plain decimals only, at most 32
+    /// characters, so nothing Swift's `Double` also reads (`"0x10"`, `"inf"`, `" 2"`) slips through.
+    static func numberInString(_ text: String) -> String? {
+        guard (1...32).contains(text.utf8.count), text.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?/) != nil else { return nil }
+        return text
+    }
+
     static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     mutating func check(_ value: JSONValue, against node: SchemaNode, at path: String) {
@@ -33,11 +40,13 @@ struct SchemaWalker {
             guard let text = value.stringValue else { return mismatch(value, expected: "a string", at: path) }
             checkString(text, format: format, at: path)
         case .number(let minimum, let maximum):
-            guard let literal = value.numberLiteral else {
-                if let text = value.stringValue, Double(text) != nil {
-                    return error(path, "must be a JSON number, not a string; write \(text) without quotes")
-                }
+            guard let literal = value.numberLiteral ?? value.stringValue.flatMap(Self.numberInString) else {
                 return mismatch(value, expected: "a number", at: path)
+            }
+            if value.stringValue != nil {
+                // Apple's own localization example writes "quantity": "2": accepted, and stored as a number.
+                warning(
+                    path, "is the string \"\(literal)\"; Wallet's schema has a number here, so it was stored as \(literal): write it without quotes")
             }
             let number = Double(literal) ?? .infinity
             if let minimum, !(number >= minimum) { error(path, "must be at least \(Self.format(minimum)), but is \(literal)") }

@@ -35,6 +35,21 @@ struct MerchantValidation: Sendable {
         return url
     }
 
+    /// Apple's current session endpoint on the allowed gateway host: Apple retired `/paymentservices/startSession`
+    /// (it answers 400), yet Apple Pay JS builds still hand it out, so whatever path the browser gave, the session is
+    /// asked of `/paymentservices/paymentSession` on the same host, never another.
+    static let sessionPath = "/paymentservices/paymentSession"
+
+    /// The session endpoint on `allowed`'s host (an ``allowedGatewayURL(_:)``): its path replaced, query and fragment
+    /// dropped.
+    static func sessionURL(on allowed: URL) -> URL {
+        var components = URLComponents(url: allowed, resolvingAgainstBaseURL: false)
+        components?.path = sessionPath
+        components?.query = nil
+        components?.fragment = nil
+        return components?.url ?? allowed
+    }
+
     private static func isGatewayHost(_ host: String) -> Bool {
         guard host.hasSuffix(".apple.com") else { return false }
         var label = Substring(host.dropLast(".apple.com".count))
@@ -49,8 +64,12 @@ struct MerchantValidation: Sendable {
             }
     }
 
-    /// Requests a session for `domain` at `url` (already allowed) and returns Apple's body byte for byte.
-    func requestSession(url: URL, domain: String, identity: ApplePayMerchantIdentityRecord, signing: SigningIdentity) async throws -> [UInt8] {
+    /// Requests a session for `domain` from the gateway host of `url` (already allowed), at its session endpoint
+    /// (``sessionURL(on:)``), and returns Apple's body byte for byte.
+    func requestSession(url given: URL, domain: String, identity: ApplePayMerchantIdentityRecord, signing: SigningIdentity) async throws
+        -> [UInt8]
+    {
+        let url = Self.sessionURL(on: given)
         var target = url
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12

@@ -55,7 +55,7 @@ JSON
 curl -X POST '${origin}/api/v1/apple_pay/sessions' \\
   -H "Authorization: Bearer $ORDERTRACK_API_KEY" \\
   -H 'Content-Type: application/json' \\
-  -d '{"validationURL": "https://apple-pay-gateway.apple.com/paymentservices/startSession", "domain": "shop.example.com"}'`;
+  -d '{"validationURL": "https://apple-pay-gateway.apple.com/paymentservices/paymentSession", "domain": "shop.example.com"}'`;
 }
 
 function applePayJS({ applePayRequest, orderDetails }) {
