@@ -27,6 +27,7 @@ enum Migrations {
         Migration(version: 14, name: "default order types", apply: DefaultOrderTypeSchema.apply),
         Migration(version: 15, name: "order defaults per order type", apply: OrderTypeDefaultsSchema.apply),
         Migration(version: 16, name: "dashboard sessions tied to their API key", apply: SessionKeySchema.apply),
+        Migration(version: 17, name: "wallet link device tokens", apply: WalletLinkDeviceTokenSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -69,7 +69,9 @@ public protocol OrderStore: Sendable {
     /// The order with this type and identifier, or `nil`.
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
-    /// change sequence and records the `updated` activity entry described by `note`. Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
+    /// change sequence and records the `updated` activity entry described by `note`. A new `authenticationToken`
+    /// (a rotation) replaces the order's and deletes the registrations made with the old one.
+    /// Throws ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)``
     /// when another update came first (re-read and retry) or ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     /// `renumberedFor` names the order's merchant when the update gives it another `orderNumber`, which must then be
     /// free in the order type (``OrderStoreError/orderNumberExists(orderTypeIdentifier:orderNumber:existingOrderIdentifier:)``);
@@ -83,7 +85,8 @@ public protocol OrderStore: Sendable {
         orderNumber: String?,
         renumberedFor merchantID: String?,
         updatedAt: Date,
-        note: ChangeNote
+        note: ChangeNote,
+        authenticationToken: String?
     ) async throws -> OrderRecord
     /// A merchant's orders in creation order, optionally filtered; `after` is the cursor of the previous page.
     func listOrders(
@@ -100,13 +103,17 @@ public protocol OrderStore: Sendable {
 
     /// Registers a device for pushes of an order, replacing its push token if it changed; a new device is refused
     /// with ``RegistrationOutcome/limitReached(maximum:)`` when the order already has `maximumPerOrder` devices (the
-    /// count and the insert are one atomic step, across every instance sharing the database).
-    /// Throws ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist.
+    /// count and the insert are one atomic step, across every instance sharing the database). The registration names
+    /// the wallet link whose device token made it (`walletLinkID`; `nil` for the order's own token), and goes when
+    /// the link is revoked or deleted.
+    /// Throws ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist,
+    /// ``OrderStoreError/walletLinkClosed(id:)`` if the link was revoked or expired.
     func register(
         deviceLibraryIdentifier: String,
         pushToken: String,
         orderTypeIdentifier: String,
         orderIdentifier: String,
+        walletLinkID: String?,
         maximumPerOrder: Int?
     ) async throws -> RegistrationOutcome
     /// Removes a registration; `false` if there was none.
@@ -231,10 +238,18 @@ public protocol OrderStore: Sendable {
     func createWalletLink(_ link: WalletLinkRecord) async throws
     /// The wallet link whose token has this SHA-256, expired, revoked or not (the caller judges by its clock).
     func walletLink(tokenHash: String) async throws -> WalletLinkRecord?
-    /// Revokes one of the merchant's wallet links; `nil` when it has none with that id.
+    /// The wallet link whose device token has this SHA-256, expired, revoked or not (the caller judges by its clock).
+    func walletLink(deviceTokenHash: String) async throws -> WalletLinkRecord?
+    /// Gives a link made before links had device tokens its device token's SHA-256; a link that has one keeps it.
+    func setWalletLinkDeviceTokenHash(id: String, deviceTokenHash: String) async throws
+    /// Revokes one of the merchant's wallet links and deletes the registrations made with its device token; `nil` when
+    /// it has no link with that id.
     func revokeWalletLink(merchantID: String, id: String, at date: Date) async throws -> WalletLinkRecord?
-    /// Deletes wallet links that expired before `date`; returns the number deleted.
+    /// Deletes wallet links that expired before `date`, with their registrations; returns the number of links deleted.
     func deleteWalletLinks(expiredBefore date: Date) async throws -> Int
+    /// Deletes the registrations made with the device tokens of links that expired before `date`; returns the number
+    /// deleted.
+    func deleteRegistrations(ofWalletLinksExpiredBefore date: Date) async throws -> Int
     // MARK: Order activity
 
     /// Appends activity recorded outside a change's transaction (package fetches, written behind), in one transaction.
@@ -298,13 +313,13 @@ public protocol OrderStore: Sendable {
 }
 
 extension OrderStore {
-    /// Registers a device without a cap on the order's devices (tools, tests).
+    /// Registers a device with the order's own token, without a cap on the order's devices (tools, tests).
     public func register(
         deviceLibraryIdentifier: String, pushToken: String, orderTypeIdentifier: String, orderIdentifier: String
     ) async throws -> RegistrationOutcome {
         try await register(
             deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, orderTypeIdentifier: orderTypeIdentifier,
-            orderIdentifier: orderIdentifier, maximumPerOrder: nil)
+            orderIdentifier: orderIdentifier, walletLinkID: nil, maximumPerOrder: nil)
     }
 
     /// Stores a new order whose creation names no author (tools, imports, tests).
@@ -324,8 +339,8 @@ extension OrderStore {
             APIKeyInfo(id: APIKeyInfo.newID(), merchantID: merchantID, name: "secret key", prefix: prefix, createdAt: Date()), keyHash: keyHash)
     }
 
-    /// Updates an order, naming no author and no changed fields (tools, tests); reads the order first to know whether
-    /// its number changes.
+    /// Updates an order, keeping its token and naming no author and no changed fields (tools, tests); reads the order
+    /// first to know whether its number changes.
     public func updateOrder(
         type orderTypeIdentifier: String, id orderIdentifier: String, expectedVersion: Int, document: [UInt8], status: String?,
         orderNumber: String?, updatedAt: Date
@@ -334,7 +349,7 @@ extension OrderStore {
         return try await updateOrder(
             type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
             orderNumber: orderNumber, renumberedFor: current.flatMap { $0.orderNumber == orderNumber ? nil : $0.merchantID },
-            updatedAt: updatedAt, note: ChangeNote())
+            updatedAt: updatedAt, note: ChangeNote(), authenticationToken: nil)
     }
 }
 

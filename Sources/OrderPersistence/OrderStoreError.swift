@@ -45,6 +45,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case wrongMasterKey
     /// A merchant or order type still has orders, so it is not deleted without `force`.
     case stillHasOrders(subject: String, count: Int)
+    /// The wallet link was revoked or expired: its device token registers nothing.
+    case walletLinkClosed(id: String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -94,6 +96,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
                 + "database was last used with (ORDERTRACK_MASTER_KEY or --master-key-file), or rotate with `ordertrack rotate-master-key`"
         case .stillHasOrders(let subject, let count):
             "\(subject) still has \(count) order(s); delete them with it only with --force (devices of those orders get no further updates)"
+        case .walletLinkClosed(let id):
+            "wallet link \(id) was revoked or has expired; its device token registers nothing"
         }
     }
 }

@@ -31,12 +31,15 @@ public struct MerchantOrderDefaultsRecord: Sendable, Hashable {
 }
 
 /// A "Track in Wallet" link: whoever holds its token gets the order's current signed package until it expires or is
-/// revoked. Only the token's SHA-256 is stored.
+/// revoked, carrying a device token of the link's own. Only the SHA-256 of each token is stored.
 public struct WalletLinkRecord: Sendable, Hashable {
     /// The link's public identifier, for revoking it; not a secret.
     public var id: String
     /// Lowercase hex SHA-256 of the token in the link's URL.
     public var tokenHash: String
+    /// Lowercase hex SHA-256 of the device token the link's packages carry; `nil` for a link made before links had
+    /// one and not opened since.
+    public var deviceTokenHash: String?
     /// The merchant whose order the link opens.
     public var merchantID: String
     /// The order the link opens.
@@ -49,9 +52,13 @@ public struct WalletLinkRecord: Sendable, Hashable {
     public var revokedAt: Date?
 
     /// A link record to pass to ``OrderStore/createWalletLink(_:)``.
-    public init(id: String, tokenHash: String, merchantID: String, order: OrderKey, createdAt: Date, expiresAt: Date, revokedAt: Date? = nil) {
+    public init(
+        id: String, tokenHash: String, deviceTokenHash: String?, merchantID: String, order: OrderKey, createdAt: Date, expiresAt: Date,
+        revokedAt: Date? = nil
+    ) {
         self.id = id
         self.tokenHash = tokenHash
+        self.deviceTokenHash = deviceTokenHash
         self.merchantID = merchantID
         self.order = order
         self.createdAt = createdAt

@@ -116,6 +116,9 @@ extension SQLOrderStore {
     /// `updatedAt` is stored as given when it is later than the stored value, otherwise as the stored
     /// value plus 1 ms, so it strictly increases even if the clock steps back.
     ///
+    /// A new `authenticationToken` (a rotation) replaces the order's, and the registrations made with the old one
+    /// (those naming no wallet link) are deleted before the pushes are queued: those devices can no longer fetch it.
+    ///
     /// - Throws: ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)`` when another
     ///   update came first (re-read and retry), ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     public func updateOrder(
@@ -127,7 +130,8 @@ extension SQLOrderStore {
         orderNumber: String?,
         renumberedFor merchantID: String?,
         updatedAt: Date,
-        note: ChangeNote
+        note: ChangeNote,
+        authenticationToken: String?
     ) async throws -> OrderRecord {
         try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the version
@@ -137,7 +141,10 @@ extension SQLOrderStore {
             }
             let sequence = try await nextChangeSequence(db)
             let milliseconds = updatedAt.millisecondsSince1970
-            let updated = try await db.update("orders")
+            let update = db.update("orders")
+            if let authenticationToken { update.set("authentication_token", to: authenticationToken) }
+            let updated =
+                try await update
                 .set("document", to: Data(document))
                 .set("status", to: status)
                 .set("order_number", to: orderNumber)
@@ -155,6 +162,15 @@ extension SQLOrderStore {
                 .returning(Self.orderColumns.map { SQLColumn($0) })
                 .first()
             if let updated {
+                if authenticationToken != nil {
+                    try await Self.deleteRegistrations(
+                        db,
+                        where: """
+                            order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier) \
+                            AND wallet_link_id IS NULL
+                            """,
+                        at: self.now())
+                }
                 try await self.enqueuePushes(
                     db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
                 let stored = try Self.order(from: updated)

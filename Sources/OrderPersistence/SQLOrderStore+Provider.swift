@@ -78,7 +78,8 @@ extension SQLOrderStore {
     // MARK: Wallet links
 
     static let walletLinkColumns = [
-        "id", "token_hash", "merchant_id", "order_type_identifier", "order_identifier", "created_at", "expires_at", "revoked_at",
+        "id", "token_hash", "device_token_hash", "merchant_id", "order_type_identifier", "order_identifier", "created_at", "expires_at",
+        "revoked_at",
     ]
 
     /// Stores a new wallet link.
@@ -97,7 +98,7 @@ extension SQLOrderStore {
             try await db.insert(into: "wallet_links")
                 .columns(Self.walletLinkColumns)
                 .values(
-                    link.id, link.tokenHash, link.merchantID, link.order.orderTypeIdentifier, link.order.orderIdentifier,
+                    link.id, link.tokenHash, link.deviceTokenHash, link.merchantID, link.order.orderTypeIdentifier, link.order.orderIdentifier,
                     link.createdAt.millisecondsSince1970, link.expiresAt.millisecondsSince1970, link.revokedAt?.millisecondsSince1970
                 )
                 .run()
@@ -106,36 +107,71 @@ extension SQLOrderStore {
 
     /// The wallet link whose token has this SHA-256, expired, revoked or not.
     public func walletLink(tokenHash: String) async throws -> WalletLinkRecord? {
+        try await walletLink(where: "token_hash", is: tokenHash)
+    }
+
+    /// The wallet link whose device token has this SHA-256, expired, revoked or not.
+    public func walletLink(deviceTokenHash: String) async throws -> WalletLinkRecord? {
+        try await walletLink(where: "device_token_hash", is: deviceTokenHash)
+    }
+
+    private func walletLink(where column: String, is hash: String) async throws -> WalletLinkRecord? {
         try await read("read a wallet link") { db in
-            try await db.select().columns(Self.walletLinkColumns).from("wallet_links").where("token_hash", .equal, tokenHash).first()
+            try await db.select().columns(Self.walletLinkColumns).from("wallet_links").where(column, .equal, hash).first()
                 .map(Self.walletLink(from:))
         }
     }
 
-    /// Revokes one of the merchant's wallet links at `date`; `nil` when the merchant has no link with that id, the
-    /// link as it is now otherwise (revoking twice keeps the first date).
+    /// Gives a link made before links had device tokens the SHA-256 of its device token; a link that has one keeps it.
+    public func setWalletLinkDeviceTokenHash(id: String, deviceTokenHash: String) async throws {
+        try await write("give wallet link \(id) its device token") { db in
+            try await db.update("wallet_links").set("device_token_hash", to: deviceTokenHash)
+                .where("id", .equal, id).where("device_token_hash", .is, SQLLiteral.null)
+                .run()
+        }
+    }
+
+    /// Revokes one of the merchant's wallet links at `date` and deletes the registrations made with its device token;
+    /// `nil` when the merchant has no link with that id, the link as it is now otherwise (revoking twice keeps the
+    /// first date).
     public func revokeWalletLink(merchantID: String, id: String, at date: Date) async throws -> WalletLinkRecord? {
         try await write("revoke wallet link \(id)") { db in
+            // The update locks the link's row: a registration through the link waits for it, then finds it revoked.
             try await db.update("wallet_links").set("revoked_at", to: date.millisecondsSince1970)
                 .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("revoked_at", .is, SQLLiteral.null)
                 .run()
-            return try await db.select().columns(Self.walletLinkColumns).from("wallet_links")
-                .where("id", .equal, id).where("merchant_id", .equal, merchantID)
-                .first()
-                .map(Self.walletLink(from:))
+            guard
+                let link = try await db.select().columns(Self.walletLinkColumns).from("wallet_links")
+                    .where("id", .equal, id).where("merchant_id", .equal, merchantID)
+                    .first()
+                    .map(Self.walletLink(from:))
+            else { return nil }
+            try await Self.deleteRegistrations(db, where: "wallet_link_id = \(bind: id)", at: self.now())
+            return link
         }
     }
 
-    /// Deletes wallet links that expired before `date`; returns the number deleted.
+    /// Deletes wallet links that expired before `date`, and with them their registrations; returns the number of links
+    /// deleted.
     public func deleteWalletLinks(expiredBefore date: Date) async throws -> Int {
         try await write("delete expired wallet links") { db in
             try await db.delete(from: "wallet_links").where("expires_at", .lessThan, date.millisecondsSince1970).returning("id").all().count
         }
     }
 
+    /// Deletes the registrations made with the device tokens of links that expired before `date` (the links
+    /// themselves stay, to answer "expired"); returns the number deleted.
+    public func deleteRegistrations(ofWalletLinksExpiredBefore date: Date) async throws -> Int {
+        try await write("delete registrations of expired wallet links") { db in
+            try await Self.deleteRegistrations(
+                db, where: "wallet_link_id IN (SELECT id FROM wallet_links WHERE expires_at < \(bind: date.millisecondsSince1970))", at: self.now())
+        }
+    }
+
     static func walletLink(from row: any SQLRow) throws -> WalletLinkRecord {
         WalletLinkRecord(
-            id: try row.string("id"), tokenHash: try row.string("token_hash"), merchantID: try row.string("merchant_id"),
+            id: try row.string("id"), tokenHash: try row.string("token_hash"), deviceTokenHash: try row.optionalString("device_token_hash"),
+            merchantID: try row.string("merchant_id"),
             order: OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier")),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
             revokedAt: try row.decodeNil(column: "revoked_at") ? nil : try row.date("revoked_at"))

@@ -10,17 +10,23 @@ extension SQLOrderStore {
     /// one writer), so registrations of one order take turns and the count before an insert is never stale, whichever
     /// instance runs them.
     ///
-    /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist.
+    /// A registration names the wallet link whose device token made it (`walletLinkID`), or none for the order's own
+    /// token; registering again names the credential of that call.
+    ///
+    /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` if the order does not exist,
+    ///   ``OrderStoreError/walletLinkClosed(id:)`` if the link was revoked or expired.
     public func register(
         deviceLibraryIdentifier: String,
         pushToken: String,
         orderTypeIdentifier: String,
         orderIdentifier: String,
+        walletLinkID: String?,
         maximumPerOrder: Int?
     ) async throws -> RegistrationOutcome {
         try await write("register device \(deviceLibraryIdentifier) for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await lockOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
             let now = self.now().millisecondsSince1970
+            if let walletLinkID { try await lockLiveWalletLink(db, id: walletLinkID, now: now) }
             if let maximumPerOrder {
                 let registered =
                     try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
@@ -33,8 +39,8 @@ extension SQLOrderStore {
             }
             // Insert-or-nothing first: race-free on engines that run writers concurrently.
             let inserted = try await db.insert(into: "registrations")
-                .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at")
-                .values(deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, pushToken, now)
+                .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at", "wallet_link_id")
+                .values(deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, pushToken, now, walletLinkID)
                 .ignoringConflicts(with: ["device_library_identifier", "order_type_identifier", "order_identifier"])
                 .returning("push_token")
                 .first()
@@ -53,6 +59,7 @@ extension SQLOrderStore {
             try await db.update("registrations")
                 .set("push_token", to: pushToken)
                 .set("registered_at", to: now)
+                .set("wallet_link_id", to: walletLinkID)
                 .where("device_library_identifier", .equal, deviceLibraryIdentifier)
                 .where("order_type_identifier", .equal, orderTypeIdentifier)
                 .where("order_identifier", .equal, orderIdentifier)
@@ -78,6 +85,34 @@ extension SQLOrderStore {
         guard found != nil else {
             throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
         }
+    }
+
+    /// Throws ``OrderStoreError/walletLinkClosed(id:)`` unless the link is unrevoked and unexpired at `now`, and holds
+    /// its row until the transaction ends: a revocation waits, then deletes what this transaction registers.
+    private func lockLiveWalletLink(_ db: any SQLDatabase, id: String, now: Int64) async throws {
+        let live = try await db.raw(
+            """
+            SELECT id FROM wallet_links WHERE id = \(bind: id) AND revoked_at IS NULL \
+            AND expires_at > \(bind: now)\(unsafeRaw: backend.rowLockClause)
+            """
+        ).first()
+        guard live != nil else { throw OrderStoreError.walletLinkClosed(id: id) }
+    }
+
+    /// Deletes the registrations `condition` selects, in the caller's transaction, and notes each in its order's
+    /// activity as an unregistration; returns the number deleted.
+    @discardableResult
+    static func deleteRegistrations(_ db: any SQLDatabase, where condition: SQLQueryString, at date: Date) async throws -> Int {
+        let deleted = try await db.raw(
+            "DELETE FROM registrations WHERE " + condition + " RETURNING device_library_identifier, order_type_identifier, order_identifier"
+        ).all()
+        let entries = try deleted.map {
+            deviceActivity(
+                .unregistered, try $0.string("device_library_identifier"), try $0.string("order_type_identifier"),
+                try $0.string("order_identifier"), date.millisecondsSince1970)
+        }
+        for chunk in entries.chunked(into: activityBatch) { try await insertActivity(db, chunk) }
+        return deleted.count
     }
 
     /// Removes a registration; `false` if there was none.

@@ -149,8 +149,9 @@ public struct OrderTrackApplication: Sendable {
             )
         }
         let fetches = FetchActivityRecorder(store: store, logger: logger, now: now)
+        let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         WalletRoutes(
-            lookup: lookup,
+            lookup: lookup, walletLinks: walletLinks,
             devices: DeviceService(
                 store: store, registrations: registrations, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
             packages: packages, fetches: fetches,
@@ -176,7 +177,6 @@ public struct OrderTrackApplication: Sendable {
             applePay: applePay, playground: configuration.isDevelopment ? CheckoutPlayground(orders: orders, applePay: applePay) : nil, cpu: cpu,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: merchantAPI)
-        let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         ProviderRoutes(administration: administration, walletLinks: walletLinks, maximumBodySize: configuration.maximumMerchantBodySize)
             .add(to: merchantAPI)
         let lookupRoutes = LookupRoutes(

@@ -61,7 +61,7 @@ import Testing
                 orderNumber: nil, renumberedFor: nil, updatedAt: clock,
                 note: ChangeNote(
                     author: "merchant API", changedFields: ["status"], keyID: "key_2", keyName: "carrier", address: "2001:db8::1",
-                    diff: #"{"/status":{"from":"open","to":"completed"}}"#))
+                    diff: #"{"/status":{"from":"open","to":"completed"}}"#), authenticationToken: nil)
             let history = try await store.orderHistory(orderTypeIdentifier: fixture.orderType, orderIdentifier: "H1", limit: 10)
             #expect(history.map(\.kind) == [.updated, .created], "registrations are activity, not history")
             #expect(history.map(\.keyID) == ["key_2", "key_1"] && history.map(\.keyName) == ["carrier", "secret key"])

@@ -22,7 +22,7 @@ import Testing
                     group.addTask {
                         try await store.register(
                             deviceLibraryIdentifier: "dev\(index)", pushToken: "tok\(index)", orderTypeIdentifier: fixture.orderType,
-                            orderIdentifier: "A", maximumPerOrder: cap)
+                            orderIdentifier: "A", walletLinkID: nil, maximumPerOrder: cap)
                     }
                 }
                 return try await group.reduce(into: [RegistrationOutcome]()) { $0.append($1) }
@@ -36,11 +36,11 @@ import Testing
             #expect(
                 try await second.register(
                     deviceLibraryIdentifier: known.deviceLibraryIdentifier, pushToken: "rotated", orderTypeIdentifier: fixture.orderType,
-                    orderIdentifier: "A", maximumPerOrder: cap) == .alreadyRegistered(pushTokenReplaced: true))
+                    orderIdentifier: "A", walletLinkID: nil, maximumPerOrder: cap) == .alreadyRegistered(pushTokenReplaced: true))
             #expect(
                 try await first.register(
                     deviceLibraryIdentifier: "late", pushToken: "late", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A",
-                    maximumPerOrder: cap) == .limitReached(maximum: cap))
+                    walletLinkID: nil, maximumPerOrder: cap) == .limitReached(maximum: cap))
             try await first.shutdown()
             try await second.shutdown()
         } catch {

@@ -45,8 +45,7 @@ import Testing
         func changeBehindTheLookup() async throws {
             version = try await store.updateOrder(
                 type: type, id: "A", expectedVersion: version, document: Array("{\"v\":\(version)}".utf8), status: nil, orderNumber: nil,
-                renumberedFor: nil,
-                updatedAt: Date(), note: ChangeNote(author: "other instance")
+                renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"), authenticationToken: nil
             ).version
         }
         let lookup = OrderLookup(store: store, isExclusive: false)

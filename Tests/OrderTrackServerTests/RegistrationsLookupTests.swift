@@ -45,7 +45,7 @@ import Testing
             let current = try #require(try await other.order(type: type, id: id))
             return try await other.updateOrder(
                 type: type, id: id, expectedVersion: current.version, document: Array("{\"v\":\(current.version)}".utf8), status: nil,
-                orderNumber: nil, renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"))
+                orderNumber: nil, renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"), authenticationToken: nil)
         }
 
         func shutdown() async throws {
@@ -138,8 +138,8 @@ import Testing
         // Device 0's list was evicted long ago: read and kept again, then dropped by A's announcement.
         #expect(try await list(0, after: order.changeSequence).isEmpty)
         order = try await store.updateOrder(
-            type: Self.type, id: "A", expectedVersion: order.version, document: Array("{}".utf8), status: nil, orderNumber: nil, renumberedFor: nil,
-            updatedAt: Date(), note: ChangeNote(author: "other instance"))
+            type: Self.type, id: "A", expectedVersion: order.version, document: Array("{}".utf8), status: nil, orderNumber: nil,
+            renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"), authenticationToken: nil)
         #expect(try await list(0, after: order.changeSequence - 1).isEmpty, "kept: the change was not announced yet")
         lookup.handle(.order(orderTypeIdentifier: Self.type, orderIdentifier: "A"))
         #expect(try await list(0, after: order.changeSequence - 1) == ["A"])
@@ -219,7 +219,7 @@ import Testing
         let caches = CachedCopies(orders: OrderLookup(store: database.here, isExclusive: false), registrations: own)
         #expect(try await Self.list(own) == ["A"])
         let order = try #require(try await database.here.order(type: Self.type, id: "C"))
-        _ = try await devices.register(device: Self.device, pushToken: "token", for: order)
+        _ = try await devices.register(device: Self.device, pushToken: "token", for: DeviceAuthorization(order: order))
         #expect(try await Self.list(own) == ["C", "A"])
         try await devices.unregister(device: Self.device, from: order)
         #expect(try await Self.list(own) == ["A"])

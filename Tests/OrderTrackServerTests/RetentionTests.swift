@@ -35,7 +35,7 @@ import Testing
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let keptForever = RetentionService(
                 store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger, now: Date.init)
-            #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1, 0, 0, 1))
+            #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1, 0, 0, 1, 0))
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.count == 1, "a push log kept forever stays")
 
             let changed = SampleContent.order.setting("orderNumber", to: "2")
@@ -45,10 +45,10 @@ import Testing
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let service = RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, now: Date.init)
             #expect(
-                try await service.prune(now: Date().addingTimeInterval(31 * 86_400)) == (1, 1, 0, 2, 0),
+                try await service.prune(now: Date().addingTimeInterval(31 * 86_400)) == (1, 1, 0, 2, 0, 0),
                 "the two orders' creations were their only activity; the link expired only 24 days ago")
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.isEmpty == true)
-            #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == (0, 0, 0, 0, 1))
+            #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == (0, 0, 0, 0, 1, 0))
         }
     }
 }

@@ -7,6 +7,10 @@ public enum OrderCreation {
     /// `content` (either vocabulary, wrapped in a lone `order` or not) with an `orderIdentifier` where its order has
     /// none: creation names the order before translating it, so an `orderManagementURL` default may hold the
     /// `{orderIdentifier}` placeholder. `nil` for content that is not an object.
+    ///
+    /// - Parameters:
+    ///   - content: the body as sent.
+    ///   - orderIdentifier: a new identifier, asked for only when the order has none.
     public static func identified(_ content: JSONValue, orderIdentifier: () -> String) -> (content: JSONValue, generated: Bool)? {
         guard var members = content.objectValue else { return nil }
         if members.count == 1, var inner = members["order"]?.objectValue {
@@ -23,6 +27,7 @@ public enum OrderCreation {
     /// `content` with each absent member filled; `filled` names them in document order.
     ///
     /// - Parameters:
+    ///   - content: the order's members, in Apple's vocabulary.
     ///   - orderTypeIdentifier: the order type the server resolved (the named one or the merchant's default).
     ///   - webServiceURL: the server's web service URL.
     ///   - now: the creation time, for `createdAt` (and `updatedAt`, which starts equal to it).

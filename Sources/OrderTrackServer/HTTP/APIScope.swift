@@ -68,6 +68,7 @@ enum RouteScopes {
         "POST /api/v1/orders/validate": Rule(anyOf: [.ordersRead]),
         "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}": Rule(anyOf: [.ordersRead]),
         "PATCH /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}": Rule(anyOf: [.ordersWrite, .fulfillmentsWrite]),
+        "POST /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token": Rule(anyOf: [.ordersWrite]),
         "POST /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/notify": Rule(anyOf: [.ordersNotify]),
         "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/pushes": Rule(anyOf: [.ordersRead]),
         "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/history": Rule(anyOf: [.ordersRead]),

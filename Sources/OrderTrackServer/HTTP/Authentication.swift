@@ -71,7 +71,11 @@ struct MerchantAuthenticationMiddleware: RouterMiddleware {
     }
 }
 
-/// Authenticates a device call by the order's `Authorization: AppleOrder <token>` and puts the order in the context.
+/// Authenticates a device call by `Authorization: AppleOrder <token>` and puts the order in the context.
+///
+/// The token is the order's own authenticationToken or the device token of a live Track in Wallet link to the order
+/// (``WalletLinkService/liveLink(deviceToken:)``); the context says which, so a fetch answers with the package carrying
+/// that same token and a registration goes with the link. A revoked or expired link's token is a wrong token.
 ///
 /// Apple's paths name the order (`:orderTypeIdentifier/:orderIdentifier`), and the token must be that order's; unknown
 /// orders and wrong tokens both answer 401, so the endpoint never reveals which orders exist. The payment providers'
@@ -83,23 +87,24 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
     static let unauthorized = APIError.unauthorized("missing or wrong AppleOrder authorization")
 
     let lookup: OrderLookup
+    let walletLinks: WalletLinkService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard case .appleOrder(let token) = request.headers[.authorization].flatMap(AuthorizationCredentials.parse) else { throw Self.unauthorized }
         var context = context
-        context.authenticatedOrder = try await order(token: token, context)
+        context.deviceAuthorization = try await authorization(token: token, context)
         return try await next(request, context)
     }
 
-    private func order(token: String, _ context: Context) async throws -> OrderRecord {
+    private func authorization(token: String, _ context: Context) async throws -> DeviceAuthorization {
         guard context.parameters.get("orderTypeIdentifier") != nil else {
             let orders = try await lookup.orders(authenticationToken: token)
             guard orders.count < 2 else {
                 throw OrderTrackError(
                     .ambiguousAuthenticationToken, "several orders share this authentication token; give each order its own token")
             }
-            guard let record = orders.first else { throw Self.unauthorized }
-            return record
+            guard let record = orders.first else { return try await linked(token: token, named: nil) }
+            return DeviceAuthorization(order: record)
         }
         let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
         let orderIdentifier = try RequestParsing.identifier("orderIdentifier", context)
@@ -107,7 +112,20 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
             _ = Secrets.constantTimeEquals(token, token)
             throw Self.unauthorized
         }
-        guard Secrets.constantTimeEquals(token, record.authenticationToken) else { throw Self.unauthorized }
-        return record
+        guard Secrets.constantTimeEquals(token, record.authenticationToken) else { return try await linked(token: token, named: record) }
+        return DeviceAuthorization(order: record)
+    }
+
+    /// The order a live wallet link's device token opens: the one the path names (`named`), which must be the link's,
+    /// or without one the link's.
+    private func linked(token: String, named: OrderRecord?) async throws -> DeviceAuthorization {
+        guard let link = try await walletLinks.liveLink(deviceToken: token) else { throw Self.unauthorized }
+        let key = link.order
+        var record = named
+        if record == nil { record = try await lookup.order(type: key.orderTypeIdentifier, id: key.orderIdentifier) }
+        guard let record, record.orderTypeIdentifier == key.orderTypeIdentifier, record.orderIdentifier == key.orderIdentifier else {
+            throw Self.unauthorized
+        }
+        return DeviceAuthorization(order: record, link: WalletLinkDevice(linkID: link.id, token: token))
     }
 }

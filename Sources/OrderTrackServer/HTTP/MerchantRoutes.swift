@@ -63,6 +63,20 @@ struct MerchantRoutes: Sendable {
             answer.headers[.eTag] = OrderETag.value(version: updated.record.version)
             return answer
         }
+        // For a leaked token: the old one stops working, and the answer's orderDetails add the order again.
+        api.post("orders/:orderTypeIdentifier/:orderIdentifier/rotate-token") { _, context in
+            let rotated = try await orders.rotateAuthenticationToken(
+                merchant: try context.merchant, type: try type(context), id: try id(context), author: context.author(.merchantAPI))
+            var answer = try await ordersJSON {
+                [
+                    "order": try orderJSON(rotated.record, context),
+                    "orderDetails": OrderService.orderDetails(rotated.record, webServiceURL: orders.webServiceURL),
+                ]
+            }
+            answer.headers[.eTag] = OrderETag.value(version: rotated.record.version)
+            answer.headers[.cacheControl] = "no-store"
+            return answer
+        }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
             let count = try await orders.notifyDevices(merchant: try context.merchant, type: try type(context), id: try id(context))
             return EditedResponse(status: .accepted, response: ["registrations": .integer(count)] as JSONValue)

@@ -28,8 +28,9 @@ public struct OrderTrackRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The merchant calling the merchant API, set by ``MerchantAuthenticationMiddleware``.
     var merchantIdentity: MerchantIdentity?
-    /// The order whose `AppleOrder` token a device presented, set by ``AppleOrderAuthenticationMiddleware``.
-    var authenticatedOrder: OrderRecord?
+    /// The order whose `AppleOrder` token a device presented (its own or a wallet link's), set by
+    /// ``AppleOrderAuthenticationMiddleware``.
+    var deviceAuthorization: DeviceAuthorization?
     /// The client's IP address, for the audit trail and the per-client limits: the TCP peer's, or the one a trusted
     /// proxy names (set by ``ClientAddressMiddleware``).
     var clientAddress: String?
@@ -52,11 +53,16 @@ public struct OrderTrackRequestContext: RequestContext {
         }
     }
 
-    /// The order the device authenticated for; routes behind ``AppleOrderAuthenticationMiddleware`` always have one.
-    var order: OrderRecord {
+    /// What the device authenticated for; routes behind ``AppleOrderAuthenticationMiddleware`` always have it.
+    var device: DeviceAuthorization {
         get throws {
-            guard let authenticatedOrder else { throw AppleOrderAuthenticationMiddleware.unauthorized }
-            return authenticatedOrder
+            guard let deviceAuthorization else { throw AppleOrderAuthenticationMiddleware.unauthorized }
+            return deviceAuthorization
         }
+    }
+
+    /// The order the device authenticated for.
+    var order: OrderRecord {
+        get throws { try device.order }
     }
 }

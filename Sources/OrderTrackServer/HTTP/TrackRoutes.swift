@@ -5,9 +5,10 @@ import NIOCore
 import OrderModel
 import QRCode
 
-/// "Track in Wallet" for customers: `/track/{token}` serves the order's current signed package to whoever holds the
-/// link, in the form Safari on iPhone and Mac offers to add to Wallet; `/js/ordertrack.js` is the script merchants put
-/// on their confirmation page to show the button (and, on a computer, the link as a QR code for the phone).
+/// "Track in Wallet" for customers: `/track/{token}` serves the order's current signed package, carrying the link's own
+/// device token, to whoever holds the link, in the form Safari on iPhone and Mac offers to add to Wallet;
+/// `/js/ordertrack.js` is the script merchants put on their confirmation page to show the button (and, on a computer,
+/// the link as a QR code for the phone).
 struct TrackRoutes: Sendable {
     let walletLinks: WalletLinkService
     let packages: PackageService
@@ -23,8 +24,9 @@ struct TrackRoutes: Sendable {
         let track = router.group("track").add(middleware: DashboardSecurityHeaders())
         track.get(":token") { _, context in
             switch try await walletLinks.resolve(token: try RequestParsing.identifier("token", context)) {
-            case .success(let order):
-                let package = try await packages.package(for: order)
+            case .success(let opened):
+                let order = opened.order
+                let package = try await packages.package(for: order, carrying: opened.device)
                 return Response(
                     status: .ok,
                     headers: [

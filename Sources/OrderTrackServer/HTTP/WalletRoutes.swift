@@ -10,6 +10,7 @@ struct WalletRoutes: Sendable {
     static let packageContentType = "application/vnd.apple.finance.order"
 
     let lookup: OrderLookup
+    let walletLinks: WalletLinkService
     let devices: DeviceService
     let packages: PackageService
     /// Notes each answered fetch in the order's activity, written behind (no database write on this path).
@@ -24,7 +25,7 @@ struct WalletRoutes: Sendable {
             try await registrations(request, context)
         }
         wallet.post("log") { request, context in try await receiveLog(request, context) }
-        let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(lookup: lookup))
+        let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(lookup: lookup, walletLinks: walletLinks))
         order.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
         // The payment providers' names for the same service: the package, and a push registration whose order is the
         // one the token authenticates. Such a registration has no device library identifier; one is derived from the
@@ -32,10 +33,11 @@ struct WalletRoutes: Sendable {
         order.get("packages/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
         order.post("push") { request, context in
             let pushToken = try await pushToken(request)
-            return try registered(try await devices.register(device: Self.providerDevice(pushToken), pushToken: pushToken, for: try context.order))
+            return try await register(device: Self.providerDevice(pushToken), pushToken: pushToken, context)
         }
         order.post("devices/:deviceLibraryIdentifier/registrations/:orderTypeIdentifier/:orderIdentifier") { request, context in
-            try await register(request, context)
+            let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
+            return try await register(device: device, pushToken: try await pushToken(request), context)
         }
         order.delete("devices/:deviceLibraryIdentifier/registrations/:orderTypeIdentifier/:orderIdentifier") { _, context in
             try await devices.unregister(device: try RequestParsing.identifier("deviceLibraryIdentifier", context), from: try context.order)
@@ -46,8 +48,11 @@ struct WalletRoutes: Sendable {
 
     // MARK: Endpoints
 
+    /// The package carries the token the device presented: a device that added the order through a Track in Wallet
+    /// link keeps the link's device token, and with it loses the order when the link ends.
     func fetchOrder(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let record = try context.order
+        let authorization = try context.device
+        let record = authorization.order
         var headers: HTTPFields = [.lastModified: HTTPDate.format(record.updatedAt)]
         if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
             record.updatedAt.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
@@ -55,23 +60,24 @@ struct WalletRoutes: Sendable {
             fetches.fetched(record, status: 304)
             return Response(status: .notModified, headers: headers)
         }
-        let package = try await packages.package(for: record)
+        let package = try await packages.package(for: record, carrying: authorization.link)
         fetches.fetched(record, status: 200)
         headers[.contentType] = Self.packageContentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: package)))
     }
 
-    func register(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let device = try RequestParsing.identifier("deviceLibraryIdentifier", context)
-        let pushToken = try await pushToken(request)
-        return try registered(try await devices.register(device: device, pushToken: pushToken, for: try context.order))
-    }
-
-    /// The answer to a registration: 201, 200, or 429 naming the cap.
-    func registered(_ outcome: RegistrationOutcome) throws -> Response {
+    /// Registers the device with the token the call authenticated with: 201, 200, or 429 naming the cap. A wallet link
+    /// revoked or expired since the authentication is 401, as its token would be now.
+    func register(device: String, pushToken: String, _ context: OrderTrackRequestContext) async throws -> Response {
+        let outcome: RegistrationOutcome
+        do {
+            outcome = try await devices.register(device: device, pushToken: pushToken, for: try context.device)
+        } catch OrderStoreError.walletLinkClosed {
+            throw AppleOrderAuthenticationMiddleware.unauthorized
+        }
         switch outcome {
-        case .created: Response(status: .created)
-        case .alreadyRegistered: Response(status: .ok)
+        case .created: return Response(status: .created)
+        case .alreadyRegistered: return Response(status: .ok)
         case .limitReached(let maximum): throw APIError.registrationLimitReached(maximum: maximum)
         }
     }

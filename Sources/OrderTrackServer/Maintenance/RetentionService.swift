@@ -20,8 +20,9 @@ public struct RetentionConfiguration: Sendable {
     }
 }
 
-/// Deletes expired push log entries, order activity and idempotency keys at start and then every `interval`. Instances sharing a
-/// database may all run it: deleting what is already gone is harmless.
+/// Deletes expired push log entries, order activity and idempotency keys at start and then every `interval`, and the
+/// registrations made through Track in Wallet links that expired. Instances sharing a database may all run it:
+/// deleting what is already gone is harmless.
 final class RetentionService: Service, Sendable {
     private let store: any OrderStore
     private let configuration: RetentionConfiguration
@@ -47,10 +48,14 @@ final class RetentionService: Service, Sendable {
     static let expiredWalletLinks: TimeInterval = 30 * 86_400
 
     /// Deletes what expired by `now`; returns the push log entries, idempotency keys, dashboard sessions, activity
-    /// entries and wallet links deleted (a session is also deleted when presented after its expiry; this removes those
-    /// never presented again).
+    /// entries, wallet links and registrations of expired wallet links deleted (a session is also deleted when
+    /// presented after its expiry; this removes those never presented again). An expired link's device token fetches
+    /// nothing from its expiry on; its registrations go here, so they neither take pushes nor count against the order's
+    /// cap until the link itself is forgotten.
     @discardableResult
-    func prune(now: Date) async throws -> (pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int, activity: Int, walletLinks: Int) {
+    func prune(now: Date) async throws -> (
+        pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int, activity: Int, walletLinks: Int, walletLinkRegistrations: Int
+    ) {
         var (pushLog, activity) = (0, 0)
         if let retention = configuration.pushLog {
             pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
@@ -59,19 +64,24 @@ final class RetentionService: Service, Sendable {
         let keys = try await store.deleteIdempotentResponses(createdBefore: now.addingTimeInterval(-configuration.idempotencyKeys))
         let sessions = try await store.deleteDashboardSessions(expiredBefore: now)
         let links = try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(-Self.expiredWalletLinks))
-        return (pushLog, keys, sessions, activity, links)
+        let linkRegistrations = try await store.deleteRegistrations(ofWalletLinksExpiredBefore: now)
+        return (pushLog, keys, sessions, activity, links, linkRegistrations)
     }
 
     private func pruneLoggingFailures(now: Date) async {
         do {
             let deleted = try await prune(now: now)
-            if deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.activity + deleted.walletLinks > 0 {
+            let total =
+                deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.activity + deleted.walletLinks
+                + deleted.walletLinkRegistrations
+            if total > 0 {
                 logger.info(
                     "pruned expired records",
                     metadata: [
                         "push_log_entries": .stringConvertible(deleted.pushLog), "idempotency_keys": .stringConvertible(deleted.idempotencyKeys),
                         "dashboard_sessions": .stringConvertible(deleted.dashboardSessions), "activity_entries": .stringConvertible(deleted.activity),
                         "wallet_links": .stringConvertible(deleted.walletLinks),
+                        "wallet_link_registrations": .stringConvertible(deleted.walletLinkRegistrations),
                     ])
             }
         } catch {

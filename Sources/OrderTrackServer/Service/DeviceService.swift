@@ -8,13 +8,18 @@ struct DeviceService: Sendable {
     /// Devices one order may have registered (`nil`: no cap).
     let maximumRegistrationsPerOrder: Int?
 
-    /// Registers a device for pushes of an order, replacing its push token if it changed; a new device is refused
-    /// (`.limitReached`) when the order has as many as allowed.
-    func register(device: String, pushToken: String, for order: OrderRecord) async throws -> RegistrationOutcome {
+    /// Registers a device for pushes of the order a device call authenticated for, replacing its push token if it
+    /// changed; a new device is refused (`.limitReached`) when the order has as many as allowed. A registration made
+    /// with a wallet link's device token goes with the link.
+    ///
+    /// - Throws: ``OrderStoreError/walletLinkClosed(id:)`` when that link was revoked or expired since the call was
+    ///   authenticated.
+    func register(device: String, pushToken: String, for authorization: DeviceAuthorization) async throws -> RegistrationOutcome {
+        let order = authorization.order
         defer { registrationsChanged(device: device, orderTypeIdentifier: order.orderTypeIdentifier) }
         return try await store.register(
             deviceLibraryIdentifier: device, pushToken: pushToken, orderTypeIdentifier: order.orderTypeIdentifier,
-            orderIdentifier: order.orderIdentifier, maximumPerOrder: maximumRegistrationsPerOrder)
+            orderIdentifier: order.orderIdentifier, walletLinkID: authorization.link?.linkID, maximumPerOrder: maximumRegistrationsPerOrder)
     }
 
     /// Stops pushes of an order to a device; unregistering twice is no error.
@@ -34,4 +39,11 @@ struct DeviceService: Sendable {
     private func registrationsChanged(device: String, orderTypeIdentifier: String) {
         registrations.handle(.registrations(orderTypeIdentifier: orderTypeIdentifier, deviceLibraryIdentifier: device))
     }
+}
+
+/// What a device call's `AppleOrder` token opened: the order, and the wallet link whose device token it was (`nil` for
+/// the order's own authenticationToken).
+struct DeviceAuthorization: Sendable {
+    var order: OrderRecord
+    var link: WalletLinkDevice? = nil
 }

@@ -20,14 +20,15 @@ struct OrderChangeAuthor: Sendable {
     var address: String?
 
     /// The audit record of a change: who, from where, which top-level fields, and the diff (``JSONDiff``, with the
-    /// order's `authenticationToken` never written into it).
+    /// order's `authenticationToken` never written into it: a rotation shows as `(redacted)` to `(redacted, new)`).
     func note(from before: JSONValue?, to after: JSONValue) -> ChangeNote {
-        let redacted = { (document: JSONValue) -> JSONValue in
+        let rotated = before.map { $0["authenticationToken"] != after["authenticationToken"] } ?? false
+        let redacted = { (document: JSONValue, mark: JSONValue) -> JSONValue in
             var document = document
-            if document["authenticationToken"] != nil { document["authenticationToken"] = "(redacted)" }
+            if document["authenticationToken"] != nil { document["authenticationToken"] = mark }
             return document
         }
-        let diff = JSONDiff(from: before.map(redacted), to: redacted(after))
+        let diff = JSONDiff(from: before.map { redacted($0, "(redacted)") }, to: redacted(after, rotated ? "(redacted, new)" : "(redacted)"))
         let fields = before.map { OrderService.changedFields(from: $0, to: after) } ?? []
         return ChangeNote(
             author: channel.rawValue, changedFields: fields, keyID: grant?.keyID, keyName: grant?.keyName ?? channel.rawValue, address: address,

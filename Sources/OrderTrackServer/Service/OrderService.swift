@@ -26,16 +26,20 @@ struct OrderService: Sendable {
         /// The order, its validation warnings and the four `orderDetails` strings Apple Pay's completion takes.
         func responseJSON(webServiceURL: String) -> JSONValue {
             [
-                "order": document,
-                "orderDetails": [
-                    "orderTypeIdentifier": .string(record.orderTypeIdentifier),
-                    "orderIdentifier": .string(record.orderIdentifier),
-                    "webServiceURL": .string(webServiceURL),
-                    "authenticationToken": .string(record.authenticationToken),
-                ],
+                "order": document, "orderDetails": OrderService.orderDetails(record, webServiceURL: webServiceURL),
                 "warnings": .array(warnings.map(\.warningJSON)),
             ]
         }
+    }
+
+    /// The four strings that add an order to Wallet (Apple Pay's completion takes them as `orderDetails`).
+    static func orderDetails(_ record: OrderRecord, webServiceURL: String) -> JSONValue {
+        [
+            "orderTypeIdentifier": .string(record.orderTypeIdentifier),
+            "orderIdentifier": .string(record.orderIdentifier),
+            "webServiceURL": .string(webServiceURL),
+            "authenticationToken": .string(record.authenticationToken),
+        ]
     }
 
     /// A create request's idempotency key and the hash of the request it was sent with.
@@ -199,12 +203,32 @@ struct OrderService: Sendable {
         now: Date = Date()
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
-            try await applyUpdate(merchant: merchant, type: type, id: id, patch: patch, author: author, allowedVersions: allowedVersions, now: now)
+            try await applyUpdate(
+                merchant: merchant, type: type, id: id, patch: patch, authenticationToken: nil, author: author, allowedVersions: allowedVersions,
+                now: now)
         }
     }
 
+    /// Gives the order a new generated authenticationToken, as a new version, for a token that leaked: from then on
+    /// the old token fetches and registers nothing (401), and the registrations made with it are deleted, as those
+    /// devices could no longer fetch the order; they are not pushed. The devices of live Track in Wallet links keep
+    /// theirs (each link has its own token) and are pushed the new version. The merchant hands the new token to the
+    /// customer (the answer's `orderDetails`, or a new link) to add the order again.
+    func rotateAuthenticationToken(merchant: MerchantRecord, type: String, id: String, author: OrderChangeAuthor, now: Date = Date()) async throws
+        -> UpdatedOrder
+    {
+        try await updateLock.withLock("\(type)\u{0}\(id)") {
+            try await applyUpdate(
+                merchant: merchant, type: type, id: id, patch: [:], authenticationToken: Secrets.authenticationToken(), author: author,
+                allowedVersions: nil, now: now)
+        }
+    }
+
+    /// `patch` applied to the order's current document; with `authenticationToken`, the order's token replaced too (a
+    /// rotation, which no patch may do).
     private func applyUpdate(
-        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>?, now: Date
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, authenticationToken: String?, author: OrderChangeAuthor,
+        allowedVersions: Set<Int>?, now: Date
     ) async throws -> UpdatedOrder {
         let defaults = try await orderDefaults(merchant: merchant, orderType: type)
         for _ in 0..<8 {
@@ -233,6 +257,7 @@ struct OrderService: Sendable {
             // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
             // fulfillments the patch may not name.
             var (patched, translationWarnings) = try await translated(merged, defaults: defaults)
+            if let authenticationToken { patched["authenticationToken"] = .string(authenticationToken) }
             let changedFields = Self.changedFields(from: existing, to: patched)
             guard !changedFields.isEmpty else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
             let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
@@ -249,7 +274,8 @@ struct OrderService: Sendable {
                 let number = normalized["orderNumber"]?.stringValue
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: serialized, status: normalized["status"]?.stringValue,
-                    orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note)
+                    orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
+                    authenticationToken: authenticationToken)
                 caches.orderWritten(stored)
                 packages.prepare(stored)
                 await notifier.orderChanged(stored)

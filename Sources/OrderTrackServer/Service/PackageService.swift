@@ -9,6 +9,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// Signed packages of orders: each order version is built and signed once, then served from memory or the store.
+/// A Track in Wallet link's package (the order's version carrying the link's device token) is built once per link and
+/// version and kept in memory only: the store keeps link tokens as hashes, never in a package.
 ///
 /// Only bookkeeping happens under the lock, so a remembered package is answered at once, never behind a build or an
 /// identity load (audit M3). Builds run on the CPU pool, one per order version however many requests ask for it
@@ -21,10 +23,13 @@ final class PackageService: Service, Sendable {
     private struct CacheKey: Hashable {
         var orderTypeIdentifier: String
         var orderIdentifier: String
+        /// The wallet link whose device token the package carries; `nil` for the order's own token.
+        var walletLinkID: String?
 
-        init(_ record: OrderRecord) {
+        init(_ record: OrderRecord, link: WalletLinkDevice?) {
             orderTypeIdentifier = record.orderTypeIdentifier
             orderIdentifier = record.orderIdentifier
+            walletLinkID = link?.linkID
         }
     }
 
@@ -87,14 +92,15 @@ final class PackageService: Service, Sendable {
         (queued, queue) = AsyncStream.makeStream(of: OrderRecord.self, bufferingPolicy: .bufferingNewest(Self.maximumQueuedBuilds))
     }
 
-    /// The signed package of the order's version; built at most once per version, even under concurrent requests.
-    func package(for record: OrderRecord) async throws -> [UInt8] {
+    /// The signed package of the order's version, carrying the order's authenticationToken or, with `link`, the link's
+    /// device token instead; built at most once per version (and link), even under concurrent requests.
+    func package(for record: OrderRecord, carrying link: WalletLinkDevice? = nil) async throws -> [UInt8] {
         enum Step {
             case cached([UInt8])
             case join(SharedOutcome<[UInt8]>)
             case build(SharedOutcome<[UInt8]>)
         }
-        let key = CacheKey(record)
+        let key = CacheKey(record, link: link)
         let step = state.withLock { state -> Step in
             if let bytes = state.cachedBytes(key, version: record.version) { return .cached(bytes) }
             if let build = state.builds[key], build.version == record.version { return .join(build.outcome) }
@@ -111,10 +117,10 @@ final class PackageService: Service, Sendable {
                 return try await outcome.value()
             } catch is CancellationError where !Task.isCancelled {
                 // The task building it was cancelled (a background build at shutdown), this one was not.
-                return try await package(for: record)
+                return try await package(for: record, carrying: link)
             }
         case .build(let outcome):
-            let result = await Result(awaiting: { try await loadOrBuild(record) })
+            let result = await Result(awaiting: { try await loadOrBuild(record, carrying: link) })
             state.withLock { state in
                 if state.builds[key]?.outcome === outcome { state.builds[key] = nil }
                 if case .success(let bytes) = result { state.remember(bytes, version: record.version, for: key) }
@@ -229,20 +235,33 @@ final class PackageService: Service, Sendable {
         return files
     }
 
-    private func loadOrBuild(_ record: OrderRecord) async throws -> [UInt8] {
-        if let stored = try await store.cachedPackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version) {
-            return stored
+    private func loadOrBuild(_ record: OrderRecord, carrying link: WalletLinkDevice?) async throws -> [UInt8] {
+        guard let link else {
+            if let stored = try await store.cachedPackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version) {
+                return stored
+            }
+            let bytes = try await build(record, orderJSON: record.document)
+            try await store.storePackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version, bytes: bytes)
+            return bytes
         }
+        let orderJSON = try await cpu.run {
+            var document = try JSONValue.parse(record.document)
+            document["authenticationToken"] = .string(link.token)
+            return document.serialized()
+        }
+        return try await build(record, orderJSON: orderJSON)
+    }
+
+    /// Signs `orderJSON` (the record's document, or it with a link's device token) with the assets it references.
+    private func build(_ record: OrderRecord, orderJSON: [UInt8]) async throws -> [UInt8] {
         let identity = try await identity(for: record.orderTypeIdentifier)
-        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: try JSONValue.parse(record.document)) }
+        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: try JSONValue.parse(orderJSON)) }
         let files = try await assetFiles(referencedBy: referenced, merchantID: record.merchantID)
         let (assetCache, validationOptions) = (assetCache, validationOptions)
-        let bytes = try await cpu.run {
+        return try await cpu.run {
             let assets = try AssetSet(files: files, cache: assetCache)
             let builder = OrderPackageBuilder(signer: identity, validationOptions: validationOptions)
-            return try builder.build(orderJSON: record.document, assets: assets, signingTime: Date()).bytes
+            return try builder.build(orderJSON: orderJSON, assets: assets, signingTime: Date()).bytes
         }
-        try await store.storePackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version, bytes: bytes)
-        return bytes
     }
 }

@@ -14,6 +14,14 @@ enum Secrets {
     /// An order's authenticationToken: 192 random bits (32 characters), above the 128 bits we require.
     static func authenticationToken() -> String { randomToken(bytes: 24) }
 
+    /// The device token a Track in Wallet link's packages carry instead of the order's: HMAC-SHA256 keyed by the
+    /// link's token (192 bits from the CSPRNG), so it is as hard to guess, the same on every opening of the link
+    /// without being stored, and tells nothing of the link.
+    static func walletLinkDeviceToken(linkToken: String) -> String {
+        let key = SymmetricKey(data: Array(linkToken.utf8))
+        return Base64URL.encode(Array(HMAC<SHA256>.authenticationCode(for: Array("ordertrack wallet link device token".utf8), using: key)))
+    }
+
     /// A merchant API key; only its SHA-256 is stored.
     static func apiKey() -> String { "sk_" + randomToken(bytes: 32) }
 

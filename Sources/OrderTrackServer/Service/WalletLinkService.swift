@@ -4,9 +4,11 @@ import OrderPersistence
 /// "Track in Wallet" links: a URL that hands an order's current signed package to whoever holds it, so a customer can
 /// add the order to Wallet from a checkout page, an e-mail or an app.
 ///
-/// The URL's token is 192 random bits, stored only as its SHA-256, and is never the order's authenticationToken: a
-/// link that leaks opens the package until it expires or is revoked, but cannot register devices or fetch later
-/// versions once it is gone.
+/// The URL's token is 192 random bits, stored only as its SHA-256. The package it serves carries a device token of the
+/// link's own (``Secrets/walletLinkDeviceToken(linkToken:)``), never the order's authenticationToken: the device
+/// endpoints accept it for the link's order while the link lives. A link that leaks therefore opens the order until it
+/// expires or is revoked; after that neither its URL nor the token its packages carried fetches or registers anything,
+/// and the registrations made with that token are deleted (audit M13).
 struct WalletLinkService: Sendable {
     /// How long a link works unless the merchant asks otherwise.
     static let defaultLifetime: TimeInterval = 7 * 24 * 3600
@@ -25,6 +27,12 @@ struct WalletLinkService: Sendable {
     struct CreatedLink: Sendable {
         var record: WalletLinkRecord
         var url: String
+    }
+
+    /// A link that opens its order now: the order, and the device token the link's packages carry.
+    struct OpenedLink: Sendable {
+        var order: OrderRecord
+        var device: WalletLinkDevice
     }
 
     /// Why a link opens nothing.
@@ -50,7 +58,8 @@ struct WalletLinkService: Sendable {
         let token = Secrets.randomToken(bytes: 24)
         let created = now()
         let record = WalletLinkRecord(
-            id: UUID().uuidString.lowercased(), tokenHash: Secrets.sha256Hex(Array(token.utf8)), merchantID: merchant.id,
+            id: UUID().uuidString.lowercased(), tokenHash: Secrets.sha256Hex(Array(token.utf8)),
+            deviceTokenHash: Self.hash(deviceToken: Secrets.walletLinkDeviceToken(linkToken: token)), merchantID: merchant.id,
             order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id), createdAt: created, expiresAt: created.addingTimeInterval(lifetime))
         do {
             try await store.createWalletLink(record)
@@ -60,7 +69,8 @@ struct WalletLinkService: Sendable {
         return CreatedLink(record: record, url: publicURL + Self.pathPrefix + token)
     }
 
-    /// Revokes one of the merchant's links; revoking twice keeps the first date.
+    /// Revokes one of the merchant's links, and with it the registrations made with its device token; revoking twice
+    /// keeps the first date.
     func revoke(merchant: MerchantRecord, id: String) async throws -> WalletLinkRecord {
         guard let record = try await store.revokeWalletLink(merchantID: merchant.id, id: id, at: now()) else {
             throw OrderTrackError(.notFound, "no wallet link \(id)")
@@ -68,8 +78,8 @@ struct WalletLinkService: Sendable {
         return record
     }
 
-    /// The order a link's token opens now, or why it opens nothing.
-    func resolve(token: String) async throws -> Result<OrderRecord, Refusal> {
+    /// The order a link's token opens now and the device token its package carries, or why it opens nothing.
+    func resolve(token: String) async throws -> Result<OpenedLink, Refusal> {
         guard let record = try await store.walletLink(tokenHash: Secrets.sha256Hex(Array(token.utf8))) else { return .failure(.unknown) }
         if let revokedAt = record.revokedAt { return .failure(.revoked(revokedAt)) }
         guard record.expiresAt > now() else { return .failure(.expired(record.expiresAt)) }
@@ -77,6 +87,33 @@ struct WalletLinkService: Sendable {
         guard let order = try await store.order(type: record.order.orderTypeIdentifier, id: record.order.orderIdentifier) else {
             return .failure(.unknown)
         }
-        return .success(order)
+        let deviceToken = Secrets.walletLinkDeviceToken(linkToken: token)
+        // A link made before links had device tokens gets its own now: only its URL token can make it.
+        if record.deviceTokenHash == nil {
+            try await store.setWalletLinkDeviceTokenHash(id: record.id, deviceTokenHash: Self.hash(deviceToken: deviceToken))
+        }
+        return .success(OpenedLink(order: order, device: WalletLinkDevice(linkID: record.id, token: deviceToken)))
     }
+
+    /// The unrevoked, unexpired link whose device token this is; `nil` for any other token.
+    ///
+    /// The link is found by the token's SHA-256, as API keys and link URLs are: what the lookup's timing could reveal
+    /// is about a hash, which tells nothing of any token.
+    func liveLink(deviceToken: String) async throws -> WalletLinkRecord? {
+        guard let record = try await store.walletLink(deviceTokenHash: Self.hash(deviceToken: deviceToken)), record.revokedAt == nil,
+            record.expiresAt > now()
+        else { return nil }
+        return record
+    }
+
+    private static func hash(deviceToken: String) -> String {
+        Secrets.sha256Hex(Array(deviceToken.utf8))
+    }
+}
+
+/// A wallet link's device token and the link it belongs to: what the link's packages carry in place of the order's
+/// authenticationToken, and what a device presents for the order while the link lives.
+struct WalletLinkDevice: Sendable, Hashable {
+    var linkID: String
+    var token: String
 }
