@@ -242,6 +242,8 @@ public protocol OrderStore: Sendable {
     func walletLink(deviceTokenHash: String) async throws -> WalletLinkRecord?
     /// Gives a link made before links had device tokens its device token's SHA-256; a link that has one keeps it.
     func setWalletLinkDeviceTokenHash(id: String, deviceTokenHash: String) async throws
+    /// Uses up a single-use link: `true` for the one caller that used it, `false` when it was used already.
+    func useWalletLink(id: String, at date: Date) async throws -> Bool
     /// Revokes one of the merchant's wallet links and deletes the registrations made with its device token; `nil` when
     /// it has no link with that id.
     func revokeWalletLink(merchantID: String, id: String, at date: Date) async throws -> WalletLinkRecord?

@@ -50,12 +50,18 @@ public struct WalletLinkRecord: Sendable, Hashable {
     public var expiresAt: Date
     /// When the merchant revoked the link, if it did.
     public var revokedAt: Date?
+    /// Whether the link opens once only: its first download uses it up.
+    public var singleUse: Bool
+    /// When a single-use link was used.
+    public var usedAt: Date?
 
     /// A link record to pass to ``OrderStore/createWalletLink(_:)``.
     public init(
         id: String, tokenHash: String, deviceTokenHash: String?, merchantID: String, order: OrderKey, createdAt: Date, expiresAt: Date,
-        revokedAt: Date? = nil
+        revokedAt: Date? = nil, singleUse: Bool = false, usedAt: Date? = nil
     ) {
+        self.singleUse = singleUse
+        self.usedAt = usedAt
         self.id = id
         self.tokenHash = tokenHash
         self.deviceTokenHash = deviceTokenHash

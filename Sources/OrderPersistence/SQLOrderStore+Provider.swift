@@ -79,7 +79,7 @@ extension SQLOrderStore {
 
     static let walletLinkColumns = [
         "id", "token_hash", "device_token_hash", "merchant_id", "order_type_identifier", "order_identifier", "created_at", "expires_at",
-        "revoked_at",
+        "revoked_at", "single_use", "used_at",
     ]
 
     /// Stores a new wallet link.
@@ -99,7 +99,8 @@ extension SQLOrderStore {
                 .columns(Self.walletLinkColumns)
                 .values(
                     link.id, link.tokenHash, link.deviceTokenHash, link.merchantID, link.order.orderTypeIdentifier, link.order.orderIdentifier,
-                    link.createdAt.millisecondsSince1970, link.expiresAt.millisecondsSince1970, link.revokedAt?.millisecondsSince1970
+                    link.createdAt.millisecondsSince1970, link.expiresAt.millisecondsSince1970, link.revokedAt?.millisecondsSince1970,
+                    link.singleUse ? 1 : 0, link.usedAt?.millisecondsSince1970
                 )
                 .run()
         }
@@ -119,6 +120,17 @@ extension SQLOrderStore {
         try await read("read a wallet link") { db in
             try await db.select().columns(Self.walletLinkColumns).from("wallet_links").where(column, .equal, hash).first()
                 .map(Self.walletLink(from:))
+        }
+    }
+
+    /// Uses up a single-use link at `date`: `true` for the one caller that used it, `false` when it was used already
+    /// (two downloads racing get one package).
+    public func useWalletLink(id: String, at date: Date) async throws -> Bool {
+        try await write("use wallet link \(id)") { db in
+            try await db.update("wallet_links").set("used_at", to: date.millisecondsSince1970)
+                .where("id", .equal, id).where("single_use", .equal, 1).where("used_at", .is, SQLLiteral.null)
+                .returning("id")
+                .first() != nil
         }
     }
 
@@ -174,6 +186,8 @@ extension SQLOrderStore {
             merchantID: try row.string("merchant_id"),
             order: OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier")),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
-            revokedAt: try row.decodeNil(column: "revoked_at") ? nil : try row.date("revoked_at"))
+            revokedAt: try row.decodeNil(column: "revoked_at") ? nil : try row.date("revoked_at"),
+            singleUse: try row.decode(column: "single_use", as: Int.self) != 0,
+            usedAt: try row.decodeNil(column: "used_at") ? nil : try row.date("used_at"))
     }
 }

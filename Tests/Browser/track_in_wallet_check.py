@@ -5,9 +5,11 @@
 A merchant confirmation page is served from another origin with a strict Content-Security-Policy (no inline styles,
 scripts only from itself and OrderTrack); it loads /js/ordertrack.js and calls OrderTrack.addToWallet with a link made
 through the API. On a computer the page must show the button and a QR code that zbar's `zbarimg` reads back as the
-link; on an iPhone, the button alone. Prints one line per step.
+link; on an iPhone, the button alone. A second page mints a single-use link through the merchant's own backend right
+before the button shows (`mint`); that link downloads once, then answers 410. Prints one line per step.
 """
 
+import json
 import subprocess
 import sys
 import threading
@@ -28,18 +30,27 @@ IPHONE = (
 api = merchant_api(BASE, API_KEY)
 
 
-def merchant_page(link: str) -> bytes:
+def merchant_page(link: str, script: str = "/confirm.js") -> bytes:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Thank you for your order</title>
 <link rel="icon" href="data:,"><link rel="stylesheet" href="/shop.css"></head>
 <body><h1>Thank you for your order</h1><p>We will let you know when it ships.</p>
 <div id="track-in-wallet"></div>
 <script src="{BASE}/js/ordertrack.js"></script>
-<script src="/confirm.js" data-link="{link}"></script>
+<script src="{script}" data-link="{link}"></script>
 </body></html>""".encode()
 
 
-def serve_merchant(link: str) -> ThreadingHTTPServer:
+def serve_merchant(link: str, order: dict) -> ThreadingHTTPServer:
+    minted: list[str] = []
+
+    def mint() -> tuple[str, bytes]:
+        # The merchant's backend: a single-use link for the signed-in customer's order, made when the page asks.
+        made = api("POST", f"/api/v1/orders/{order['orderTypeIdentifier']}/{order['orderIdentifier']}/wallet-link",
+                   {"singleUse": True, "expiresIn": 600})
+        minted.append(made["url"])
+        return "application/json", json.dumps({"url": made["url"]}).encode()
+
     files = {
         "/": ("text/html; charset=utf-8", merchant_page(link)),
         "/shop.css": ("text/css", b"body { font: 16px system-ui, sans-serif; margin: 40px; color: #222; }"),
@@ -47,9 +58,22 @@ def serve_merchant(link: str) -> ThreadingHTTPServer:
             "text/javascript",
             b"OrderTrack.addToWallet({ url: document.currentScript.dataset.link, container: '#track-in-wallet' });",
         ),
+        "/single": ("text/html; charset=utf-8", merchant_page("", "/confirm-single.js")),
+        "/confirm-single.js": (
+            "text/javascript",
+            b"OrderTrack.addToWallet({ mint: () => fetch('/mint', { method: 'POST' }).then((answer) => answer.json())"
+            b".then((link) => link.url), container: '#track-in-wallet' });",
+        ),
     }
 
     class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+            content_type, body = mint() if self.path == "/mint" else ("text/plain", b"")
+            self.send_response(200 if self.path == "/mint" else 404)
+            self.send_header("Content-Type", content_type)
+            self.end_headers()
+            self.wfile.write(body)
+
         def do_GET(self) -> None:  # noqa: N802 (the http.server API)
             content_type, body = files.get(self.path, ("text/plain", b""))
             self.send_response(200 if self.path in files else 404)
@@ -64,6 +88,7 @@ def serve_merchant(link: str) -> ThreadingHTTPServer:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.minted = minted  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -82,7 +107,7 @@ def main() -> int:
     })
     details = created["orderDetails"]
     link = api("POST", f"/api/v1/orders/{details['orderTypeIdentifier']}/{details['orderIdentifier']}/wallet-link")["url"]
-    shop = serve_merchant(link)
+    shop = serve_merchant(link, details)
     shop_url = f"http://127.0.0.1:{shop.server_address[1]}/"
     errors: list[str] = []
     failed = False
@@ -117,6 +142,20 @@ def main() -> int:
             assert package.status == 200 and package.headers["content-type"] == "application/vnd.apple.finance.order", package.status
             assert package.headers["content-disposition"].startswith("inline"), package.headers["content-disposition"]
             print("browser: ok the link serves the signed order inline")
+            single = browser.new_page(viewport={"width": 1280, "height": 800})
+            single.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            single.on("pageerror", lambda error: errors.append(str(error)))
+            single.goto(shop_url + "single")
+            minted_button = single.get_by_role("link", name="Add to Apple Wallet")
+            expect(minted_button).to_be_visible()
+            minted = shop.minted  # type: ignore[attr-defined]
+            assert len(minted) == 1 and minted_button.get_attribute("href") == minted[0], (minted, minted_button.get_attribute("href"))
+            first = single.request.get(minted[0])
+            assert first.status == 200 and first.headers["content-type"] == "application/vnd.apple.finance.order", first.status
+            second = single.request.get(minted[0])
+            assert second.status == 410 and "This link was used" in second.text(), second.status
+            print("browser: ok a single-use link minted right before the button shows downloads once, then answers 410")
+
             assert not errors, f"console errors (a CSP violation shows here): {errors}"
             print("browser: ok no console errors")
         except Exception as error:

@@ -18,7 +18,8 @@ import Testing
                 deviceLibraryIdentifier: "0123456789abcdef", pushToken: "aa11", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A1")
             let updated = try await store.updateOrder(
                 type: fixture.orderType, id: "A1", expectedVersion: order.version, document: Array("{}".utf8), status: "completed",
-                orderNumber: nil, renumberedFor: nil, updatedAt: clock, note: ChangeNote(author: "dashboard", changedFields: ["fulfillments", "status"]),
+                orderNumber: nil, renumberedFor: nil, updatedAt: clock,
+                note: ChangeNote(author: "dashboard", changedFields: ["fulfillments", "status"]),
                 authenticationToken: nil)
             #expect(
                 try await store.unregister(deviceLibraryIdentifier: "0123456789abcdef", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A1")

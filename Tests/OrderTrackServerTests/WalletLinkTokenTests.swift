@@ -190,7 +190,8 @@ import Testing
                         "orderTypeIdentifier": .string(type), "orderIdentifier": .string(id), "webServiceURL": try #require(order["webServiceURL"]),
                         "authenticationToken": .string(newToken),
                     ])
-            #expect(order["authenticationToken"] == .string(newToken))
+            // The key lacks order-tokens:read (M12): the order it is shown leaves the token out; orderDetails hand it on.
+            #expect(order["authenticationToken"] == nil)
 
             // The old token is a wrong token now, and the devices that held it are no longer registered.
             #expect(try await client.device(.get, "/wallet/v1/orders/\(type)/\(id)", token: oldToken).status == .unauthorized)

@@ -61,10 +61,11 @@ struct DashboardAPIRoutes: Sendable {
                 ["order": $0, "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
             }
         }
-        api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { _, context in
+        api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
+            let (lifetime, singleUse) = try ProviderRoutes.linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
             let link = try await walletLinks.create(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: nil)
+                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
             return ProviderRoutes.createdResponse(link)
         }
         // The order types page's uploads: the merchant API's body fields, read and checked by the same service. A new

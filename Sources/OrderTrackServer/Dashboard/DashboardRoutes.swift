@@ -120,7 +120,8 @@ struct DashboardRoutes: Sendable {
                 status: .unauthorized)
         }
         var response = Response.redirect(to: Self.returnPath(form["next"]) ?? "/dashboard", type: .normal)
-        response.setCookie(sessionCookie(value: sessionID, maxAge: Int(lifetime.rounded(.up))))
+        // Never longer than the session (and so the key) lasts.
+        response.setCookie(sessionCookie(value: sessionID, maxAge: Int(lifetime.rounded(.down))))
         return response
     }
 

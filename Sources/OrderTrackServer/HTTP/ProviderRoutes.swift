@@ -36,17 +36,10 @@ struct ProviderRoutes: Sendable {
         }
         merchantAPI.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
             // The body is optional: an empty one asks for the default lifetime.
-            let bytes = try await RequestParsing.body(request, limit: maximumBodySize)
-            var lifetime: TimeInterval?
-            if !bytes.isEmpty, let value = try RequestParsing.json(bytes)["expiresIn"] {
-                guard let seconds = value.numberLiteral.flatMap(Int.init) else {
-                    throw APIError.badRequest("wallet_link_invalid", "expiresIn must be a whole number of seconds", param: "expiresIn")
-                }
-                lifetime = TimeInterval(seconds)
-            }
+            let (lifetime, singleUse) = try Self.linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
             let link = try await walletLinks.create(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime)
+                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
             return Self.createdResponse(link)
         }
         merchantAPI.delete("wallet-links/:id") { _, context in
@@ -82,6 +75,27 @@ struct ProviderRoutes: Sendable {
         return json
     }
 
+    /// A link request's `expiresIn` (whole seconds) and `singleUse`; an empty body asks for the defaults.
+    static func linkOptions(_ bytes: [UInt8]) throws -> (lifetime: TimeInterval?, singleUse: Bool) {
+        guard !bytes.isEmpty else { return (nil, false) }
+        let body = try RequestParsing.json(bytes)
+        var lifetime: TimeInterval?
+        if let value = body["expiresIn"] {
+            guard let seconds = value.numberLiteral.flatMap(Int.init) else {
+                throw APIError.badRequest("wallet_link_invalid", "expiresIn must be a whole number of seconds", param: "expiresIn")
+            }
+            lifetime = TimeInterval(seconds)
+        }
+        var singleUse = false
+        if let value = body["singleUse"] {
+            guard let flag = value.boolValue else {
+                throw APIError.badRequest("wallet_link_invalid", "singleUse must be true or false", param: "singleUse")
+            }
+            singleUse = flag
+        }
+        return (lifetime, singleUse)
+    }
+
     /// A new link as its creator sees it, the only answer that shows its URL.
     static func createdResponse(_ link: WalletLinkService.CreatedLink) -> EditedResponse<JSONValue> {
         var json = Self.json(link.record)
@@ -111,7 +125,8 @@ struct ProviderRoutes: Sendable {
             "id": .string(link.id), "orderTypeIdentifier": .string(link.order.orderTypeIdentifier),
             "orderIdentifier": .string(link.order.orderIdentifier), "createdAt": .string(DateTimeFormat.formatRFC3339(link.createdAt)),
             "expiresAt": .string(DateTimeFormat.formatRFC3339(link.expiresAt)),
-            "revokedAt": link.revokedAt.map { .string(DateTimeFormat.formatRFC3339($0)) } ?? .null,
+            "revokedAt": link.revokedAt.map { .string(DateTimeFormat.formatRFC3339($0)) } ?? .null, "singleUse": .bool(link.singleUse),
+            "usedAt": link.usedAt.map { .string(DateTimeFormat.formatRFC3339($0)) } ?? .null,
         ]
     }
 }

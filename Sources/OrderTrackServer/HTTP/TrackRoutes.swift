@@ -27,6 +27,8 @@ struct TrackRoutes: Sendable {
             case .success(let opened):
                 let order = opened.order
                 let package = try await packages.package(for: order, carrying: opened.device)
+                // Used up only by a download that gets its package; of two racing, one does.
+                guard try await walletLinks.use(opened.record) else { return page(.used(Date())) }
                 return Response(
                     status: .ok,
                     headers: [
@@ -73,6 +75,13 @@ struct TrackRoutes: Sendable {
                 "wallet-link",
                 ["heading": "This link was withdrawn", "message": "The shop withdrew this link. Ask the shop for a new one."],
                 status: .gone)
+        case .used:
+            resources.page(
+                "wallet-link",
+                [
+                    "heading": "This link was used",
+                    "message": "It adds the order to one Wallet, once, and it already has. Open the order on the shop's site for a new link.",
+                ], status: .gone)
         }
     }
 

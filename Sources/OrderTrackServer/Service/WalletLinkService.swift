@@ -14,6 +14,11 @@ struct WalletLinkService: Sendable {
     static let defaultLifetime: TimeInterval = 7 * 24 * 3600
     /// The longest lifetime a merchant may ask for.
     static let maximumLifetime: TimeInterval = 90 * 24 * 3600
+    /// How long a single-use link works unless asked otherwise: minted right before the button shows, it is used in
+    /// seconds.
+    static let defaultSingleUseLifetime: TimeInterval = 600
+    /// The longest a single-use link may live: it is for the page the customer is looking at, not for e-mails.
+    static let maximumSingleUseLifetime: TimeInterval = 3600
     /// Where links live under the public URL.
     static let pathPrefix = "/track/"
 
@@ -29,10 +34,13 @@ struct WalletLinkService: Sendable {
         var url: String
     }
 
-    /// A link that opens its order now: the order, and the device token the link's packages carry.
+    /// A link that opens its order now: the order, and the device token the link's packages carry (none for a
+    /// single-use link, whose one download is the customer's own: it carries the order's token, as Apple Pay's
+    /// orderDetails do, so the order stays current after the link is gone).
     struct OpenedLink: Sendable {
+        var record: WalletLinkRecord
         var order: OrderRecord
-        var device: WalletLinkDevice
+        var device: WalletLinkDevice?
     }
 
     /// Why a link opens nothing.
@@ -43,15 +51,21 @@ struct WalletLinkService: Sendable {
         case expired(Date)
         /// The merchant revoked the link at this date.
         case revoked(Date)
+        /// The single-use link was used at this date.
+        case used(Date)
     }
 
-    /// Makes a link to one of the merchant's orders, valid for `lifetime` seconds (default 7 days, at most 90).
-    func create(merchant: MerchantRecord, type: String, id: String, lifetime: TimeInterval?) async throws -> CreatedLink {
-        let lifetime = lifetime ?? Self.defaultLifetime
-        guard lifetime >= 60, lifetime <= Self.maximumLifetime else {
+    /// Makes a link to one of the merchant's orders, valid for `lifetime` seconds: by default 7 days, at most 90; a
+    /// `singleUse` link 10 minutes by default, at most an hour, and opens once.
+    func create(merchant: MerchantRecord, type: String, id: String, lifetime: TimeInterval?, singleUse: Bool = false) async throws
+        -> CreatedLink
+    {
+        let lifetime = lifetime ?? (singleUse ? Self.defaultSingleUseLifetime : Self.defaultLifetime)
+        let maximum = singleUse ? Self.maximumSingleUseLifetime : Self.maximumLifetime
+        guard lifetime >= 60, lifetime <= maximum else {
+            let limit = singleUse ? "\(Int(maximum)) seconds (an hour) for a single-use link" : "\(Int(maximum)) seconds (90 days)"
             throw OrderTrackError(
-                .invalidWalletLink,
-                "expiresIn must be from 60 to \(Int(Self.maximumLifetime)) seconds (90 days), not \(lifetime.formatted(.number.grouping(.never)))",
+                .invalidWalletLink, "expiresIn must be from 60 to \(limit), not \(lifetime.formatted(.number.grouping(.never)))",
                 field: "expiresIn")
         }
         _ = try await orders.order(merchant: merchant, type: type, id: id)
@@ -59,8 +73,9 @@ struct WalletLinkService: Sendable {
         let created = now()
         let record = WalletLinkRecord(
             id: UUID().uuidString.lowercased(), tokenHash: Secrets.sha256Hex(Array(token.utf8)),
-            deviceTokenHash: Self.hash(deviceToken: Secrets.walletLinkDeviceToken(linkToken: token)), merchantID: merchant.id,
-            order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id), createdAt: created, expiresAt: created.addingTimeInterval(lifetime))
+            deviceTokenHash: singleUse ? nil : Self.hash(deviceToken: Secrets.walletLinkDeviceToken(linkToken: token)), merchantID: merchant.id,
+            order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id), createdAt: created, expiresAt: created.addingTimeInterval(lifetime),
+            singleUse: singleUse)
         do {
             try await store.createWalletLink(record)
         } catch OrderStoreError.orderNotFound {
@@ -82,17 +97,25 @@ struct WalletLinkService: Sendable {
     func resolve(token: String) async throws -> Result<OpenedLink, Refusal> {
         guard let record = try await store.walletLink(tokenHash: Secrets.sha256Hex(Array(token.utf8))) else { return .failure(.unknown) }
         if let revokedAt = record.revokedAt { return .failure(.revoked(revokedAt)) }
+        if let usedAt = record.usedAt { return .failure(.used(usedAt)) }
         guard record.expiresAt > now() else { return .failure(.expired(record.expiresAt)) }
         // Deleting the order deletes its links; one deleted a moment ago is as unknown as a token never issued.
         guard let order = try await store.order(type: record.order.orderTypeIdentifier, id: record.order.orderIdentifier) else {
             return .failure(.unknown)
         }
+        if record.singleUse { return .success(OpenedLink(record: record, order: order, device: nil)) }
         let deviceToken = Secrets.walletLinkDeviceToken(linkToken: token)
         // A link made before links had device tokens gets its own now: only its URL token can make it.
         if record.deviceTokenHash == nil {
             try await store.setWalletLinkDeviceTokenHash(id: record.id, deviceTokenHash: Self.hash(deviceToken: deviceToken))
         }
-        return .success(OpenedLink(order: order, device: WalletLinkDevice(linkID: record.id, token: deviceToken)))
+        return .success(OpenedLink(record: record, order: order, device: WalletLinkDevice(linkID: record.id, token: deviceToken)))
+    }
+
+    /// Uses up a single-use link once its package is ready; `false` when another download used it first.
+    func use(_ link: WalletLinkRecord) async throws -> Bool {
+        guard link.singleUse else { return true }
+        return try await store.useWalletLink(id: link.id, at: now())
     }
 
     /// The unrevoked, unexpired link whose device token this is; `nil` for any other token.

@@ -221,10 +221,12 @@ async function offerTrackInWallet(details) {
   const path = box.dataset.urlTemplate
     .replace("{type}", encodeURIComponent(details.orderTypeIdentifier))
     .replace("{id}", encodeURIComponent(details.orderIdentifier));
-  const { json } = await send(path, {});
+  // Single-use and short-lived, as Apple asks of package URLs: minted right before the button shows, it adds the order
+  // to one Wallet and then answers 410.
+  const { json } = await send(path, { singleUse: true, expiresIn: 600 });
   const note = Object.assign(document.createElement("p"), {
     className: "muted small",
-    textContent: `POST /api/v1/orders/{type}/{id}/wallet-link made this link; it works until ${json.expiresAt}.`,
+    textContent: `POST /api/v1/orders/{type}/{id}/wallet-link {"singleUse": true} made this link: it opens once, until ${json.expiresAt}.`,
   });
   box.replaceChildren();
   window.OrderTrack.addToWallet({ url: json.url, container: box });

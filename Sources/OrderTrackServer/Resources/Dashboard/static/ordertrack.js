@@ -8,6 +8,15 @@
 // `url` is a link from POST /api/v1/orders/{type}/{id}/wallet-link. On iPhone and iPad the button opens it and Safari
 // offers to add the order to Wallet; elsewhere the link is also shown as a QR code to scan with the phone. Styles are
 // set through the DOM, never as inline <style>, so the merchant's Content-Security-Policy needs no exception.
+//
+// Apple asks that nobody can download another person's order package even with its URL. The way to do that is a
+// single-use link minted by the signed-in page right before the button shows: give `mint`, a function whose promise
+// answers the URL the merchant's backend got from wallet-link with {"singleUse": true}, instead of `url`:
+//
+//   OrderTrack.addToWallet({ mint: () => fetch("/account/orders/1001/wallet-link", { method: "POST" })
+//     .then((answer) => answer.json()).then((link) => link.url), container: "#track-in-wallet" })
+//
+// `addToWallet` then answers a promise of the button's box.
 (function () {
   "use strict";
 
@@ -64,9 +73,14 @@
   }
 
   function addToWallet(options) {
+    if (options && typeof options.mint === "function") {
+      return Promise.resolve(options.mint()).then(function (url) {
+        return addToWallet({ url: url, container: options.container, qrCode: options.qrCode });
+      });
+    }
     var url = options && options.url;
     if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
-      throw new TypeError("OrderTrack.addToWallet needs { url } from POST /api/v1/orders/{type}/{id}/wallet-link");
+      throw new TypeError("OrderTrack.addToWallet needs { url } or { mint } from POST /api/v1/orders/{type}/{id}/wallet-link");
     }
     var container = options.container || document.body;
     if (typeof container === "string") container = document.querySelector(container);
