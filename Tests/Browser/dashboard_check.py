@@ -333,6 +333,142 @@ def lost_update(page: Page, console_errors: list[str], number: str) -> None:
     assert current["fulfillments"][0]["statusDescription"] == "Packed by the operator.", current
 
 
+def payment_total(page: Page) -> dict:
+    """The order content's payment.total, as the editor holds it."""
+    return json.loads(page.get_by_label("Order content").input_value())["payment"]["total"]
+
+
+def sheet_line(sheet, label: str):
+    return sheet.locator("#sheet-lines > div").filter(has_text=label)
+
+
+def checkout_sheet(page: Page, made: dict) -> None:
+    """The simulated payment sheet sends its events to the shop's handlers (checkout-sheet.js), the functions Safari's
+    events call: the answers show as the sheet shows them, and the order's payment follows."""
+    page.goto(BASE + "/checkout")
+    wait_for_playground_script(page)
+    sheet = page.get_by_role("region", name="Payment sheet")
+    total = page.locator("#pay-total")
+    answer = sheet.locator("#sheet-answer")
+    expect(sheet).to_contain_text("WELCOME10 takes 10% off the goods")
+    expect(total).to_have_text("$42.00")
+    assert payment_total(page) == {"amount": "42.00", "currency": "USD"}, payment_total(page)
+
+    # The chosen method's price becomes a line and part of the total, on the page and in the order's payment.
+    method = sheet.get_by_label("Shipping method")
+    method.select_option("express")
+    expect(total).to_have_text("$54.00")
+    expect(sheet_line(sheet, "Express Shipping")).to_contain_text("$12.00")
+    expect(sheet.locator(".sheet-total")).to_contain_text("$54.00")
+    expect(answer).to_contain_text("onshippingmethodselected → session.completeShippingMethodSelection(update)")
+    assert payment_total(page) == {"amount": "54.00", "currency": "USD"}, payment_total(page)
+
+    # An address the shop does not ship to: a field error before payment, no shipping method, and no payment.
+    country = sheet.get_by_label("Country or region")
+    country.select_option("DE")
+    expect(country).to_have_attribute("aria-invalid", "true")
+    expect(country).to_have_accessible_description(re.compile("Germany is not one of our shipping countries"))
+    expect(method).to_be_disabled()
+    expect(total).to_have_text("$42.00")
+    expect(answer).to_contain_text("onshippingcontactselected → session.completeShippingContactSelection(update)")
+    expect(sheet.locator("#sheet-answer-code")).to_contain_text('"contactField": "country"')
+    transcript = page.get_by_role("region", name="Transcript")
+    page.get_by_role("button", name="Simulate payment").click()
+    refused = page.get_by_role("status").filter(has_text="Nothing was sent: the payment sheet shows an error for the ship-to address")
+    expect(refused).to_be_visible()
+    expect(transcript.get_by_role("listitem")).to_have_count(0)
+    shot(page, "checkout-sheet-error-desktop")
+
+    # The same handlers answer the Payment Request API's events: address errors by field, with no shipping option.
+    page.get_by_label("Payment Request API").check()
+    expect(answer).to_contain_text("shippingaddresschange → event.updateWith(details)")
+    code = sheet.locator("#sheet-answer-code")
+    expect(code).to_contain_text('"shippingAddressErrors"')
+    expect(code).to_contain_text('"shippingOptions": []')
+    country.select_option("US")
+    expect(refused).to_have_count(0)  # a new choice: the refusal no longer applies
+    expect(country).not_to_have_attribute("aria-invalid", "true")
+    expect(method).to_be_enabled()
+    expect(total).to_have_text("$42.00")  # a new list of methods: the sheet selects the first, Standard
+
+    # An address without a postal code is an error too.
+    postal_code = sheet.get_by_label("Postal code")
+    postal_code.fill("")
+    postal_code.press("Enter")
+    expect(postal_code).to_have_attribute("aria-invalid", "true")
+    expect(postal_code).to_have_accessible_description("Add the postal code of this address.")
+    postal_code.fill("10001")
+    postal_code.press("Enter")
+    expect(postal_code).not_to_have_attribute("aria-invalid", "true")
+
+    method.select_option("express")
+    expect(answer).to_contain_text("shippingoptionchange → event.updateWith(details)")
+    expect(code).to_contain_text('"selected": true')
+    expect(total).to_have_text("$54.00")
+
+    # A coupon: an unknown code is an error on its field and changes nothing; WELCOME10 adds a discount line.
+    coupon = sheet.get_by_label("Coupon code")
+    coupon.fill("SAVE50")
+    sheet.get_by_role("button", name="Apply").click()
+    expect(coupon).to_have_accessible_description("SAVE50 is not a valid coupon code.")
+    expect(code).to_contain_text('"paymentMethodErrors"')
+    expect(total).to_have_text("$54.00")
+    coupon.fill("welcome10")
+    sheet.get_by_role("button", name="Apply").click()
+    expect(coupon).not_to_have_attribute("aria-invalid", "true")
+    expect(sheet_line(sheet, "Discount (WELCOME10)")).to_contain_text("-$4.20")
+    expect(total).to_have_text("$49.80")
+    expect(answer).to_contain_text("paymentmethodchange with methodDetails.couponCode → event.updateWith(details)")
+    page.get_by_label("Apple Pay JS").check()
+    expect(answer).to_contain_text("oncouponcodechanged → session.completeCouponCodeChange(update)")
+    order = json.loads(page.get_by_label("Order content").input_value())
+    assert order["payment"]["total"] == {"amount": "49.80", "currency": "USD"}, order["payment"]
+    summary = [(item["label"], item["value"]["amount"]) for item in order["payment"]["summaryItems"]]
+    assert summary == [("Subtotal", "42.00"), ("Express Shipping", "12.00"), ("Discount (WELCOME10)", "-4.20")], summary
+    made["sheet total"] = total.inner_text()
+    sheet.get_by_text("The handler's answer").click()
+    expect(code).to_be_visible()
+    shot(page, "checkout-sheet-desktop")
+
+
+def checkout_sheet_payment(page: Page, made: dict) -> None:
+    """The simulated payment charges what the sheet shows: the order it creates has that total."""
+    page.get_by_role("button", name="Simulate payment").click()
+    details = page.get_by_role("region", name="orderDetails")
+    expect(details.locator("pre")).to_be_visible()
+    shown = json.loads(details.locator("pre").inner_text())
+    expect(page.get_by_role("status").filter(has_text="Simulated payment")).to_be_visible()
+    created, _ = order_and_version(shown["orderTypeIdentifier"], shown["orderIdentifier"])
+    amount = created["payment"]["total"]["amount"]
+    assert made["sheet total"] == "$49.80" and float(amount) == 49.80, (made["sheet total"], created["payment"])
+    labels = [item["label"] for item in created["payment"]["summaryItems"]]
+    assert labels == ["Subtotal", "Express Shipping", "Discount (WELCOME10)"], labels
+    # The sheet keeps its choices for the next order; its total stays.
+    expect(page.locator("#pay-total")).to_have_text("$49.80")
+
+
+def checkout_sheet_source(page: Page) -> None:
+    """Show source gives both APIs' event handlers, and the shop's handlers are the very functions the page runs."""
+    page.get_by_role("button", name="Show source").click()
+    source = page.get_by_role("region", name="Source")
+    served = page.request.get(BASE + "/dashboard/static/checkout-sheet.js").text()
+    price_sheet = served[served.index("function priceSheet("):]
+    price_sheet = price_sheet[:price_sheet.index("\n}\n") + 2]
+    source.get_by_role("tab", name="Apple Pay JS").click()
+    for text in ("session.onshippingmethodselected", "session.completeShippingMethodSelection(answer.update)",
+                 "session.onshippingcontactselected", "session.oncouponcodechanged", "new ApplePayError(code, contactField, message)",
+                 '"WELCOME10"', "{ token: event.payment.token, sheet }"):
+        expect(source).to_contain_text(text)
+    assert price_sheet in page.locator("#source-code").inner_text(), "the source prints the handler the page runs"
+    source.get_by_role("tab", name="Payment Request API").click()
+    for text in ("payment.onshippingoptionchange", "payment.onshippingaddresschange", "payment.onpaymentmethodchange",
+                 "event.updateWith(paymentDetailsUpdate(request, order, sheet, answer.update))", "function paymentDetailsUpdate(",
+                 "function contactFromAddress(", '"requestShipping": true'):
+        expect(source).to_contain_text(text)
+    assert price_sheet in page.locator("#source-code").inner_text()
+    page.get_by_role("button", name="Hide source").click()
+
+
 def checkout_phone(browser) -> None:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     phone_page = context.new_page()
@@ -341,6 +477,16 @@ def checkout_phone(browser) -> None:
     phone_page.get_by_role("button", name="Sign in").click()
     expect(phone_page.get_by_role("heading", name="Checkout playground")).to_be_visible()
     wait_for_playground_script(phone_page)
+    # The sheet works at phone width: a choice changes the total, and nothing scrolls sideways.
+    sheet = phone_page.get_by_role("region", name="Payment sheet")
+    sheet.get_by_label("Shipping method").select_option("express")
+    expect(phone_page.locator("#pay-total")).to_have_text("$54.00")
+    sheet.get_by_label("Country or region").select_option("CA")
+    expect(phone_page.locator("#pay-total")).to_have_text("$42.00")  # Express ships only within the United States
+    assert sheet.get_by_label("Shipping method").locator("option").all_inner_texts() == ["Standard Shipping · Free"]
+    sheet.screenshot(path=str(SHOTS / "checkout-sheet-phone.png"))
+    width = phone_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the checkout playground is {width} px wide at {PHONE['width']} px"
     phone_page.get_by_role("button", name="Simulate payment").click()
     expect(phone_page.get_by_role("region", name="orderDetails").locator("pre")).to_be_visible()
     shot(phone_page, "checkout-phone")
@@ -507,7 +653,13 @@ def main() -> int:
             steps.run("the source shows the calls with the order made", lambda: checkout_source(page, checkout))
             steps.run("an order made in the playground is in the list and opens its editor", lambda: checkout_open_made_order(page, checkout))
             steps.run("bad JSON and a refused order are explained", lambda: checkout_bad_input(page, console_errors))
-            steps.run("the playground works at phone width, back from sign-in", lambda: checkout_phone(browser))
+            steps.run("the payment sheet's handlers: Express changes the total and payment.total, an unserved address is a field "
+                      "error that stops the payment before any call, a coupon adds a discount line (both APIs)",
+                      lambda: checkout_sheet(page, checkout))
+            steps.run("a simulated payment after the sheet's changes creates the order with the total the sheet showed",
+                      lambda: checkout_sheet_payment(page, checkout))
+            steps.run("the source shows both APIs' sheet handlers, the functions the page runs", lambda: checkout_sheet_source(page))
+            steps.run("the playground and its payment sheet work at phone width, back from sign-in", lambda: checkout_phone(browser))
 
             def sign_out():
                 page.get_by_role("button", name="Sign out", exact=True).click()

@@ -76,6 +76,29 @@ import Testing
             #expect(request["currencyCode"] == order["payment"]?["total"]?["currency"])
             #expect(request["supportedNetworks"]?.arrayValue?.isEmpty == false && request["merchantCapabilities"] != nil)
 
+            // What the page's sheet starts from: shipping methods (the first free, so the total is the goods'), a postal
+            // address to ask for and coupon codes; the request's lines are the order's summary items, as the sheet's
+            // handlers answer for the first method.
+            let methods = try #require(request["shippingMethods"]?.arrayValue)
+            #expect(methods.map { $0["identifier"] } == ["standard", "express"])
+            #expect(methods.map { $0["amount"] } == ["0.00", "12.00"])
+            for method in methods {
+                #expect(method["label"]?.stringValue?.isEmpty == false && method["detail"]?.stringValue?.isEmpty == false)
+                let range = try #require(method["dateComponentsRange"])
+                let start = try #require(range["startDateComponents"]?.objectValue)
+                let end = try #require(range["endDateComponents"]?.objectValue)
+                #expect(Set(start.keys) == ["years", "months", "days"] && Set(end.keys) == ["years", "months", "days"])
+            }
+            #expect(request["requiredShippingContactFields"]?.arrayValue?.contains("postalAddress") == true)
+            #expect(request["shippingType"] == "shipping" && request["supportsCouponCode"] == .bool(true))
+            let lines = try #require(request["lineItems"]?.arrayValue)
+            let summary = try #require(order["payment"]?["summaryItems"]?.arrayValue)
+            #expect(lines.map { [$0["label"], $0["amount"]] } == summary.map { [$0["label"], $0["value"]?["amount"]] })
+            #expect(lines.map { $0["label"] } == ["Subtotal", "Standard Shipping"])
+            #expect(page.text.contains(#"<label for="sheet-method">Shipping method</label>"#))
+            #expect(page.text.contains(#"<option value="US" selected>United States</option>"#))
+            #expect(page.text.contains(#"<label for="sheet-coupon">Coupon code</label>"#))
+
             // The prefilled order is one the playground accepts as it stands.
             let paid = try await Self.pay(client, browser, ["order": order])
             #expect(paid.status == .created, "\(paid.text)")

@@ -1,8 +1,12 @@
 // The checkout playground: pays for the edited order with Apple Pay in Safari, or simulates the payment in any browser
-// (the same server call without a token), then shows the orderDetails Apple Pay hands to Wallet.
+// (the same server call without a token), then shows the orderDetails Apple Pay hands to Wallet. The payment sheet's
+// changes are answered by the shop's handlers (checkout-sheet.js), in Safari's sheet and in the page's simulated one,
+// and the order's payment follows their totals.
 import { callJSON, showProblems } from "./dashboard-api.js";
-import { sameAmount, toApplePayJS, toPaymentRequestAPI, totalOf } from "./checkout-request.js";
+import { sameAmount, toApplePayJS, toPaymentRequestAPI } from "./checkout-request.js";
 import { record, rememberOrder, renderMadeOrders } from "./checkout-history.js";
+import { offerOf, orderWithPayment, priceSheet } from "./checkout-sheet.js";
+import { adoptSheet, onSheetAnswer, showSheet } from "./checkout-sheet-panel.js";
 import { formatJSON } from "./checkout-source.js";
 import { showSource } from "./checkout-source-panel.js";
 import { applePayAvailable, payWithApplePayJS, payWithPaymentRequest } from "./checkout-wallet.js";
@@ -16,12 +20,15 @@ const result = document.getElementById("pay-result");
 const problemList = document.getElementById("pay-problems");
 const hints = {
   applePayJS: "An <code>ApplePayPaymentRequest</code>, as <code>new ApplePaySession(13, request)</code> takes it.",
-  paymentRequest: "The method data and details, as <code>new PaymentRequest(methodData, details)</code> takes them.",
+  paymentRequest: "The method data, details and options, as <code>new PaymentRequest(methodData, details, options)</code> takes them.",
 };
 const DETAIL_KEYS = ["orderTypeIdentifier", "orderIdentifier", "webServiceURL", "authenticationToken"];
 
 let method = "applePayJS";
 let lastDetails = null;
+// The Apple Pay JS shipping methods last edited: converting back from the Payment Request API, whose shipping options
+// have no detail or delivery dates, gives them back.
+let knownShippingMethods = [];
 // The simulation's Idempotency-Key: a retry of the same payment reuses it, a new payment (after a success or an edit)
 // gets a new one.
 let attempt = null;
@@ -63,16 +70,24 @@ function payloads() {
   return { request, order };
 }
 
-/** The payment sheet charges the request's total and the server checks the token against payment.total: they must agree. */
-function checkTotal(request, order) {
-  const charged = totalOf(method, request);
+/** The payment sheet charges its total and the server checks the token against payment.total: they must agree. */
+function checkTotal(priced, request, order) {
+  const charged = { amount: priced.total.amount, currency: offerOf(request).currency };
   const total = order.payment?.total;
   if (!total || (sameAmount(charged.amount, total.amount) && charged.currency === total.currency)) return;
   showMessage(
-    `The payment request charges ${charged.amount} ${charged.currency} but the order's payment.total is ${total.amount} ${total.currency}. ` +
-      "A real payment would be refused (amount_mismatch): make them equal.",
+    `The payment sheet charges ${charged.amount} ${charged.currency} but the order's payment.total is ${total.amount} ${total.currency}. ` +
+      "A real payment would be refused (amount_mismatch): make them equal, or change a choice on the payment sheet to apply its totals.",
     "error",
   );
+  throw new ShownError();
+}
+
+/** The sheet must not show an address error: Apple Pay does not let the customer pay until the address is fixed. */
+function checkSheet(priced) {
+  if (!priced.contactErrors.length) return;
+  const errors = priced.contactErrors.map((error) => error.message).join(" ");
+  showMessage(`Nothing was sent: the payment sheet shows an error for the ship-to address, so the customer cannot pay yet. ${errors}`, "error");
   throw new ShownError();
 }
 
@@ -84,14 +99,18 @@ function formatTotal({ amount, currency }) {
   }
 }
 
-/** Follows an edit: the total, the source code, and a new payment attempt. */
+/** Follows an edit: the sheet and its total, the source code, and a new payment attempt. */
 function edited() {
   attempt = null;
   const request = read(requestBox, "Payment request", { quiet: true });
   const order = read(orderBox, "Order content", { quiet: true });
-  document.getElementById("pay-total").textContent = request ? formatTotal(totalOf(method, request)) : "—";
+  if (request && method === "applePayJS") knownShippingMethods = request.shippingMethods ?? [];
+  const priced = showSheet(request && order ? { request, order, api: method } : null);
+  document.getElementById("pay-total").textContent = priced
+    ? formatTotal({ amount: priced.total.amount, currency: offerOf(request).currency })
+    : "—";
   if (request && order) {
-    const applePayRequest = method === "applePayJS" ? request : toApplePayJS(request);
+    const applePayRequest = method === "applePayJS" ? request : toApplePayJS(request, knownShippingMethods);
     const paymentRequestShape = method === "paymentRequest" ? request : toPaymentRequestAPI(request, root.dataset.merchantIdentifier);
     showSource({ origin: location.origin, applePayRequest, paymentRequestShape, order, orderDetails: lastDetails });
   }
@@ -103,7 +122,8 @@ function switchMethod(next) {
     document.querySelector(`input[name="method"][value="${method}"]`).checked = true;
     return;
   }
-  const converted = next === "paymentRequest" ? toPaymentRequestAPI(request, root.dataset.merchantIdentifier) : toApplePayJS(request);
+  const converted =
+    next === "paymentRequest" ? toPaymentRequestAPI(request, root.dataset.merchantIdentifier) : toApplePayJS(request, knownShippingMethods);
   requestBox.value = formatJSON(converted);
   method = next;
   document.getElementById("payment-request-hint").innerHTML = hints[next];
@@ -249,22 +269,42 @@ async function run(work) {
   }
 }
 
+// The simulated sheet's events already gave the order its totals: a payment checks them as the server will.
 simulateButton.addEventListener("click", () =>
   run(async () => {
     const { request, order } = payloads();
-    checkTotal(request, order);
+    const priced = showSheet({ request, order, api: method });
+    checkSheet(priced);
+    checkTotal(priced, request, order);
     await submit(null, order);
   }),
 );
 
+// In Safari the sheet's events come after the click: the order gets the totals of the choices the sheet ended with.
 applePayButton.addEventListener("click", () =>
   run(async () => {
     const { request, order } = payloads();
-    checkTotal(request, order);
-    const server = { validateMerchant, pay: (token) => submit(token, order) };
-    await (method === "paymentRequest" ? payWithPaymentRequest(request, server) : payWithApplePayJS(request, server));
+    const pay = (token, sheet) => {
+      const paid = orderWithPayment(order, request, priceSheet(request, order, sheet));
+      orderBox.value = formatJSON(paid);
+      adoptSheet(sheet);
+      return submit(token, paid);
+    };
+    const server = { validateMerchant, pay };
+    await (method === "paymentRequest" ? payWithPaymentRequest(request, order, server) : payWithApplePayJS(request, order, server));
   }),
 );
+
+// After a change on the simulated sheet the order's payment follows its answer, as the merchant's server would price it.
+onSheetAnswer((priced) => {
+  // A new choice makes a new payment: what the last one answered no longer applies.
+  result.replaceChildren();
+  problemList.replaceChildren();
+  const request = read(requestBox, "Payment request", { quiet: true });
+  const order = read(orderBox, "Order content", { quiet: true });
+  if (request && order) orderBox.value = formatJSON(orderWithPayment(order, request, priced));
+  edited();
+});
 
 for (const radio of document.querySelectorAll('input[name="method"]')) {
   radio.addEventListener("change", () => switchMethod(radio.value));

@@ -1,6 +1,7 @@
 // The "Show source" panel: the code a merchant's own server, web page or app runs for the playground's current
 // payloads, with the orderDetails of the last payment made here.
 import { APPLE_PAY_VERSION } from "./checkout-request.js";
+import * as sheet from "./checkout-sheet.js";
 
 /**
  * `value` as JSON indented by two spaces, lines after the first by `indent` more; short lists of plain values stay on
@@ -58,18 +59,70 @@ curl -X POST '${origin}/api/v1/apple_pay/sessions' \\
   -d '{"validationURL": "https://apple-pay-gateway.apple.com/paymentservices/paymentSession", "domain": "shop.example.com"}'`;
 }
 
-function applePayJS({ applePayRequest, orderDetails }) {
+// The shop's handlers as the playground runs them: Show source prints the functions themselves.
+const HANDLERS = [
+  sheet.shippingMethodSelected, sheet.shippingContactSelected, sheet.couponCodeChanged, sheet.openSheet, sheet.priceSheet,
+  sheet.shippingMethodsFor, sheet.addressErrors, sheet.offerOf, sheet.goodsValue, sheet.minorUnits, sheet.toMinor,
+  sheet.fromMinor, sheet.regionName,
+];
+const PAYMENT_REQUEST_HANDLERS = [sheet.paymentDetailsUpdate, sheet.contactFromAddress];
+
+function handlers(extra = []) {
+  return `// The shop's answers to the sheet's changes; the playground's page runs these very functions (checkout-sheet.js).
+// Prices and coupons are your server's to decide: it applies the same rules to the choices it is sent when it builds
+// the order, whose payment.total (the sheet's total) and payment.summaryItems (its lines) the payment is checked
+// against. SHOP: the countries the shop ships to, the shipping methods only offered within the merchant's country,
+// the coupon codes.
+const SHOP = ${json(sheet.SHOP)};
+
+${[...HANDLERS, ...extra].map(String).join("\n\n")}`;
+}
+
+const applePayErrors = `// Safari's ApplePayError objects for the handlers' plain errors.
+function applePayErrors(errors = []) {
+  return errors.map(({ code, contactField, message }) => new ApplePayError(code, contactField, message));
+}`;
+
+function cart(order) {
+  return `// The cart, as the order content lists it: the handlers price its lineItems.
+const order = ${json({ lineItems: order.lineItems ?? [] })};`;
+}
+
+function applePayJS({ applePayRequest, order, orderDetails }) {
   return `// In your Apple Pay button's click handler.
-const session = new ApplePaySession(${APPLE_PAY_VERSION}, ${json(applePayRequest)});
+const request = ${json(applePayRequest)};
+${cart(order)}
+const session = new ApplePaySession(${APPLE_PAY_VERSION}, request);
+// The customer's choices on the sheet: each handler answers from them and the event, and keeps them for the next.
+let sheet = openSheet(request);
 
 session.onvalidatemerchant = async (event) => {
   const merchantSession = await postJSON("/apple-pay/session", { validationURL: event.validationURL, domain: location.hostname });
   session.completeMerchantValidation(merchantSession);
 };
 
+session.onshippingmethodselected = (event) => {
+  const answer = shippingMethodSelected(request, order, sheet, event.shippingMethod);
+  sheet = answer.sheet;
+  session.completeShippingMethodSelection(answer.update);
+};
+
+session.onshippingcontactselected = (event) => {
+  const answer = shippingContactSelected(request, order, sheet, event.shippingContact);
+  sheet = answer.sheet;
+  session.completeShippingContactSelection({ ...answer.update, errors: applePayErrors(answer.update.errors) });
+};
+
+session.oncouponcodechanged = (event) => {
+  const answer = couponCodeChanged(request, order, sheet, event.couponCode);
+  sheet = answer.sheet;
+  session.completeCouponCodeChange({ ...answer.update, errors: applePayErrors(answer.update.errors) });
+};
+
 session.onpaymentauthorized = async (event) => {
   try {
-    const { orderDetails } = await postJSON("/apple-pay/pay", { token: event.payment.token });
+    // Your server prices the order for the sheet's choices: its payment.total is the amount just authorized.
+    const { orderDetails } = await postJSON("/apple-pay/pay", { token: event.payment.token, sheet });
 ${detailsComment(orderDetails, 4)}
     session.completePayment({ status: ApplePaySession.STATUS_SUCCESS, orderDetails });
   } catch {
@@ -79,28 +132,59 @@ ${detailsComment(orderDetails, 4)}
 
 session.begin();
 
+${applePayErrors}
+
+${handlers()}
+
 ${postJSON}`;
 }
 
-function paymentRequest({ paymentRequestShape, orderDetails }) {
+function paymentRequest({ paymentRequestShape, order, orderDetails }) {
   return `// In your Apple Pay button's click handler (an async function).
-const request = new PaymentRequest(
-  ${json(paymentRequestShape.methodData, 2)},
-  ${json(paymentRequestShape.details, 2)},
-);
+const request = ${json(paymentRequestShape)};
+${cart(order)}
+const payment = new PaymentRequest(request.methodData, request.details, request.options);
+// The customer's choices on the sheet: each handler answers from them and the event, and keeps them for the next.
+let sheet = openSheet(request);
 
-request.onmerchantvalidation = (event) => {
+payment.onmerchantvalidation = (event) => {
   event.complete(postJSON("/apple-pay/session", { validationURL: event.validationURL, domain: location.hostname }));
 };
 
-const response = await request.show();
+payment.onshippingoptionchange = (event) => {
+  const answer = shippingMethodSelected(request, order, sheet, { identifier: payment.shippingOption });
+  sheet = answer.sheet;
+  event.updateWith(paymentDetailsUpdate(request, order, sheet, answer.update));
+};
+
+payment.onshippingaddresschange = (event) => {
+  const answer = shippingContactSelected(request, order, sheet, contactFromAddress(payment.shippingAddress));
+  sheet = answer.sheet;
+  event.updateWith(paymentDetailsUpdate(request, order, sheet, answer.update));
+};
+
+payment.onpaymentmethodchange = (event) => {
+  // Apple Pay reports a coupon code as a payment method change; a change of card leaves the total as it is.
+  if (typeof event.methodDetails?.couponCode !== "string") return;
+  const answer = couponCodeChanged(request, order, sheet, event.methodDetails.couponCode);
+  sheet = answer.sheet;
+  const details = paymentDetailsUpdate(request, order, sheet, answer.update);
+  event.updateWith({ ...details, paymentMethodErrors: applePayErrors(details.paymentMethodErrors) });
+};
+
+const response = await payment.show();
 try {
-  const { orderDetails } = await postJSON("/apple-pay/pay", { token: response.details.token });
+  // Your server prices the order for the sheet's choices: its payment.total is the amount just authorized.
+  const { orderDetails } = await postJSON("/apple-pay/pay", { token: response.details.token, sheet });
 ${detailsComment(orderDetails, 2)}
   await response.complete("success", { data: { orderDetails } });
 } catch {
   await response.complete("fail");
 }
+
+${applePayErrors}
+
+${handlers(PAYMENT_REQUEST_HANDLERS)}
 
 ${postJSON}`;
 }
