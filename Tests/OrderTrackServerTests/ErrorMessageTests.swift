@@ -36,10 +36,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-            let details = try #require(created.json["orderDetails"])
-            let path =
-                "/api/v1/orders/\(try #require(details["orderTypeIdentifier"]?.stringValue))/\(try #require(details["orderIdentifier"]?.stringValue))"
+            let path = try await client.createOrder().path
             let refused = try await client.merchant(.patch, path, json: ["fulfillments": [["fulfillmentIdentifier": "ship-9", "status": "shipped"]]])
             #expect(refused.status == .unprocessableContent)
             #expect(refused.json["error"]?["code"] == "patch_invalid")
@@ -59,10 +56,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-            let details = try #require(created.json["orderDetails"])
-            let path =
-                "/api/v1/orders/\(try #require(details["orderTypeIdentifier"]?.stringValue))/\(try #require(details["orderIdentifier"]?.stringValue))"
+            let path = try await client.createOrder().path
             let refused = try await client.merchant(.post, path + "/wallet-link", json: ["expiresIn": 30])
             #expect(refused.status == .badRequest)
             let message = try #require(refused.json["error"]?["message"]?.stringValue)

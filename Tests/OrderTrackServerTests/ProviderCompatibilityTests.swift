@@ -252,9 +252,8 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-            let details = try #require(created.json["orderDetails"])
-            let (type, id) = (try #require(details["orderTypeIdentifier"]?.stringValue), try #require(details["orderIdentifier"]?.stringValue))
+            let created = try await client.createOrder()
+            let (type, id) = (created.type, created.id)
             let link = try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link")
             let (_, otherKey) = try await Administration(store: client.store).createMerchant(name: "Other Shop")
             let other: HTTPFields = [.authorization: "Bearer \(otherKey)"]

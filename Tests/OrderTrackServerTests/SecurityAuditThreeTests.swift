@@ -128,11 +128,8 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-            let details = try #require(created.json["orderDetails"])
-            let (type, id) = (try #require(details["orderTypeIdentifier"]?.stringValue), try #require(details["orderIdentifier"]?.stringValue))
-            let token = try #require(details["authenticationToken"]?.stringValue)
-            let path = "/api/v1/orders/\(type)/\(id)"
+            let created = try await client.createOrder()
+            let (token, path) = (created.token, created.path)
             func key(_ scopes: [String]) async throws -> String {
                 try await RestrictedKeyTests.createKey(
                     client, ["name": .string(scopes.joined(separator: " ")), "scopes": .array(scopes.map(JSONValue.string))]

@@ -9,6 +9,7 @@ import OrderModel
 import OrderPersistence
 import OrderTrackServer
 import OrderZip
+import Testing
 
 /// A server on a fresh data directory, driven over real HTTP on loopback.
 struct TestServer {
@@ -128,6 +129,31 @@ struct Client: Sendable {
         var headers = extra
         if let token { headers[.authorization] = "AppleOrder \(token)" }
         return try await call(method, path, headers: headers, body: json?.serialized())
+    }
+}
+
+/// An order made through the merchant API: the four orderDetails values Apple Pay would hand Wallet, and the answer.
+struct CreatedTestOrder: Sendable {
+    var type: String
+    var id: String
+    var token: String
+    var reply: Client.Reply
+    /// The order's merchant API path.
+    var path: String { "/api/v1/orders/\(type)/\(id)" }
+}
+
+extension Client {
+    /// Creates `content` (a sample order by default), expecting 201, and reads its orderDetails.
+    func createOrder(_ content: JSONValue = SampleContent.order, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> CreatedTestOrder
+    {
+        let reply = try await merchant(.post, "/api/v1/orders", json: content)
+        #expect(reply.status == .created, "\(reply.text)", sourceLocation: sourceLocation)
+        let details = try #require(reply.json["orderDetails"], sourceLocation: sourceLocation)
+        return CreatedTestOrder(
+            type: try #require(details["orderTypeIdentifier"]?.stringValue, sourceLocation: sourceLocation),
+            id: try #require(details["orderIdentifier"]?.stringValue, sourceLocation: sourceLocation),
+            token: try #require(details["authenticationToken"]?.stringValue, sourceLocation: sourceLocation), reply: reply)
     }
 }
 
