@@ -12,6 +12,16 @@ import Testing
         }
     }
 
+    /// The last instant of year 9999, given to a tenth of a millisecond, rounded into "10000-01-01", which no RFC 3339
+    /// parser reads: the formatter now stays within four year digits.
+    @Test func aDateJustBeforeYearTenThousandFormatsWithinIt() throws {
+        let date = try #require(DateTimeFormat.parseRFC3339("9999-12-31T23:59:59.99996666Z"))
+        let formatted = DateTimeFormat.formatRFC3339(date)
+        #expect(formatted == "9999-12-31T23:59:59.999Z")
+        #expect(DateTimeFormat.parseRFC3339(formatted) != nil)
+        #expect(DateTimeFormat.formatRFC3339(try #require(DateTimeFormat.parseRFC3339("9999-12-31T23:59:59.999Z"))) == "9999-12-31T23:59:59.999Z")
+    }
+
     @Test func aURIIsAcceptedOnlyWhenFoundationReadsItAsAURL() {
         // The typed model decodes these as URL: a validated order must never fail to decode.
         #expect(!TextFormat.isAbsoluteURI("shop://o:rders/104"))

@@ -62,7 +62,11 @@ public enum DateTimeFormat {
     /// Formats a date as RFC 3339 in UTC to the nearest millisecond (`2024-05-01T12:30:00.250Z`). Nearest, not
     /// truncated: a parsed `.51` before 1970 is -0.49 s, which binary floating point holds as a hair below -490 ms.
     public static func formatRFC3339(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        // Rounded to the millisecond (a parsed .123 is 122.99… after the Double); but a date before year 10000 never
+        // rounds into it: four year digits are all RFC 3339 has, and "10000-01-01" would not parse again.
+        let exact = date.timeIntervalSince1970 * 1000
+        var totalMilliseconds = Int64(exact.rounded())
+        if totalMilliseconds >= Self.yearTenThousand, exact < Double(Self.yearTenThousand) { totalMilliseconds = Self.yearTenThousand - 1 }
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let totalSeconds = (totalMilliseconds - Int64(milliseconds)) / 1000
         var days = Int(totalSeconds / 86_400)
@@ -79,6 +83,9 @@ public enum DateTimeFormat {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):"
             + "\(pad(secondOfDay % 60, 2)).\(pad(milliseconds, 3))Z"
     }
+
+    /// 10000-01-01T00:00:00Z in milliseconds since 1970.
+    static let yearTenThousand: Int64 = 253_402_300_800_000
 
     /// UTC calendar fields of a date, whole seconds (weekday 0 = Sunday), without `Calendar`'s cost.
     public static func utcComponents(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, weekday: Int) {
