@@ -12,16 +12,10 @@ public enum OrderCreation {
     ///   - content: the body as sent.
     ///   - orderIdentifier: a new identifier, asked for only when the order has none.
     public static func identified(_ content: JSONValue, orderIdentifier: () -> String) -> (content: JSONValue, generated: Bool)? {
-        guard var members = content.objectValue else { return nil }
-        if members.count == 1, var inner = members["order"]?.objectValue {
-            guard inner["orderIdentifier"] == nil else { return (content, false) }
-            inner["orderIdentifier"] = .string(orderIdentifier())
-            members["order"] = .object(inner)
-            return (.object(members), true)
-        }
+        guard var members = ProviderVocabulary.orderMembers(of: content) else { return nil }
         guard members["orderIdentifier"] == nil else { return (content, false) }
         members["orderIdentifier"] = .string(orderIdentifier())
-        return (.object(members), true)
+        return (ProviderVocabulary.wrappedOrder(content) == nil ? .object(members) : ["order": .object(members)], true)
     }
 
     /// `content` with each absent member filled; `filled` names them in document order.

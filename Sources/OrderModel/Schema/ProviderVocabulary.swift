@@ -44,7 +44,7 @@ public enum ProviderVocabulary {
     /// Whether `document` uses any of the simplified forms (and so is translated by ``translate(_:defaults:)``).
     public static func isSimplified(_ document: JSONValue) -> Bool {
         guard let members = document.objectValue else { return false }
-        if members.count == 1, members["order"]?.objectValue != nil { return true }
+        if wrappedOrder(document) != nil { return true }
         if members["total"] != nil { return true }
         if let status = members["status"]?.stringValue, simplifiedStatuses[status] != nil { return true }
         let lineItems =
@@ -58,11 +58,15 @@ public enum ProviderVocabulary {
         }
     }
 
-    /// The order's own members: those of a lone `order` wrapper (a simplified form), or the document's.
+    /// The members of a lone `order` wrapper (a simplified form), or `nil` when the document is not one.
+    public static func wrappedOrder(_ document: JSONValue) -> [String: JSONValue]? {
+        guard let members = document.objectValue, members.count == 1 else { return nil }
+        return members["order"]?.objectValue
+    }
+
+    /// The order's own members: those of a lone `order` wrapper, or the document's.
     public static func orderMembers(of document: JSONValue) -> [String: JSONValue]? {
-        guard let members = document.objectValue else { return nil }
-        if members.count == 1, let inner = members["order"]?.objectValue { return inner }
-        return members
+        wrappedOrder(document) ?? document.objectValue
     }
 
     /// The placeholders an `orderManagementURL` default may hold, filled from each order.
@@ -94,7 +98,7 @@ private struct Translator {
 
     mutating func order(_ document: JSONValue) -> JSONValue {
         var order = document
-        if let members = document.objectValue, members.count == 1, let inner = members["order"]?.objectValue {
+        if let inner = ProviderVocabulary.wrappedOrder(document) {
             order = .object(inner)
             warn("order", "the order was read from inside \"order\"; send its members at the top level")
         }

@@ -2,7 +2,7 @@
 // (the same server call without a token), then shows the orderDetails Apple Pay hands to Wallet. The payment sheet's
 // changes are answered by the shop's handlers (checkout-sheet.js), in Safari's sheet and in the page's simulated one,
 // and the order's payment follows their totals.
-import { callJSON, showProblems } from "./dashboard-api.js";
+import { callJSON, flagField, showProblems } from "./dashboard-api.js";
 import { sameAmount, toApplePayJS, toPaymentRequestAPI } from "./checkout-request.js";
 import { record, rememberOrder, renderMadeOrders } from "./checkout-history.js";
 import { offerOf, orderWithPayment, priceSheet } from "./checkout-sheet.js";
@@ -38,12 +38,6 @@ class ShownError extends Error {}
 
 // MARK: The textboxes
 
-function flag(box, message) {
-  document.getElementById(`${box.id}-error`).textContent = message;
-  if (message) box.setAttribute("aria-invalid", "true");
-  else box.removeAttribute("aria-invalid");
-}
-
 /** The box's JSON object, or `undefined` after saying why not next to the box (unless `quiet`, while typing). */
 function read(box, name, { quiet = false } = {}) {
   let value;
@@ -54,7 +48,7 @@ function read(box, name, { quiet = false } = {}) {
   } catch (error) {
     message = `${name} is not valid JSON: ${error.message}.`;
   }
-  if (!message || !quiet) flag(box, message);
+  if (!message || !quiet) flagField(box, message);
   return message ? undefined : value;
 }
 

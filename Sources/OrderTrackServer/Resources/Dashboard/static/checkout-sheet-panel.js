@@ -6,6 +6,7 @@ import {
   shippingMethodSelected,
 } from "./checkout-sheet.js";
 import { formatJSON } from "./checkout-source.js";
+import { flagField } from "./dashboard-api.js";
 
 const methodSelect = document.getElementById("sheet-method");
 const countrySelect = document.getElementById("sheet-country");
@@ -93,10 +94,7 @@ function renderErrors(priced) {
   for (const error of priced.contactErrors) messages.set(errorFields[error.contactField] ?? countrySelect, error.message);
   for (const error of priced.couponErrors) messages.set(couponInput, error.message);
   for (const field of [countrySelect, postalInput, couponInput]) {
-    const message = messages.get(field) ?? "";
-    document.getElementById(`${field.id}-error`).textContent = message;
-    if (message) field.setAttribute("aria-invalid", "true");
-    else field.removeAttribute("aria-invalid");
+    flagField(field, messages.get(field) ?? "");
   }
 }
 

@@ -82,6 +82,13 @@ export function applyMergePatch(target, patch) {
   return result;
 }
 
+/** Shows `message` under `field` (in the element `<field id>-error`) and marks the field invalid; "" clears both. */
+export function flagField(field, message) {
+  document.getElementById(`${field.id}-error`).textContent = message;
+  if (message) field.setAttribute("aria-invalid", "true");
+  else field.removeAttribute("aria-invalid");
+}
+
 /** Fills `list` with validation problems, each with its JSON path (warnings and errors told apart by class). */
 export function showProblems(list, problems) {
   list.replaceChildren(
