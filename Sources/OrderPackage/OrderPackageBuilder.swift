@@ -42,6 +42,29 @@ public struct OrderPackageBuilder: Sendable {
             orderJSON: orderJSON, package: PackageContents(files: contents), options: validationOptions)
         // A valid order always has a string orderTypeIdentifier.
         guard report.isValid, let orderType = document?["orderTypeIdentifier"]?.stringValue else { throw .invalidOrder(report) }
+        return try assemble(orderJSON: orderJSON, orderType: orderType, assets: assets, warnings: report.warnings, signingTime: signingTime)
+    }
+
+    /// Builds the package of an order validated with its files (``ValidatedOrder``): its bytes are signed as they
+    /// are, without parsing or validating them again.
+    ///
+    /// - Parameters:
+    ///   - order: The order and the files it was validated with.
+    ///   - cache: Compressed asset contents shared across builds.
+    ///   - signingTime: The time signed into the signature.
+    /// - Throws: as ``build(orderJSON:assets:signingTime:)``, except that the order is already valid.
+    public func build(
+        _ order: ValidatedOrder, cache: AssetCache = AssetCache(), signingTime: Date = Date()
+    ) throws(OrderPackageError) -> BuiltOrderPackage {
+        try assemble(
+            orderJSON: order.bytes, orderType: order.orderTypeIdentifier, assets: try AssetSet(files: order.assets, cache: cache),
+            warnings: order.warnings, signingTime: signingTime)
+    }
+
+    /// Checks the order type against the signer, then hashes, signs and zips a valid order with its assets.
+    private func assemble(
+        orderJSON: [UInt8], orderType: String, assets: AssetSet, warnings: [ValidationProblem], signingTime: Date
+    ) throws(OrderPackageError) -> BuiltOrderPackage {
         if let certificateType = signer.orderTypeIdentifier, certificateType != orderType {
             throw .orderTypeIdentifierMismatch(order: orderType, certificate: certificateType)
         }
@@ -65,9 +88,7 @@ public struct OrderPackageBuilder: Sendable {
             entries.append(try ZipEntry(name: PackageLayout.manifest, data: manifest, method: .deflated))
             entries.append(try ZipEntry(name: PackageLayout.signature, data: signature, method: .deflated))
             let archive = try ZipWriter.archive(entries, timestamp: zipTimestamp)
-            return BuiltOrderPackage(
-                bytes: archive, manifest: manifest, orderTypeIdentifier: orderType, warnings: report.warnings
-            )
+            return BuiltOrderPackage(bytes: archive, manifest: manifest, orderTypeIdentifier: orderType, warnings: warnings)
         } catch {
             throw .archiveFailed(error)
         }

@@ -40,6 +40,19 @@ extension SQLOrderStore {
         }
     }
 
+    /// The merchant's assets of these names with their bytes, sorted by name, in one read; names it lacks are left out.
+    public func assets(merchantID: String, named names: Set<String>) async throws -> [Asset] {
+        guard !names.isEmpty else { return [] }
+        return try await read("read \(names.count) assets") { db in
+            try await db.select().columns(Self.assetInfoColumns + ["bytes"]).from("assets")
+                .where("merchant_id", .equal, merchantID)
+                .where("name", .in, names.sorted())
+                .orderBy("name")
+                .all()
+                .map { Asset(info: try Self.assetInfo(from: $0), bytes: try $0.bytes("bytes")) }
+        }
+    }
+
     /// Deletes an asset; `false` if there was none.
     public func deleteAsset(merchantID: String, name: String) async throws -> Bool {
         try await write("delete asset \(name)") { db in

@@ -60,16 +60,18 @@ struct TestServer {
     }
 
     /// Starts the server on this data directory, runs `body` against it, stops it (closing the database).
-    /// The server logs warnings and errors to `logger`, by default the console.
-    func run<Value: Sendable>(logger: Logger = Logger(label: "ordertrack-test"), _ body: @Sendable (Client) async throws -> Value) async throws
-        -> Value
-    {
+    /// The server logs warnings and errors to `logger`, by default the console. `testing` is `.live` (real HTTP on
+    /// loopback) unless a test wants the requests answered in its own task (`.router`, where task-locals reach the
+    /// handlers).
+    func run<Value: Sendable>(
+        logger: Logger = Logger(label: "ordertrack-test"), testing: TestingSetup = .live, _ body: @Sendable (Client) async throws -> Value
+    ) async throws -> Value {
         var logger = logger
         logger.logLevel = logLevel
         let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger, now: now)
         let credentials = try loadCredentials()
         do {
-            let value = try await server.application.test(.live) { client in
+            let value = try await server.application.test(testing) { client in
                 try await body(Client(client: client, apiKey: credentials.apiKey, credentials: credentials, store: server.store))
             }
             try await server.store.shutdown()

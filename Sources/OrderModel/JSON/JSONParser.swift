@@ -21,6 +21,7 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONParseError`` with the line and column of the first problem.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+        WorkTally.count(.parse)
         var parser = JSONParser(bytes: Array(bytes))
         return try parser.parseDocument()
     }

@@ -1,6 +1,7 @@
 extension JSONValue {
     /// UTF-8 JSON text with object keys sorted, so equal trees always serialize to equal bytes.
     public func serialized(pretty: Bool = false) -> [UInt8] {
+        WorkTally.count(.serialization)
         var output: [UInt8] = []
         output.reserveCapacity(256)
         write(to: &output, pretty: pretty, indent: 0)

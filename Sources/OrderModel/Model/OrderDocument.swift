@@ -40,11 +40,11 @@ public struct OrderDocument: Sendable, Hashable {
     /// A document for a typed order.
     public init(order: Order) {
         self.order = order
-        self.json = OrderNormalizer.normalize(Self.encode(order), node: .object(OrderSchema.order))
+        self.json = OrderNormalizer.normalize(order: Self.encode(order))
     }
 
     private init(validJSON: JSONValue) throws(OrderDecodingError) {
-        let normalized = OrderNormalizer.normalize(validJSON, node: .object(OrderSchema.order))
+        let normalized = OrderNormalizer.normalize(order: validJSON)
         do {
             self.order = try OrderCoding.decoder.decode(Order.self, from: Data(normalized.serialized()))
         } catch {
@@ -57,7 +57,7 @@ public struct OrderDocument: Sendable, Hashable {
     public mutating func update(_ change: (inout Order) throws -> Void) rethrows {
         var updated = order
         try change(&updated)
-        let encoded = OrderNormalizer.normalize(Self.encode(updated), node: .object(OrderSchema.order))
+        let encoded = OrderNormalizer.normalize(order: Self.encode(updated))
         json = OrderNormalizer.preservingUnknownKeys(from: json, in: encoded, node: .object(OrderSchema.order))
         order = updated
     }

@@ -1,5 +1,11 @@
 /// Schema-driven transformations of order.json trees.
 public enum OrderNormalizer {
+    /// ``normalize(_:node:)`` of a whole order: one walk of the document along the order's schema.
+    public static func normalize(order: JSONValue) -> JSONValue {
+        WorkTally.count(.schemaWalk)
+        return normalize(order, node: .object(OrderSchema.order))
+    }
+
     /// Writes every money amount as a JSON number with its currency's minor units (`"12.5"` USD → `12.50`), and a
     /// number written as a decimal string (`"quantity": "2"`) as the number. Values that are neither are left alone
     /// for the validator to report.

@@ -60,18 +60,23 @@ public enum OrderValidator {
         package: PackageContents? = nil,
         options: ValidationOptions = ValidationOptions()
     ) -> ValidationReport {
+        check(document: document, options: options).report(package: package)
+    }
+
+    /// Walks a parsed order.json along the schema once: its problems so far, and the files it references, which the
+    /// caller then reads to complete the check with ``SchemaCheckedOrder/report(package:)`` or
+    /// ``SchemaCheckedOrder/validated(package:)`` without walking again.
+    public static func check(document: JSONValue, options: ValidationOptions = ValidationOptions()) -> SchemaCheckedOrder {
+        WorkTally.count(.schemaWalk)
         var walker = SchemaWalker(options: options)
         walker.check(document, against: .object(OrderSchema.order), at: "")
         if document.objectValue != nil { checkCrossFieldRules(document, walker: &walker) }
-        if let package { PackageRules.check(package, references: walker.fileReferences, walker: &walker) }
-        return ValidationReport(problems: walker.problems)
+        return SchemaCheckedOrder(document: document, walker: walker)
     }
 
     /// The names of the files a document references (merchant logo, line-item images, labels, receipts, provider logos).
     public static func referencedFiles(in document: JSONValue) -> Set<String> {
-        var walker = SchemaWalker(options: ValidationOptions(allowInsecureWebServiceURL: true))
-        walker.check(document, against: .object(OrderSchema.order), at: "")
-        return Set(walker.fileReferences.map(\.name))
+        check(document: document, options: ValidationOptions(allowInsecureWebServiceURL: true)).referencedFiles
     }
 
     /// Apple deprecated `payment.status`, `paymentMethods` and `applePayTransactionIdentifiers` for entries of

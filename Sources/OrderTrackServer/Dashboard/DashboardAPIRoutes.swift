@@ -24,7 +24,16 @@ struct DashboardAPIRoutes: Sendable {
     /// An answer about one order with its `ETag`; as on the page, the order leaves out its token: nothing the page's
     /// scripts see reveals it.
     private func pageJSON(_ record: OrderRecord, _ body: @escaping @Sendable (JSONValue) -> JSONValue) async throws -> SerializedJSON {
-        let bytes = try await cpu.run { body(try JSONValue.parse(record.document).setting("authenticationToken", to: nil)).serialized() }
+        try await pageJSON(record, document: nil, body)
+    }
+
+    /// As above, with the record's document already parsed (`nil` parses it on the same CPU-pool job).
+    private func pageJSON(_ record: OrderRecord, document: JSONValue?, _ body: @escaping @Sendable (JSONValue) -> JSONValue) async throws
+        -> SerializedJSON
+    {
+        let bytes = try await cpu.run {
+            body(try (document ?? JSONValue.parse(record.document)).setting("authenticationToken", to: nil)).serialized()
+        }
         return SerializedJSON(bytes: bytes, headers: [.eTag: OrderETag.value(version: record.version)])
     }
 
@@ -52,12 +61,12 @@ struct DashboardAPIRoutes: Sendable {
         // The editor sends the operator's own changes with If-Match of the version the page showed.
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let allowedVersions = try OrderETag.allowedVersions(request)
-            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            let patch = try await RequestParsing.body(request, limit: maximumBodySize)
             let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: context.author(.dashboard),
                 allowedVersions: allowedVersions)
-            return try await pageJSON(updated.record) {
+            return try await pageJSON(updated.record, document: updated.document) {
                 ["order": $0, "changed": .bool(updated.changed), "warnings": .array(updated.warnings.map(\.warningJSON))]
             }
         }

@@ -93,7 +93,7 @@ extension APIError {
         let (status, kind, code): (HTTPResponse.Status, Kind, String)
         var param = error.field
         switch error.code {
-        case .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
+        case .invalidJSON, .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
             .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink, .invalidLookupKey,
             .invalidAPIKey:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)

@@ -46,7 +46,8 @@ struct MerchantRoutes: Sendable {
         }
         api.patch("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in
             let allowedVersions = try OrderETag.allowedVersions(request)
-            let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
+            // The service parses the patch with the order, on one CPU-pool job.
+            let patch = try await RequestParsing.body(request, limit: maximumBodySize)
             let updated = try await orders.updateOrder(
                 merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI),
                 allowedVersions: allowedVersions)
@@ -57,7 +58,7 @@ struct MerchantRoutes: Sendable {
                     "changed": .bool(updated.changed), "version": .integer(updated.record.version),
                     "warnings": .array(updated.warnings.map(\.warningJSON)),
                 ]
-                if mayRead { body["order"] = try orderJSON(updated.record, context) }
+                if mayRead { body["order"] = orderJSON(updated.document, context) }
                 return body
             }
             answer.headers[.eTag] = OrderETag.value(version: updated.record.version)
@@ -69,7 +70,7 @@ struct MerchantRoutes: Sendable {
                 merchant: try context.merchant, type: try type(context), id: try id(context), author: context.author(.merchantAPI))
             var answer = try await ordersJSON {
                 [
-                    "order": try orderJSON(rotated.record, context),
+                    "order": orderJSON(rotated.document, context),
                     "orderDetails": OrderService.orderDetails(rotated.record, webServiceURL: orders.webServiceURL),
                 ]
             }
@@ -339,9 +340,13 @@ struct MerchantRoutes: Sendable {
     /// An order's stored document, for a response.
     /// An order as an answer shows it: without the device `authenticationToken` to a key lacking `order-tokens:read`.
     func orderJSON(_ record: OrderRecord, _ context: OrderTrackRequestContext) throws -> JSONValue {
-        var order = try JSONValue.parse(record.document)
-        if context.merchantIdentity?.grant?.has(.orderTokensRead) == false { order["authenticationToken"] = nil }
-        return order
+        orderJSON(try JSONValue.parse(record.document), context)
+    }
+
+    /// An order document as the caller may see it: without its authenticationToken for a key lacking
+    /// `order-tokens:read`.
+    func orderJSON(_ document: JSONValue, _ context: OrderTrackRequestContext) -> JSONValue {
+        context.merchantIdentity?.grant?.has(.orderTokensRead) == false ? document.setting("authenticationToken", to: nil) : document
     }
 
     /// A JSON response made of order documents (megabytes each), parsed and serialized on the CPU pool.

@@ -20,10 +20,10 @@ enum RequestParsing {
 
     /// Parses JSON, answering 400 with the parser's line, column and reason.
     static func json(_ bytes: [UInt8]) throws -> JSONValue {
-        do {
+        do throws(JSONParseError) {
             return try JSONValue.parse(bytes)
         } catch {
-            throw APIError.badRequest("invalid_json", "the body is not valid JSON: \(error)")
+            throw OrderTrackError.invalidJSON(error)
         }
     }
 

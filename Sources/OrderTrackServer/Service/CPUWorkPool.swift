@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+@_spi(WorkTally) import OrderModel
 import ServiceLifecycle
 import Synchronization
 
@@ -34,7 +35,10 @@ final class CPUWorkPool: Service, Sendable {
     /// Runs `work` on one of the pool's threads; waits for a free thread first if all are busy.
     func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try startIfIdle()
-        return try await threads.runIfActive(work)
+        // A measured operation's tally follows its work onto the pool's thread.
+        guard let tally = WorkTally.current else { return try await threads.runIfActive(work) }
+        tally.add(.cpuHop)
+        return try await threads.runIfActive { try WorkTally.$current.withValue(tally, operation: work) }
     }
 
     /// Keeps the threads until graceful shutdown, then lets queued jobs finish and stops them.

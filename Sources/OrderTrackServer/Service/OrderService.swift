@@ -83,37 +83,35 @@ struct OrderService: Sendable {
     /// with an idempotency key, the response (made by `responseBody`, on the CPU pool) is stored under it in the order's
     /// transaction. `accepting` judges the order exactly as it would be stored (translated, filled, normalized) and
     /// may refuse it: a payment is checked against the total the customer will see, not the body as sent.
+    ///
+    /// The content is walked along the schema once and normalized once, on two CPU-pool jobs with one read of the
+    /// assets between them; the package builder then signs the validated order as it is.
     func createOrder(
         merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, author: OrderChangeAuthor, now: Date = Date(),
-        accepting: @Sendable (_ normalized: JSONValue) throws -> Void = { _ in },
+        accepting: @escaping @Sendable (_ normalized: JSONValue) throws -> Void = { _ in },
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
-        let (document, orderType, translationWarnings) = try await filledForCreation(content, merchant: merchant, author: author, now: now)
-        let (normalized, serialized, validationWarnings) = try await validated(.object(document), merchantID: merchant.id)
-        try accepting(normalized)
-        let warnings = translationWarnings + validationWarnings
-        guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
-            let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
-            let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
-        else { throw OrderTrackError(.incompleteOrder, "the order lacks identifiers or dates") }
-        // Each update moves updatedAt at least a second on, so a date far ahead of the clock (year 9999) would leave no
-        // later one for the next update: the order could never change again.
-        let latest = now.addingTimeInterval(Self.maximumFutureDate)
-        let future = [("createdAt", created), ("updatedAt", updated)].filter { $0.1 > latest }.map { field, date in
-            ValidationProblem(
-                path: field,
-                message:
-                    "\(DateTimeFormat.formatRFC3339(date)) is more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(now))); omit \(field) to use the current time"
-            )
+        let filled = try await filledForCreation(content, merchant: merchant, author: author, now: now)
+        let files = try await packages.assetFiles(referencedBy: filled.checked.referencedFiles, merchantID: merchant.id)
+        let prepared = try await cpu.run { () throws -> (ValidatedOrder, CreatedOrder, response: [UInt8], ChangeNote) in
+            let order = try Self.valid(filled.checked, files: files)
+            let normalized = order.json
+            try accepting(normalized)
+            guard let created = normalized["createdAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
+                let updated = normalized["updatedAt"]?.stringValue.flatMap(DateTimeFormat.parseRFC3339),
+                let orderIdentifier = normalized["orderIdentifier"]?.stringValue, let token = normalized["authenticationToken"]?.stringValue
+            else { throw OrderTrackError(.incompleteOrder, "the order lacks identifiers or dates") }
+            try Self.refuseFutureDates([("createdAt", created), ("updatedAt", updated)], now: now)
+            let record = OrderRecord(
+                orderTypeIdentifier: filled.orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
+                authenticationToken: token, document: order.bytes, status: normalized["status"]?.stringValue,
+                createdAt: created, updatedAt: updated, version: 1, changeSequence: 0, orderNumber: normalized["orderNumber"]?.stringValue)
+            // The response shows the order as created; the change sequence the store assigns is not part of it.
+            let shown = CreatedOrder(record: record, document: normalized, warnings: filled.translationWarnings + order.warnings)
+            return (order, shown, responseBody(shown), author.note(from: nil, to: normalized))
         }
-        guard future.isEmpty else { throw OrderTrackError.invalidOrder(future) }
-        let record = OrderRecord(
-            orderTypeIdentifier: orderType.orderTypeIdentifier, orderIdentifier: orderIdentifier, merchantID: merchant.id,
-            authenticationToken: token, document: serialized, status: normalized["status"]?.stringValue,
-            createdAt: created, updatedAt: updated, version: 1, changeSequence: 0, orderNumber: normalized["orderNumber"]?.stringValue)
-        // The response shows the order as created; the change sequence the store assigns is not part of it.
-        let shown = CreatedOrder(record: record, document: normalized, warnings: warnings)
-        let (response, note) = try await cpu.run { (responseBody(shown), author.note(from: nil, to: normalized)) }
+        let (order, shown, response, note) = prepared
+        let record = shown.record
         let stored: OrderRecord
         do {
             if let idempotency {
@@ -129,7 +127,7 @@ struct OrderService: Sendable {
             }
         } catch OrderStoreError.orderAlreadyExists {
             throw OrderTrackError(
-                .orderExists, "order \(orderIdentifier) of type \(orderType.orderTypeIdentifier) already exists; PATCH it instead")
+                .orderExists, "order \(record.orderIdentifier) of type \(record.orderTypeIdentifier) already exists; PATCH it instead")
         } catch let OrderStoreError.orderNumberExists(type, number, existing) {
             throw Self.orderNumberTaken(type: type, number: number, existing: existing)
         } catch OrderStoreError.authenticationTokenTaken {
@@ -139,15 +137,30 @@ struct OrderService: Sendable {
             ])
         }
         caches.orderWritten(stored)
-        packages.prepare(stored)
-        return .created(CreatedOrder(record: stored, document: normalized, warnings: warnings), responseBody: response)
+        packages.prepare(stored, order)
+        return .created(CreatedOrder(record: stored, document: shown.document, warnings: shown.warnings), responseBody: response)
     }
 
-    /// The order content as a create stores it: translated from the simplified vocabulary, with the merchant's order
-    /// type (named or default), and what creation fills (identifier, token, dates, web service URL). `POST /orders`
-    /// and `POST /orders/validate` both use it, so validation judges exactly what a create would store.
+    /// Each update moves updatedAt at least a second on, so a date far ahead of the clock (year 9999) would leave no
+    /// later one for the next update: the order could never change again.
+    private static func refuseFutureDates(_ dates: [(field: String, date: Date)], now: Date) throws {
+        let latest = now.addingTimeInterval(maximumFutureDate)
+        let future = dates.filter { $0.date > latest }.map { field, date in
+            ValidationProblem(
+                path: field,
+                message:
+                    "\(DateTimeFormat.formatRFC3339(date)) is more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(now))); omit \(field) to use the current time"
+            )
+        }
+        guard future.isEmpty else { throw OrderTrackError.invalidOrder(future) }
+    }
+
+    /// The order content as a create stores it, walked along the schema: translated from the simplified vocabulary,
+    /// with the merchant's order type (named or default), and what creation fills (identifier, token, dates, web
+    /// service URL). `POST /orders` and `POST /orders/validate` both use it, so validation judges exactly what a
+    /// create would store. The translation, the filling and the walk are one CPU-pool job.
     private func filledForCreation(_ content: JSONValue, merchant: MerchantRecord, author: OrderChangeAuthor?, now: Date) async throws
-        -> (document: [String: JSONValue], orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
+        -> (checked: SchemaCheckedOrder, orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
     {
         guard let content = OrderCreation.identified(content, orderIdentifier: { UUID().uuidString.lowercased() })?.content,
             let requested = ProviderVocabulary.orderMembers(of: content)
@@ -158,36 +171,42 @@ struct OrderService: Sendable {
         let orderType = try await resolveOrderType(merchant: merchant, requested: requested["orderTypeIdentifier"])
         try author?.grant?.requireOrderType(orderType.orderTypeIdentifier)
         let defaults = try await orderDefaults(merchant: merchant, orderType: orderType.orderTypeIdentifier)
-        let (translated, translationWarnings) = try await translated(content, defaults: defaults)
-        guard var document = translated.objectValue else {
-            throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(translated.kindName)")
-        }
-        if let identifier = document["orderIdentifier"] {
-            guard let text = identifier.stringValue, Identifiers.isValid(text) else {
-                throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
+        let (webServiceURL, options) = (webServiceURL, validationOptions)
+        let (checked, translationWarnings) = try await cpu.run { () throws -> (SchemaCheckedOrder, [ValidationProblem]) in
+            let (translated, translationWarnings) = try Self.translated(content, defaults: defaults)
+            guard var document = translated.objectValue else {
+                throw OrderTrackError(.contentNotObject, "the body must be a JSON object with the order content, but is \(translated.kindName)")
             }
+            if let identifier = document["orderIdentifier"] {
+                guard let text = identifier.stringValue, Identifiers.isValid(text) else {
+                    throw OrderTrackError(.invalidOrderIdentifier, "orderIdentifier must be \(Identifiers.rule)", field: "orderIdentifier")
+                }
+            }
+            if let given = document["webServiceURL"], given != .string(webServiceURL) {
+                throw OrderTrackError(.webServiceURLFixed, "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", field: "webServiceURL")
+            }
+            // A device proves it holds the order with this token alone, online: a merchant-chosen one must be as hard to
+            // guess as a generated one.
+            if let chosen = document["authenticationToken"]?.stringValue, let weakness = AuthenticationTokenStrength.weakness(of: chosen) {
+                throw OrderTrackError.invalidOrder([ValidationProblem(path: "authenticationToken", message: weakness)])
+            }
+            // The resolved order type replaces a named one: they are equal, or resolving refused it.
+            document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
+            document =
+                OrderCreation.filled(
+                    document, orderTypeIdentifier: orderType.orderTypeIdentifier, webServiceURL: webServiceURL, now: now,
+                    authenticationToken: Secrets.authenticationToken
+                ).document
+            return (OrderValidator.check(document: .object(document), options: options), translationWarnings)
         }
-        if let given = document["webServiceURL"], given != .string(webServiceURL) {
-            throw OrderTrackError(.webServiceURLFixed, "webServiceURL is set by OrderTrack to \(webServiceURL); omit it", field: "webServiceURL")
-        }
-        // A device proves it holds the order with this token alone, online: a merchant-chosen one must be as hard to
-        // guess as a generated one.
-        if let chosen = document["authenticationToken"]?.stringValue, let weakness = AuthenticationTokenStrength.weakness(of: chosen) {
-            throw OrderTrackError.invalidOrder([ValidationProblem(path: "authenticationToken", message: weakness)])
-        }
-        // The resolved order type replaces a named one: they are equal, or resolving refused it.
-        document["orderTypeIdentifier"] = .string(orderType.orderTypeIdentifier)
-        document =
-            OrderCreation.filled(
-                document, orderTypeIdentifier: orderType.orderTypeIdentifier, webServiceURL: webServiceURL, now: now,
-                authenticationToken: Secrets.authenticationToken
-            ).document
-        return (document, orderType, translationWarnings)
+        return (checked, orderType, translationWarnings)
     }
 
     /// An order after an update, whether the update changed it, and the warnings of its content.
     struct UpdatedOrder: Sendable {
         var record: OrderRecord
+        /// The record's document as a tree: answers show it without parsing it again.
+        var document: JSONValue
         var changed: Bool
         var warnings: [ValidationProblem]
     }
@@ -199,13 +218,13 @@ struct OrderService: Sendable {
     ///   version and its last change. The version is compared with the one the store then replaces, so a change
     ///   committed in between by another request or instance is never overwritten.
     func updateOrder(
-        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
+        merchant: MerchantRecord, type: String, id: String, patch: [UInt8], author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
         now: Date = Date()
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
-                merchant: merchant, type: type, id: id, patch: patch, authenticationToken: nil, author: author, allowedVersions: allowedVersions,
-                now: now)
+                merchant: merchant, type: type, id: id, patch: .body(patch), authenticationToken: nil, author: author,
+                allowedVersions: allowedVersions, now: now)
         }
     }
 
@@ -219,33 +238,62 @@ struct OrderService: Sendable {
     {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
-                merchant: merchant, type: type, id: id, patch: [:], authenticationToken: Secrets.authenticationToken(), author: author,
+                merchant: merchant, type: type, id: id, patch: .tree([:]), authenticationToken: Secrets.authenticationToken(), author: author,
                 allowedVersions: nil, now: now)
         }
     }
 
+    /// A merge patch as the request sent it (parsed with the order, on the same CPU-pool job) or already a tree.
+    private enum PatchInput: Sendable {
+        case body([UInt8])
+        case tree(JSONValue)
+
+        func parsed() throws -> JSONValue {
+            switch self {
+            case .tree(let patch): return patch
+            case .body(let bytes):
+                do throws(JSONParseError) {
+                    return try JSONValue.parse(bytes)
+                } catch {
+                    throw OrderTrackError.invalidJSON(error)
+                }
+            }
+        }
+    }
+
+    /// The order's current document with the patch merged in and translated, walked along the schema: the first of an
+    /// update's two CPU-pool jobs. `nil` when the patch changes nothing.
+    private struct MergedUpdate: Sendable {
+        var existing: JSONValue
+        var checked: SchemaCheckedOrder?
+        var translationWarnings: [ValidationProblem]
+    }
+
     /// `patch` applied to the order's current document; with `authenticationToken`, the order's token replaced too (a
-    /// rotation, which no patch may do).
+    /// rotation, which no patch may do). One update parses the patch and the stored document, walks the result along
+    /// the schema and normalizes it once each, on two CPU-pool jobs with one read of the assets between them.
     private func applyUpdate(
-        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, authenticationToken: String?, author: OrderChangeAuthor,
+        merchant: MerchantRecord, type: String, id: String, patch input: PatchInput, authenticationToken: String?, author: OrderChangeAuthor,
         allowedVersions: Set<Int>?, now: Date
     ) async throws -> UpdatedOrder {
         let defaults = try await orderDefaults(merchant: merchant, orderType: type)
+        let options = validationOptions
         for _ in 0..<8 {
             let current = try await order(merchant: merchant, type: type, id: id)
             if let allowedVersions, !allowedVersions.contains(current.version) {
                 throw try await versionMismatch(current, allowed: allowedVersions)
             }
-            let (merged, existing) = try await cpu.run {
+            let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
+            let merged = try await cpu.run { () throws -> MergedUpdate in
+                let patch = try input.parsed()
                 let existing = try JSONValue.parse(current.document)
+                let merged: JSONValue
                 do throws(OrderPatchError) {
-                    return (try OrderPatch.apply(patch, to: existing), existing)
+                    merged = try OrderPatch.apply(patch, to: existing)
                 } catch {
                     throw OrderTrackError(.invalidPatch, error.description, field: error.path)
                 }
-            }
-            if let (index, identifier) = Self.newFulfillmentWithoutType(patch: patch, existing: existing) {
-                if defaults.fulfillmentType == nil {
+                if defaults.fulfillmentType == nil, let (index, identifier) = Self.newFulfillmentWithoutType(patch: patch, existing: existing) {
                     let known = existing["fulfillments"]?.arrayValue?.compactMap { $0["fulfillmentIdentifier"]?.stringValue } ?? []
                     throw OrderTrackError(
                         .invalidPatch,
@@ -253,33 +301,40 @@ struct OrderService: Sendable {
                             + "to add one, give fulfillmentType (shipping or pickup)",
                         field: "fulfillments[\(index)].fulfillmentIdentifier")
                 }
-            }
-            // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
-            // fulfillments the patch may not name.
-            var (patched, translationWarnings) = try await translated(merged, defaults: defaults)
-            if let authenticationToken { patched["authenticationToken"] = .string(authenticationToken) }
-            let changedFields = Self.changedFields(from: existing, to: patched)
-            guard !changedFields.isEmpty else { return UpdatedOrder(record: current, changed: false, warnings: translationWarnings) }
-            let updatedAt = Self.nextUpdatedAt(previous: current.updatedAt, now: now)
-            patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
-            if author.grant?.changesOnlyFulfillments == true {
-                let attempted = patched
-                if let violation = try await cpu.run({ FulfillmentPatchRule.violation(JSONDiff(from: existing, to: attempted), before: existing) }) {
+                // The merged order, not the patch, is translated: a simplified status such as "in_progress" rewrites
+                // fulfillments the patch may not name.
+                var (patched, translationWarnings) = try Self.translated(merged, defaults: defaults)
+                if let authenticationToken { patched["authenticationToken"] = .string(authenticationToken) }
+                guard !Self.changedFields(from: existing, to: patched).isEmpty else {
+                    return MergedUpdate(existing: existing, checked: nil, translationWarnings: translationWarnings)
+                }
+                patched["updatedAt"] = .string(DateTimeFormat.formatRFC3339(updatedAt))
+                if author.grant?.changesOnlyFulfillments == true,
+                    let violation = FulfillmentPatchRule.violation(JSONDiff(from: existing, to: patched), before: existing)
+                {
                     throw violation
                 }
+                return MergedUpdate(
+                    existing: existing, checked: OrderValidator.check(document: patched, options: options), translationWarnings: translationWarnings)
             }
-            let (normalized, serialized, validationWarnings) = try await validated(patched, merchantID: merchant.id)
-            let note = try await cpu.run { author.note(from: existing, to: normalized) }
+            guard let checked = merged.checked else {
+                return UpdatedOrder(record: current, document: merged.existing, changed: false, warnings: merged.translationWarnings)
+            }
+            let files = try await packages.assetFiles(referencedBy: checked.referencedFiles, merchantID: merchant.id)
+            let (order, note) = try await cpu.run { () throws -> (ValidatedOrder, ChangeNote) in
+                let order = try Self.valid(checked, files: files)
+                return (order, author.note(from: merged.existing, to: order.json))
+            }
             do {
-                let number = normalized["orderNumber"]?.stringValue
+                let number = order.json["orderNumber"]?.stringValue
                 let stored = try await store.updateOrder(
-                    type: type, id: id, expectedVersion: current.version, document: serialized, status: normalized["status"]?.stringValue,
+                    type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
                     orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
                     authenticationToken: authenticationToken)
                 caches.orderWritten(stored)
-                packages.prepare(stored)
+                packages.prepare(stored, order)
                 await notifier.orderChanged(stored)
-                return UpdatedOrder(record: stored, changed: true, warnings: translationWarnings + validationWarnings)
+                return UpdatedOrder(record: stored, document: order.json, changed: true, warnings: merged.translationWarnings + order.warnings)
             } catch OrderStoreError.versionConflict {
                 continue
             } catch let OrderStoreError.orderNumberExists(type, number, existing) {
@@ -382,17 +437,17 @@ struct OrderService: Sendable {
     /// package's files and this server's options, as `POST /orders` validates before storing. A document that is not
     /// JSON is a problem at the root, not an error: the problems are the answer.
     func validate(merchant: MerchantRecord, orderJSON: [UInt8]) async throws -> ValidationReport {
-        let parsed = try await cpu.run { () -> (document: JSONValue?, failure: String) in
-            do {
-                return (try JSONValue.parse(orderJSON), "")
+        let parsed = try await cpu.run { () -> Result<JSONValue, JSONParseError> in
+            do throws(JSONParseError) {
+                return .success(try JSONValue.parse(orderJSON))
             } catch {
-                return (nil, "\(error)")
+                return .failure(error)
             }
         }
-        guard let parsedDocument = parsed.document else {
-            return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(parsed.failure)")])
+        switch parsed {
+        case .success(let document): return try await report(for: document, merchant: merchant)
+        case .failure(let error): return ValidationReport(problems: [ValidationProblem(path: "", message: "order.json is not valid JSON: \(error)")])
         }
-        return try await report(for: parsedDocument, merchant: merchant)
     }
 
     /// Validates what ``updateOrder(merchant:type:id:patch:author:allowedVersions:now:)`` would store: `patch` applied to the order's current
@@ -414,11 +469,10 @@ struct OrderService: Sendable {
         }
     }
 
-    /// The validator's report on a complete document (translated first if it is in the simplified vocabulary, each
-    /// rewrite a warning), with the merchant's assets standing in for the package's files.
-    /// The problems of the order a create would store from `parsed`: filled as creation fills it, in either vocabulary.
+    /// The problems of the order a create would store from `parsed`: filled as creation fills it, in either vocabulary
+    /// (each translation a warning), with the merchant's assets standing in for the package's files.
     private func report(for parsed: JSONValue, merchant: MerchantRecord) async throws -> ValidationReport {
-        let filled: (document: [String: JSONValue], orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
+        let filled: (checked: SchemaCheckedOrder, orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
         do {
             filled = try await filledForCreation(parsed, merchant: merchant, author: nil, now: Date())
         } catch let error as OrderTrackError {
@@ -426,17 +480,24 @@ struct OrderService: Sendable {
             return ValidationReport(
                 problems: error.problems.isEmpty ? [ValidationProblem(path: error.field ?? "", message: error.reason)] : error.problems)
         }
-        let report = try await validationReport(for: .object(filled.document), merchantID: merchant.id)
-        return ValidationReport(problems: filled.translationWarnings + report.problems)
+        let files = try await packages.assetFiles(referencedBy: filled.checked.referencedFiles, merchantID: merchant.id)
+        let problems = try await cpu.run { () -> [ValidationProblem] in
+            do throws(OrderDecodingError) {
+                return try filled.checked.validated(package: PackageContents(files: files)).warnings
+            } catch {
+                return error.report.problems
+            }
+        }
+        return ValidationReport(problems: filled.translationWarnings + problems)
     }
 
-    /// The validator's report on a document in Apple's vocabulary, with the merchant's assets standing in for the
-    /// package's files.
-    private func validationReport(for document: JSONValue, merchantID: String) async throws -> ValidationReport {
-        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: document) }
-        let files = try await packages.assetFiles(referencedBy: referenced, merchantID: merchantID)
-        let options = validationOptions
-        return try await cpu.run { OrderValidator.validate(document: document, package: PackageContents(files: files), options: options) }
+    /// The order a walk checked, validated with its files: 422 with every problem when it or its package is invalid.
+    private static func valid(_ checked: SchemaCheckedOrder, files: [String: [UInt8]]) throws -> ValidatedOrder {
+        do throws(OrderDecodingError) {
+            return try checked.validated(package: PackageContents(files: files))
+        } catch {
+            throw OrderTrackError.invalidOrder(error.report.problems)
+        }
     }
 
     /// What fills an order of this type where the simplified form (or an Apple-form document) lacks it: the order
@@ -447,8 +508,9 @@ struct OrderService: Sendable {
 
     /// The document in Apple's vocabulary and a warning per rewrite; a field the simplified form lacks and no default
     /// fills is a 422 naming it.
-    private func translated(_ document: JSONValue, defaults: ProviderVocabulary.Defaults) async throws -> (JSONValue, warnings: [ValidationProblem]) {
-        let translation = try await cpu.run { ProviderVocabulary.translate(document, defaults: defaults) }
+    private static func translated(_ document: JSONValue, defaults: ProviderVocabulary.Defaults) throws -> (JSONValue, warnings: [ValidationProblem])
+    {
+        let translation = ProviderVocabulary.translate(document, defaults: defaults)
         guard translation.errors.isEmpty else { throw OrderTrackError.invalidOrder(translation.errors + translation.warnings) }
         return (translation.document, translation.warnings)
     }
@@ -554,24 +616,6 @@ struct OrderService: Sendable {
             throw OrderTrackError(.orderTypeRequired, message, field: "orderTypeIdentifier")
         }
         return owned[0]
-    }
-
-    /// Validates a complete document against the schema and the merchant's assets, on the CPU pool; returns it
-    /// normalized, also serialized.
-    private func validated(_ document: JSONValue, merchantID: String) async throws -> (JSONValue, serialized: [UInt8], warnings: [ValidationProblem])
-    {
-        let report = try await validationReport(for: document, merchantID: merchantID)
-        let options = validationOptions
-        return try await cpu.run {
-            guard report.isValid else { throw OrderTrackError.invalidOrder(report.problems) }
-            let normalized: JSONValue
-            do throws(OrderDecodingError) {
-                normalized = try OrderDocument(json: document, options: options).json
-            } catch {
-                throw OrderTrackError.invalidOrder(error.report.problems)
-            }
-            return (normalized, normalized.serialized(), report.warnings)
-        }
     }
 }
 

@@ -15,6 +15,8 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
 
         public var description: String { name }
 
+        /// A body that is not JSON.
+        public static let invalidJSON = Code("invalid_json")
         /// Order content that is not a JSON object.
         public static let contentNotObject = Code("body_not_object")
         /// An `orderIdentifier` that breaks ``Identifiers/rule``.
@@ -111,6 +113,11 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         self.field = field
         self.problems = problems
         self.details = details
+    }
+
+    /// A body that does not parse as JSON, with the parser's line, column and reason.
+    static func invalidJSON(_ error: JSONParseError) -> OrderTrackError {
+        OrderTrackError(.invalidJSON, "the body is not valid JSON: \(error)")
     }
 
     /// Order content with problems: the reason counts the errors and names the first three, the field is the first's.

@@ -1,7 +1,7 @@
 import BoundedCache
 import Foundation
 import Logging
-import OrderModel
+@_spi(WorkTally) import OrderModel
 import OrderPackage
 import OrderPersistence
 import OrderSigning
@@ -75,8 +75,16 @@ final class PackageService: Service, Sendable {
     private let metrics: CacheMetrics?
     private let assetCache = AssetCache()
     private let state: Mutex<State>
-    private let queued: AsyncStream<OrderRecord>
-    private let queue: AsyncStream<OrderRecord>.Continuation
+    private let queued: AsyncStream<PreparedBuild>
+    private let queue: AsyncStream<PreparedBuild>.Continuation
+
+    /// A new version to build in the background, as its writer validated it.
+    private struct PreparedBuild: Sendable {
+        var record: OrderRecord
+        var order: ValidatedOrder
+        /// The writer's tally (tests count a change's work, its package's included).
+        var tally: WorkTally?
+    }
 
     init(
         store: any OrderStore, credentials: CredentialProvider, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int,
@@ -89,12 +97,13 @@ final class PackageService: Service, Sendable {
         self.validationOptions = validationOptions
         self.state = Mutex(State(memory: LRUCache(capacity: capacityBytes)))
         self.logger = logger
-        (queued, queue) = AsyncStream.makeStream(of: OrderRecord.self, bufferingPolicy: .bufferingNewest(Self.maximumQueuedBuilds))
+        (queued, queue) = AsyncStream.makeStream(of: PreparedBuild.self, bufferingPolicy: .bufferingNewest(Self.maximumQueuedBuilds))
     }
 
     /// The signed package of the order's version, carrying the order's authenticationToken or, with `link`, the link's
-    /// device token instead; built at most once per version (and link), even under concurrent requests.
-    func package(for record: OrderRecord, carrying link: WalletLinkDevice? = nil) async throws -> [UInt8] {
+    /// device token instead; built at most once per version (and link), even under concurrent requests. `validated`
+    /// is the version as its writer validated it, which a build signs as it is.
+    func package(for record: OrderRecord, carrying link: WalletLinkDevice? = nil, validated: ValidatedOrder? = nil) async throws -> [UInt8] {
         enum Step {
             case cached([UInt8])
             case join(SharedOutcome<[UInt8]>)
@@ -117,10 +126,10 @@ final class PackageService: Service, Sendable {
                 return try await outcome.value()
             } catch is CancellationError where !Task.isCancelled {
                 // The task building it was cancelled (a background build at shutdown), this one was not.
-                return try await package(for: record, carrying: link)
+                return try await package(for: record, carrying: link, validated: validated)
             }
         case .build(let outcome):
-            let result = await Result(awaiting: { try await loadOrBuild(record, carrying: link) })
+            let result = await Result(awaiting: { try await loadOrBuild(record, carrying: link, validated: validated) })
             state.withLock { state in
                 if state.builds[key]?.outcome === outcome { state.builds[key] = nil }
                 if case .success(let bytes) = result { state.remember(bytes, version: record.version, for: key) }
@@ -130,9 +139,10 @@ final class PackageService: Service, Sendable {
         }
     }
 
-    /// Queues a build of a new version, so the device's first fetch after Apple Pay finds it ready.
-    func prepare(_ record: OrderRecord) {
-        queue.yield(record)
+    /// Queues a build of a new version, so the device's first fetch after Apple Pay finds it ready; `order` is the
+    /// version as validated, so the build parses, validates and reads nothing.
+    func prepare(_ record: OrderRecord, _ order: ValidatedOrder) {
+        queue.yield(PreparedBuild(record: record, order: order, tally: WorkTally.current))
     }
 
     /// Runs queued builds, as many at once as the CPU pool has threads; at graceful shutdown drops the queued ones and
@@ -142,11 +152,11 @@ final class PackageService: Service, Sendable {
         await withTaskGroup(of: Bool.self) { group in
             var running = 0
             await withGracefulShutdownHandler {
-                for await record in queued {
+                for await build in queued {
                     if running == limit, await group.next() != nil { running -= 1 }
                     if state.withLock({ $0.isShuttingDown }) { break }
                     group.addTask {
-                        await self.buildInBackground(record)
+                        await WorkTally.$current.withValue(build.tally) { await self.buildInBackground(build.record, build.order) }
                         return false
                     }
                     running += 1
@@ -173,9 +183,9 @@ final class PackageService: Service, Sendable {
         }
     }
 
-    private func buildInBackground(_ record: OrderRecord) async {
+    private func buildInBackground(_ record: OrderRecord, _ order: ValidatedOrder) async {
         do {
-            _ = try await package(for: record)
+            _ = try await package(for: record, validated: order)
         } catch {
             // Cancelled at shutdown: the package is built on the device's first fetch instead.
             guard !Task.isCancelled else { return }
@@ -223,45 +233,60 @@ final class PackageService: Service, Sendable {
     }
 
     /// The merchant assets a document needs in its package: the referenced files (``OrderValidator/referencedFiles(in:)``)
-    /// with their scaled and localized variants, and every localization's order.strings.
+    /// with their scaled and localized variants, and every localization's order.strings. Two reads however many files:
+    /// the names, then the needed ones' bytes.
     func assetFiles(referencedBy referenced: Set<String>, merchantID: String) async throws -> [String: [UInt8]] {
-        var files: [String: [UInt8]] = [:]
-        for info in try await store.assets(merchantID: merchantID) {
-            let fileName = info.name.split(separator: "/").last.map(String.init) ?? info.name
-            let needed = fileName == "order.strings" || referenced.contains(fileName) || referenced.contains(PackageFileName.unscaled(fileName))
-            guard needed, let asset = try await store.asset(merchantID: merchantID, name: info.name) else { continue }
-            files[info.name] = asset.bytes
+        WorkTally.count(.assetRead)
+        let needed = try await store.assets(merchantID: merchantID).lazy.map(\.name).filter { name in
+            let fileName = name.split(separator: "/").last.map(String.init) ?? name
+            return fileName == "order.strings" || referenced.contains(fileName) || referenced.contains(PackageFileName.unscaled(fileName))
         }
-        return files
+        guard !needed.isEmpty else { return [:] }
+        WorkTally.count(.assetRead)
+        return Dictionary(uniqueKeysWithValues: try await store.assets(merchantID: merchantID, named: Set(needed)).map { ($0.info.name, $0.bytes) })
     }
 
-    private func loadOrBuild(_ record: OrderRecord, carrying link: WalletLinkDevice?) async throws -> [UInt8] {
+    private func loadOrBuild(_ record: OrderRecord, carrying link: WalletLinkDevice?, validated: ValidatedOrder?) async throws -> [UInt8] {
         guard let link else {
-            if let stored = try await store.cachedPackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version) {
+            let bytes: [UInt8]
+            if let validated {
+                bytes = try await sign(record) { validated }
+            } else if let stored = try await store.cachedPackage(
+                type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version)
+            {
                 return stored
+            } else {
+                bytes = try await build(record) { try JSONValue.parse(record.document) }
             }
-            let bytes = try await build(record, orderJSON: record.document)
             try await store.storePackage(type: record.orderTypeIdentifier, id: record.orderIdentifier, version: record.version, bytes: bytes)
             return bytes
         }
-        let orderJSON = try await cpu.run {
-            var document = try JSONValue.parse(record.document)
-            document["authenticationToken"] = .string(link.token)
-            return document.serialized()
-        }
-        return try await build(record, orderJSON: orderJSON)
+        // The link's device token stands in for the order's: the same order otherwise, validated as such.
+        return try await build(record) { try JSONValue.parse(record.document).setting("authenticationToken", to: .string(link.token)) }
     }
 
-    /// Signs `orderJSON` (the record's document, or it with a link's device token) with the assets it references.
-    private func build(_ record: OrderRecord, orderJSON: [UInt8]) async throws -> [UInt8] {
+    /// A stored version (or it with a link's device token) validated with the assets it references and signed: one
+    /// walk, one read of the assets, two CPU-pool jobs.
+    private func build(_ record: OrderRecord, document: @escaping @Sendable () throws -> JSONValue) async throws -> [UInt8] {
+        let options = validationOptions
+        let checked = try await cpu.run { OrderValidator.check(document: try document(), options: options) }
+        let files = try await assetFiles(referencedBy: checked.referencedFiles, merchantID: record.merchantID)
+        return try await sign(record) {
+            do throws(OrderDecodingError) {
+                return try checked.validated(package: PackageContents(files: files))
+            } catch {
+                throw OrderPackageError.invalidOrder(error.report)
+            }
+        }
+    }
+
+    /// Signs a validated order with the assets it was validated with, on one CPU-pool job.
+    private func sign(_ record: OrderRecord, _ order: @escaping @Sendable () throws -> ValidatedOrder) async throws -> [UInt8] {
         let identity = try await identity(for: record.orderTypeIdentifier)
-        let referenced = try await cpu.run { OrderValidator.referencedFiles(in: try JSONValue.parse(orderJSON)) }
-        let files = try await assetFiles(referencedBy: referenced, merchantID: record.merchantID)
         let (assetCache, validationOptions) = (assetCache, validationOptions)
         return try await cpu.run {
-            let assets = try AssetSet(files: files, cache: assetCache)
             let builder = OrderPackageBuilder(signer: identity, validationOptions: validationOptions)
-            return try builder.build(orderJSON: orderJSON, assets: assets, signingTime: Date()).bytes
+            return try builder.build(try order(), cache: assetCache, signingTime: Date()).bytes
         }
     }
 }
