@@ -23,24 +23,24 @@ public struct OrderTrackApplication: Sendable {
     }
 
     /// Opens the database (creating it and a development identity on first start) and assembles the routes.
-    /// `onServerRunning` receives the bound port (useful with port 0). `now` is the clock of the store, push delivery
-    /// and retention: the wall clock unless a test controls time.
+    /// `onServerRunning` receives the bound port (useful with port 0). `clock` is the one source of time of the store
+    /// and every part of the server: the wall clock unless a test controls time.
     public static func build(
         configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
-        now: @escaping @Sendable () -> Date = Date.init
+        clock: ServerClock = .system
     ) async throws -> OrderTrackApplication {
         try await PortCheck.requireAvailable(host: configuration.host, port: configuration.port)
-        let store = try await openStore(configuration: configuration, logger: logger, now: now)
+        let store = try await openStore(configuration: configuration, logger: logger, now: { clock.date })
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
             var credentials: DevelopmentCredentials?
             if configuration.isDevelopment {
-                credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger)
+                credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger, clock: clock)
                 try await DevelopmentBootstrap.warnIfShared(store: store, logger: logger)
             }
             let application = try makeApplication(
-                configuration: configuration, store: store, logger: logger, now: now, onServerRunning: onServerRunning)
+                configuration: configuration, store: store, logger: logger, clock: clock, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
         } catch {
             try? await store.shutdown()
@@ -49,7 +49,7 @@ public struct OrderTrackApplication: Sendable {
     }
 
     /// Opens (creating if needed) the configured database with the configured master key and applies pending
-    /// migrations; `now` as in ``build(configuration:logger:onServerRunning:now:)``. The data directory is made
+    /// migrations; `now` dates what the store writes (the wall clock unless a test controls time). The data directory is made
     /// private to the server's user (0700).
     ///
     /// - Throws: ``ConfigurationError`` when the master key is missing or malformed, ``OrderStoreError`` when the
@@ -86,7 +86,7 @@ public struct OrderTrackApplication: Sendable {
     }
 
     static func makeApplication(
-        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, now: @escaping @Sendable () -> Date,
+        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, clock: ServerClock,
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
         if !configuration.applePay.additionalTrustRoots.isEmpty {
@@ -113,13 +113,14 @@ public struct OrderTrackApplication: Sendable {
         let cacheMetrics = CacheMetrics(registry: metrics.registry)
         let packages = PackageService(
             store: store, credentials: credentials, cpu: cpu, validationOptions: validationOptions, capacityBytes: configuration.packageCacheBytes,
-            logger: logger, metrics: cacheMetrics)
+            logger: logger, metrics: cacheMetrics, clock: clock)
+        let now: @Sendable () -> Date = { clock.date }
         var push = configuration.push
         push.pollInterval = min(push.pollInterval, configuration.database.outboxPollInterval)
         // Development mode never sends a development identity's pushes to Apple, which can only refuse them.
         if configuration.isDevelopment, push.isApplesAPNs { push.requireAppleIssuedIdentity = true }
         let dispatcher = PushDispatcher(
-            store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, now: now)
+            store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, clock: clock)
         let lookup = OrderLookup(
             store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.orderCacheBytes, metrics: cacheMetrics)
         let registrations = RegistrationsLookup(
@@ -130,13 +131,13 @@ public struct OrderTrackApplication: Sendable {
             store: store, caches: caches, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
         let orders = OrderService(
             store: store, caches: caches, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
-            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger)
+            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.add(middleware: ClientAddressMiddleware(header: configuration.limits.clientAddressHeader.flatMap { HTTPField.Name($0) }))
-        router.add(middleware: RequestLimitMiddleware(limits: configuration.limits))
+        router.add(middleware: RequestLimitMiddleware(limits: configuration.limits, clock: clock))
         // A person who opens the server's address in a browser finds the dashboard.
         router.get("/") { _, _ in Response.redirect(to: "/dashboard", type: .found) }
         router.get("healthz") { _, _ in
@@ -148,7 +149,7 @@ public struct OrderTrackApplication: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
             )
         }
-        let fetches = FetchActivityRecorder(store: store, logger: logger, now: now)
+        let fetches = FetchActivityRecorder(store: store, logger: logger, clock: clock)
         let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         WalletRoutes(
             lookup: lookup, walletLinks: walletLinks,
@@ -156,20 +157,23 @@ public struct OrderTrackApplication: Sendable {
                 store: store, registrations: registrations, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
             packages: packages, fetches: fetches,
             deviceLog: DeviceLogWriter(
-                budget: configuration.limits.deviceLogBytes.map { TokenBuckets(limit: $0, trackedKeys: configuration.limits.trackedClients) }),
-            maximumBodySize: configuration.maximumDeviceBodySize
+                budget: configuration.limits.deviceLogBytes.map {
+                    TokenBuckets(limit: $0, trackedKeys: configuration.limits.trackedClients, clock: clock)
+                }),
+            maximumBodySize: configuration.maximumDeviceBodySize, clock: clock
         ).add(to: router)
         let assets = AssetService(store: store, packages: packages)
         let administration = Administration(
-            store: store, trust: configuration.isDevelopment ? .developmentForSoleMerchant : .apple, parseIdentity: { try await packages.parse($0) })
-        let keyUses = APIKeyUseRecorder(store: store, logger: logger)
+            store: store, trust: configuration.isDevelopment ? .developmentForSoleMerchant : .apple, parseIdentity: { try await packages.parse($0) },
+            now: now)
+        let keyUses = APIKeyUseRecorder(store: store, logger: logger, clock: clock)
         let orderTypes = OrderTypeService(
             administration: administration, packages: packages, credentialChanged: { orderType in await dispatcher.credentialChanged(orderType) })
         let merchantAPI = MerchantRoutes(
             orders: orders, assets: assets, administration: administration, packages: packages, cpu: cpu,
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
-        APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize, now: now).add(to: merchantAPI)
+        APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
         let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)
@@ -188,7 +192,7 @@ public struct OrderTrackApplication: Sendable {
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: resources).add(to: router)
         DashboardRoutes(
             sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            administration: administration, orderTypes: orderTypes, packages: packages, applePay: applePay, walletLinks: walletLinks, now: now,
+            administration: administration, orderTypes: orderTypes, packages: packages, applePay: applePay, walletLinks: walletLinks, clock: clock,
             resources: resources, cpu: cpu,
             secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
@@ -204,7 +208,7 @@ public struct OrderTrackApplication: Sendable {
             // then the gateway client and the CPU pool.
             services: [
                 cpu, gateway, packages, dispatcher, follower,
-                RetentionService(store: store, configuration: configuration.retention, logger: logger, now: now), fetches, keyUses,
+                RetentionService(store: store, configuration: configuration.retention, logger: logger, clock: clock), fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -28,13 +28,13 @@ import Testing
             let pushes = "/api/v1/orders/\(type)/\(id)/pushes"
             let logger = Logger(label: "retention-test")
 
-            let now = try await RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, now: Date.init).prune(
+            let now = try await RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, clock: .system).prune(
                 now: Date())
             #expect(now.pushLog == 0 && now.idempotencyKeys == 0, "nothing is young enough to go")
             // A Track in Wallet link (7 days) answers "expired" for 30 days after that, then is forgotten.
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let keptForever = RetentionService(
-                store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger, now: Date.init)
+                store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger, clock: .system)
             #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1, 0, 0, 1, 0))
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.count == 1, "a push log kept forever stays")
 
@@ -43,7 +43,7 @@ import Testing
             #expect(reused.status == .created, "a forgotten key is free for a new request")
 
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
-            let service = RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, now: Date.init)
+            let service = RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, clock: .system)
             #expect(
                 try await service.prune(now: Date().addingTimeInterval(31 * 86_400)) == (1, 1, 0, 2, 0, 0),
                 "the two orders' creations were their only activity; the link expired only 24 days ago")

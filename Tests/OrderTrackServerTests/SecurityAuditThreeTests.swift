@@ -78,9 +78,8 @@ import Testing
             }
             // Secret keys (the API makes restricted ones only), as `ordertrack merchant api-key` makes them.
             func secretKey(_ name: String, expiresAt: Date? = nil) async throws -> (id: String, secret: String) {
-                let made = try await Administration(store: client.store).createAPIKey(
-                    merchantID: client.credentials.merchantID, name: name, scopes: nil, orderTypeIdentifiers: nil, expiresAt: expiresAt,
-                    now: clock.now())
+                let made = try await Administration(store: client.store, now: { clock.now() }).createAPIKey(
+                    merchantID: client.credentials.merchantID, name: name, scopes: nil, orderTypeIdentifiers: nil, expiresAt: expiresAt)
                 return (made.key.id, made.secret)
             }
             let leaked = try await secretKey("leaked")

@@ -25,8 +25,10 @@ struct TestServer {
     var idleTimeout: Duration = .seconds(75)
     /// Registration cap and request rates: the server's defaults, which ordinary tests stay well within.
     var limits = LimitsConfiguration()
-    /// The server's clock: the wall clock unless a test moves time itself.
+    /// The server's dates: the wall clock unless a test moves time itself (its waits stay on the continuous clock).
     var now: @Sendable () -> Date = Date.init
+    /// The server's whole clock, dates and waits, when a test holds time still; replaces ``now``.
+    var clock: ServerClock?
     /// The lowest level the server logs at.
     var logLevel: Logger.Level = .warning
     /// Apple Pay trust and gateway (Apple's alone unless a test adds its own root or gateway).
@@ -68,7 +70,8 @@ struct TestServer {
     ) async throws -> Value {
         var logger = logger
         logger.logLevel = logLevel
-        let server = try await OrderTrackApplication.build(configuration: try configuration(), logger: logger, now: now)
+        let server = try await OrderTrackApplication.build(
+            configuration: try configuration(), logger: logger, clock: clock ?? ServerClock(date: now, waits: ContinuousClock()))
         let credentials = try loadCredentials()
         do {
             let value = try await server.application.test(testing) { client in

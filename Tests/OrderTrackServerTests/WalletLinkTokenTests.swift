@@ -118,7 +118,8 @@ import Testing
             }
 
             let retention = RetentionService(
-                store: client.store, configuration: RetentionConfiguration(), logger: Logger(label: "retention-test"), now: { clock.now() })
+                store: client.store, configuration: RetentionConfiguration(), logger: Logger(label: "retention-test"),
+                clock: ServerClock(date: { clock.now() }, waits: ContinuousClock()))
             #expect(try await retention.prune(now: clock.now()).walletLinkRegistrations == 1)
             #expect(try await Self.devices(client, type: type, id: id) == [Self.orderDevice])
             #expect(try await client.call(.get, link.path).status == .gone, "the link itself still answers that it expired")

@@ -25,9 +25,11 @@ final class APIKeyUseRecorder: Service, Sendable {
     private let flushInterval: Duration
     private let logger: Logger
     private let state = Mutex(State())
+    private let clock: ServerClock
 
-    init(store: any OrderStore, flushInterval: Duration = .seconds(5), logger: Logger) {
+    init(store: any OrderStore, flushInterval: Duration = .seconds(5), logger: Logger, clock: ServerClock) {
         self.store = store
+        self.clock = clock
         self.flushInterval = flushInterval
         self.logger = logger
     }
@@ -47,7 +49,7 @@ final class APIKeyUseRecorder: Service, Sendable {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            while (try? await Task.sleep(for: self.flushInterval)) != nil {
+            while (try? await self.clock.sleep(for: self.flushInterval)) != nil {
                 await self.flush()
             }
         }

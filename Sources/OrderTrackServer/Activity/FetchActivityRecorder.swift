@@ -25,25 +25,25 @@ final class FetchActivityRecorder: Service, Sendable {
     private let capacity: Int
     private let interval: Duration
     private let logger: Logger
-    private let now: @Sendable () -> Date
+    private let clock: ServerClock
     private let buffer = Mutex(Buffer())
 
     init(
         store: any OrderStore, capacity: Int = defaultCapacity, interval: Duration = .seconds(1), logger: Logger,
-        now: @escaping @Sendable () -> Date
+        clock: ServerClock
     ) {
         self.store = store
         self.capacity = capacity
         self.interval = interval
         self.logger = logger
-        self.now = now
+        self.clock = clock
     }
 
     /// Notes that a device was answered `status` (200 with the package, 304 when it has the latest) for this version.
     func fetched(_ order: OrderRecord, status: Int) {
         let entry = OrderActivity(
             orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, kind: .fetched, version: order.version,
-            status: status, at: now())
+            status: status, at: clock.date)
         buffer.withLock { buffer in
             if buffer.entries.count < capacity { buffer.entries.append(entry) } else { buffer.dropped += 1 }
         }
@@ -54,7 +54,7 @@ final class FetchActivityRecorder: Service, Sendable {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            while (try? await Task.sleep(for: self.interval)) != nil {
+            while (try? await self.clock.sleep(for: self.interval)) != nil {
                 await self.flush()
             }
         }

@@ -39,18 +39,20 @@ enum DevelopmentBootstrap {
     static let lookupAppAppleID = 1_234_567_890
 
     /// Creates the demo merchant if the database has no merchant yet; returns what it created.
-    static func runIfEmpty(store: any OrderStore, configuration: ServerConfiguration, logger: Logger) async throws -> DevelopmentCredentials? {
+    static func runIfEmpty(store: any OrderStore, configuration: ServerConfiguration, logger: Logger, clock: ServerClock) async throws
+        -> DevelopmentCredentials?
+    {
         guard try await store.merchants().isEmpty else { return nil }
         let identityDirectory = configuration.dataDirectory.appendingPathComponent("identities/\(orderTypeIdentifier)", isDirectory: true)
         try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
-        _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory)
+        _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory, now: clock.date)
 
-        let administration = Administration(store: store, trust: .development)
+        let administration = Administration(store: store, trust: .development, now: { clock.date })
         let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Shop")
         try await administration.setOrderType(
             merchantID: merchant.id, orderTypeIdentifier: orderTypeIdentifier, identity: .directory(path: identityDirectory.path))
 
-        let lookup = try await createLookupKey(store: store, merchantID: merchant.id, configuration: configuration)
+        let lookup = try await createLookupKey(store: store, merchantID: merchant.id, configuration: configuration, clock: clock)
         let credentials = DevelopmentCredentials(
             merchantID: merchant.id, apiKey: apiKey, orderTypeIdentifier: orderTypeIdentifier, identityDirectory: identityDirectory.path,
             rootCertificate: identityDirectory.appendingPathComponent("root-ca.pem").path, webServiceURL: configuration.webServiceURL,
@@ -78,11 +80,11 @@ enum DevelopmentBootstrap {
 
     /// The deployment's lookup signing chain and a lookup key for the demo merchant, written to `lookup/` in the data
     /// directory: `AuthKey_<keyId>.p8` (0600) and `root.pem`.
-    static func createLookupKey(store: any OrderStore, merchantID: String, configuration: ServerConfiguration) async throws
+    static func createLookupKey(store: any OrderStore, merchantID: String, configuration: ServerConfiguration, clock: ServerClock) async throws
         -> DevelopmentLookupCredentials
     {
-        let chain = try await LookupChainProvider.ensure(store: store, now: Date())
-        let created = try await LookupKeyService(store: store, now: Date.init).create(merchantID: merchantID, bundleID: lookupBundleID)
+        let chain = try await LookupChainProvider.ensure(store: store, now: clock.date)
+        let created = try await LookupKeyService(store: store, now: { clock.date }).create(merchantID: merchantID, bundleID: lookupBundleID)
         let directory = configuration.dataDirectory.appendingPathComponent("lookup", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let privateKey = directory.appendingPathComponent("AuthKey_\(created.record.keyID).p8")

@@ -47,7 +47,7 @@ struct CheckoutPage: Sendable {
     let applePay: ApplePayService
 
     /// The template's values for `merchant`.
-    func values(merchant: MerchantRecord, orderNumber: String, now: Date = Date()) async throws -> [String: Any] {
+    func values(merchant: MerchantRecord, orderNumber: String, now: Date) async throws -> [String: Any] {
         let orderTypes = try await administration.orderTypes(merchantID: merchant.id).map(\.orderTypeIdentifier).sorted()
         let identity: ApplePayMerchantIdentityRecord?
         do {

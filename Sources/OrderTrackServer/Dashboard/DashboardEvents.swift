@@ -17,6 +17,8 @@ struct DashboardEvents: Sendable {
     var lifetime: Duration = .seconds(300)
 
     let orders: OrderService
+    /// Polls, heartbeats and the stream's lifetime.
+    let clock: ServerClock
 
     func response(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
         let merchant = try context.merchant
@@ -48,12 +50,11 @@ struct DashboardEvents: Sendable {
     func waitForChange(
         from start: String, merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey], writer: inout any ResponseBodyWriter
     ) async throws -> OrderService.Revision? {
-        let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: lifetime)
         var heartbeat = clock.now.advanced(by: heartbeatInterval)
         while clock.now < deadline {
             do {
-                try await Task.sleep(for: pollInterval)
+                try await clock.sleep(for: pollInterval)
             } catch {
                 return nil
             }

@@ -26,7 +26,7 @@ struct DashboardRoutes: Sendable {
     let applePay: ApplePayService
     /// Makes the "Track in Wallet" links the checkout playground offers after a payment.
     let walletLinks: WalletLinkService
-    let now: @Sendable () -> Date
+    let clock: ServerClock
     let resources: DashboardResources
     let cpu: CPUWorkPool
     /// Whether the cookie is `Secure`: when the public URL is https, so that it never travels in clear.
@@ -52,7 +52,7 @@ struct DashboardRoutes: Sendable {
         let pages = dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
             .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
         pages.get { request, context in try await ordersPage(request, context) }
-        pages.get("events") { request, context in try await DashboardEvents(orders: orders).response(request, context) }
+        pages.get("events") { request, context in try await DashboardEvents(orders: orders, clock: clock).response(request, context) }
         pages.get("order-types") { request, context in try await orderTypesPage(request, context) }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
         pages.get("checkout") { _, context in
@@ -60,7 +60,8 @@ struct DashboardRoutes: Sendable {
             let page = CheckoutPage(administration: administration, applePay: applePay)
             // A fresh number for each visit, so that the orders made in one session are told apart in the list.
             values.merge(
-                try await page.values(merchant: try context.merchant, orderNumber: "PG-" + String(format: "%08X", UInt32.random(in: .min ... .max)))
+                try await page.values(
+                    merchant: try context.merchant, orderNumber: "PG-" + String(format: "%08X", UInt32.random(in: .min ... .max)), now: clock.date)
             ) { $1 }
             values["script"] = "checkout-page.js"
             return resources.page("checkout", values)
@@ -205,7 +206,7 @@ struct DashboardRoutes: Sendable {
         }
         var values = try layoutValues(context, title: "Order types")
         values["script"] = "order-types.js"
-        values["orderTypes"] = rows.map { $0.templateValues(now: now()) }
+        values["orderTypes"] = rows.map { $0.templateValues(now: clock.date) }
         values["hasOrderTypes"] = !rows.isEmpty
         let query = request.uri.queryParameters
         if let type = query["type"].map(String.init) {

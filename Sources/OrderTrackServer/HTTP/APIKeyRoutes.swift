@@ -8,14 +8,13 @@ import OrderPersistence
 struct APIKeyRoutes: Sendable {
     let administration: Administration
     let maximumBodySize: Int
-    let now: @Sendable () -> Date
 
     func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
         merchantAPI.post("api-keys") { request, context -> EditedResponse<JSONValue> in
             let creation = try Self.creation(try await RequestParsing.jsonBody(request, limit: maximumBodySize))
             let (key, secret) = try await administration.createAPIKey(
                 merchantID: try context.merchant.id, name: creation.name, scopes: creation.scopes, orderTypeIdentifiers: creation.orderTypes,
-                expiresAt: creation.expiresAt, now: now())
+                expiresAt: creation.expiresAt)
             return Self.secretResponse(key, secret, status: .created)
         }
         merchantAPI.get("api-keys") { _, context -> JSONValue in
@@ -24,11 +23,11 @@ struct APIKeyRoutes: Sendable {
         merchantAPI.delete("api-keys/:id") { _, context -> JSONValue in
             Self.json(
                 try await administration.revokeAPIKey(
-                    merchantID: try context.merchant.id, id: try RequestParsing.identifier("id", context), now: now()))
+                    merchantID: try context.merchant.id, id: try RequestParsing.identifier("id", context)))
         }
         merchantAPI.post("api-keys/:id/rotate") { _, context -> EditedResponse<JSONValue> in
             let (key, secret) = try await administration.rotateAPIKey(
-                merchantID: try context.merchant.id, id: try RequestParsing.identifier("id", context), now: now())
+                merchantID: try context.merchant.id, id: try RequestParsing.identifier("id", context))
             return Self.secretResponse(key, secret, status: .ok)
         }
     }

@@ -5,13 +5,14 @@ import Logging
 /// Writes one log line per device call: method, path, route, status, order id and latency, never a token. Status is
 /// the one the error envelope will answer when the call fails.
 struct DeviceCallLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    let clock: ServerClock
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard context.logger.logLevel <= .info else { return try await next(request, context) }
-        let start = ContinuousClock.now
+        let start = clock.now
         var status = 500
         defer {
-            let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let milliseconds = start.duration(to: clock.now).seconds * 1000
             var metadata: Logger.Metadata = [
                 "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status),
                 "latency_ms": .string(String(format: "%.2f", milliseconds)),

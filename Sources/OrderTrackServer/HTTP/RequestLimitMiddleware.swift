@@ -18,8 +18,10 @@ struct RequestLimitMiddleware: RouterMiddleware {
     private let failedAuthentication: TokenBuckets?
     private let deviceLog: TokenBuckets?
 
-    init(limits: LimitsConfiguration) {
-        func buckets(_ limit: RateLimit?) -> TokenBuckets? { limit.map { TokenBuckets(limit: $0, trackedKeys: limits.trackedClients) } }
+    init(limits: LimitsConfiguration, clock: ServerClock) {
+        func buckets(_ limit: RateLimit?) -> TokenBuckets? {
+            limit.map { TokenBuckets(limit: $0, trackedKeys: limits.trackedClients, clock: clock) }
+        }
         perAddress = buckets(limits.perClientAddress)
         perOrderToken = buckets(limits.perOrderToken)
         perAPIKey = buckets(limits.perAPIKey)

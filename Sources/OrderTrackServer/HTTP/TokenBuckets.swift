@@ -7,21 +7,24 @@ import Synchronization
 final class TokenBuckets: Sendable {
     private struct Bucket: Sendable {
         var tokens: Double
-        var updated: ContinuousClock.Instant
+        var updated: ServerClock.Instant
     }
 
     let limit: RateLimit
     private let buckets: Mutex<LRUCache<String, Bucket>>
+    private let clock: ServerClock
 
-    init(limit: RateLimit, trackedKeys: Int) {
+    init(limit: RateLimit, trackedKeys: Int, clock: ServerClock) {
         self.limit = limit
+        self.clock = clock
         buckets = Mutex(LRUCache(capacity: trackedKeys))
     }
 
     /// Takes `cost` tokens from `key`'s bucket: `nil` when they were there, otherwise how long until they will be
     /// (nothing is taken then).
-    func take(_ key: String, cost: Double = 1, now: ContinuousClock.Instant = .now) -> Duration? {
-        buckets.withLock { buckets in
+    func take(_ key: String, cost: Double = 1) -> Duration? {
+        let now = clock.now
+        return buckets.withLock { buckets in
             var bucket = refilled(buckets.value(forKey: key), now: now)
             defer { buckets.setValue(bucket, forKey: key, cost: 1) }
             guard bucket.tokens >= cost else { return wait(for: cost - bucket.tokens) }
@@ -30,31 +33,19 @@ final class TokenBuckets: Sendable {
         }
     }
 
-    /// Takes up to `cost` tokens and returns how many it took (whole tokens, for byte budgets).
-    func takeAvailable(_ key: String, upTo cost: Int, now: ContinuousClock.Instant = .now) -> Int {
-        buckets.withLock { buckets in
-            var bucket = refilled(buckets.value(forKey: key), now: now)
-            let taken = min(cost, max(0, Int(bucket.tokens.rounded(.down))))
-            bucket.tokens -= Double(taken)
-            buckets.setValue(bucket, forKey: key, cost: 1)
-            return taken
-        }
-    }
-
     /// How long until `key`'s bucket holds a token again; `nil` when it holds one now. Takes nothing.
-    func emptyFor(_ key: String, now: ContinuousClock.Instant = .now) -> Duration? {
-        buckets.withLock { buckets in
+    func emptyFor(_ key: String) -> Duration? {
+        let now = clock.now
+        return buckets.withLock { buckets in
             guard let stored = buckets.value(forKey: key) else { return nil }
             let bucket = refilled(stored, now: now)
             return bucket.tokens >= 1 ? nil : wait(for: 1 - bucket.tokens)
         }
     }
 
-    private func refilled(_ bucket: Bucket?, now: ContinuousClock.Instant) -> Bucket {
+    private func refilled(_ bucket: Bucket?, now: ServerClock.Instant) -> Bucket {
         guard var bucket else { return Bucket(tokens: limit.burst, updated: now) }
-        let elapsed = now - bucket.updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        bucket.tokens = min(limit.burst, bucket.tokens + max(0, seconds) * limit.perSecond)
+        bucket.tokens = min(limit.burst, bucket.tokens + max(0, bucket.updated.duration(to: now).seconds) * limit.perSecond)
         bucket.updated = now
         return bucket
     }

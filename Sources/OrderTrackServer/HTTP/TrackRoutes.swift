@@ -28,7 +28,7 @@ struct TrackRoutes: Sendable {
                 let order = opened.order
                 let package = try await packages.package(for: order, carrying: opened.device)
                 // Used up only by a download that gets its package; of two racing, one does.
-                guard try await walletLinks.use(opened.record) else { return page(.used(Date())) }
+                guard try await walletLinks.use(opened.record) else { return page(.used(walletLinks.now())) }
                 return Response(
                     status: .ok,
                     headers: [

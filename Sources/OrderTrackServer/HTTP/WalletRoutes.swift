@@ -18,9 +18,11 @@ struct WalletRoutes: Sendable {
     /// Writes device logs escaped and within each client's byte budget.
     let deviceLog: DeviceLogWriter
     let maximumBodySize: Int
+    /// The call log's latencies.
+    let clock: ServerClock
 
     func add(to router: Router<OrderTrackRequestContext>) {
-        let wallet = router.group("wallet/v1").add(middleware: DeviceCallLogMiddleware())
+        let wallet = router.group("wallet/v1").add(middleware: DeviceCallLogMiddleware(clock: clock))
         wallet.get("devices/:deviceLibraryIdentifier/registrations/:orderTypeIdentifier") { request, context in
             try await registrations(request, context)
         }

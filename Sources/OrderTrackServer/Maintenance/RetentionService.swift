@@ -27,20 +27,20 @@ final class RetentionService: Service, Sendable {
     private let store: any OrderStore
     private let configuration: RetentionConfiguration
     private let logger: Logger
-    private let now: @Sendable () -> Date
+    private let clock: ServerClock
 
-    init(store: any OrderStore, configuration: RetentionConfiguration, logger: Logger, now: @escaping @Sendable () -> Date) {
+    init(store: any OrderStore, configuration: RetentionConfiguration, logger: Logger, clock: ServerClock) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        self.now = now
+        self.clock = clock
     }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             repeat {
-                await self.pruneLoggingFailures(now: self.now())
-            } while (try? await Task.sleep(for: self.configuration.interval)) != nil
+                await self.pruneLoggingFailures(now: self.clock.date)
+            } while (try? await self.clock.sleep(for: self.configuration.interval)) != nil
         }
     }
 

@@ -17,22 +17,22 @@ actor APNsClientPool {
     private let configuration: PushConfiguration
     private let credentials: CredentialProvider
     private let recheckInterval: TimeInterval
-    private let now: @Sendable () -> Date
+    private let clock: ServerClock
     private var entries: [String: Entry] = [:]
     private let retired: AsyncStream<APNsClient>
     private let retiring: AsyncStream<APNsClient>.Continuation
 
-    init(configuration: PushConfiguration, credentials: CredentialProvider, now: @escaping @Sendable () -> Date) {
+    init(configuration: PushConfiguration, credentials: CredentialProvider, clock: ServerClock) {
         self.configuration = configuration
         self.credentials = credentials
         let interval = configuration.credentialRecheckInterval.components
         self.recheckInterval = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
-        self.now = now
+        self.clock = clock
         (retired, retiring) = AsyncStream.makeStream(of: APNsClient.self)
     }
 
     func client(for orderTypeIdentifier: String) async throws -> APNsClient {
-        let now = self.now()
+        let now = clock.date
         let current = entries[orderTypeIdentifier]
         if let current {
             if now.timeIntervalSince(current.checkedAt) < recheckInterval { return current.client }
@@ -81,11 +81,11 @@ actor APNsClientPool {
     /// Closes each replaced client once the sends still running on it have had their full timeout to finish; when
     /// cancelled (at shutdown, after the last send) closes those still waiting at once.
     nonisolated func closeRetired() async {
-        let grace = configuration.timeout
+        let (grace, clock) = (configuration.timeout, clock)
         await withDiscardingTaskGroup { group in
             for await client in retired {
                 group.addTask {
-                    try? await Task.sleep(for: grace)
+                    try? await clock.sleep(for: grace)
                     try? await client.shutdown()
                 }
             }

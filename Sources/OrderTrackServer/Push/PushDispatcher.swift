@@ -64,25 +64,25 @@ final class PushDispatcher: Service, Sendable {
     private let logger: Logger
     private let clients: APNsClientPool
     private let leaseOwner = UUID().uuidString
-    private let now: @Sendable () -> Date
+    private let clock: ServerClock
     /// Wake-ups of the claim loop: new jobs, recorded outcomes, poll ticks, shutdown. At most one waits, so a burst
     /// of them costs one claim, and one that arrives while the loop is busy is kept for its next wait.
     private let wakeups: AsyncStream<Void>
     private let wakeup: AsyncStream<Void>.Continuation
-    private let depthRefresh = Mutex(ContinuousClock.Instant?.none)
+    private let depthRefresh = Mutex(ServerClock.Instant?.none)
     /// Jobs claimed and not yet recorded: their leases are kept alive.
     private let held = Mutex(Set<Int64>())
 
     init(
         store: any OrderStore, credentials: CredentialProvider, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger,
-        now: @escaping @Sendable () -> Date
+        clock: ServerClock
     ) {
         self.store = store
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
-        self.now = now
-        self.clients = APNsClientPool(configuration: configuration, credentials: credentials, now: now)
+        self.clock = clock
+        self.clients = APNsClientPool(configuration: configuration, credentials: credentials, clock: clock)
         (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -129,7 +129,7 @@ final class PushDispatcher: Service, Sendable {
     /// longer held, so its lease runs out and it is sent again.
     private func keepLeases() async {
         let interval = Duration.milliseconds(Int64(max(50, configuration.leaseDuration * 1000 / 3)))
-        while (try? await Task.sleep(for: interval)) != nil {
+        while (try? await clock.sleep(for: interval)) != nil {
             let ids = held.withLock { Array($0) }
             do {
                 try await store.renewPushLeases(jobIDs: ids, leaseOwner: leaseOwner, leaseDuration: configuration.leaseDuration)
@@ -141,7 +141,7 @@ final class PushDispatcher: Service, Sendable {
 
     /// Wakes the claim loop every poll interval: other instances may have queued jobs, and retries come due.
     private func tickPolls() async {
-        while (try? await Task.sleep(for: configuration.pollInterval)) != nil { wakeup.yield() }
+        while (try? await clock.sleep(for: configuration.pollInterval)) != nil { wakeup.yield() }
     }
 
     /// Claims jobs whenever a chunk of the window is free and starts their sends.
@@ -153,13 +153,13 @@ final class PushDispatcher: Service, Sendable {
         // over: jobs behind the position are due too when their claimer died or when a claim skipped them while another
         // transaction held them (SKIP LOCKED). A second keeps those waits short and the scans from the start rare.
         var position: PushQueuePosition?
-        var restartDue = ContinuousClock.now
+        var restartDue = clock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let room = await window.room(atLeast: chunk)
             guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
-            if ContinuousClock.now >= restartDue {
+            if clock.now >= restartDue {
                 position = nil
-                restartDue = .now + .seconds(1)
+                restartDue = clock.now.advanced(by: .seconds(1))
             }
             let jobs: [PushJob]
             do {
@@ -194,7 +194,7 @@ final class PushDispatcher: Service, Sendable {
         while var outcomes = await queue.next() {
             if outcomes.count < Self.lingerBelow {
                 // A few more answers are moments away: one commit for them all is cheaper than one each.
-                try? await Task.sleep(for: Self.linger)
+                try? await clock.sleep(for: Self.linger)
                 outcomes += queue.takeWaiting()
             }
             do {
@@ -227,9 +227,10 @@ final class PushDispatcher: Service, Sendable {
         switch client {
         case .success(let client):
             let result = await client.send(
-                APNsPush(deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: now().addingTimeInterval(configuration.expiration)))
+                APNsPush(
+                    deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: clock.date.addingTimeInterval(configuration.expiration)))
             verdict = resolve(result, attempts: job.attempts)
-            metrics.record(result, outcome: verdict.outcome, enqueuedAt: job.enqueuedAt, at: now())
+            metrics.record(result, outcome: verdict.outcome, enqueuedAt: job.enqueuedAt, at: clock.date)
             if case .configurationError = result {
                 logger.error(
                     "APNs configuration error: pushes for this order type will fail until it is fixed",
@@ -256,7 +257,7 @@ final class PushDispatcher: Service, Sendable {
         }
         let entry = PushLogEntry(
             orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
-            attempt: job.attempts, status: verdict.status, reason: verdict.reason, apnsID: apnsID, outcome: verdict.outcome, at: now())
+            attempt: job.attempts, status: verdict.status, reason: verdict.reason, apnsID: apnsID, outcome: verdict.outcome, at: clock.date)
         return (job, verdict.resolution, entry)
     }
 
@@ -276,7 +277,8 @@ final class PushDispatcher: Service, Sendable {
                 return PushVerdict(resolution: .park, outcome: .parked, status: status, reason: "\(reason) (gave up after \(attempts) attempts)")
             }
             return PushVerdict(
-                resolution: .retry(at: now().addingTimeInterval(backoff(attempts: attempts))), outcome: .retrying, status: status, reason: "\(reason)"
+                resolution: .retry(at: clock.date.addingTimeInterval(backoff(attempts: attempts))), outcome: .retrying, status: status,
+                reason: "\(reason)"
             )
         case .configurationError(let status, let reason):
             return PushVerdict(resolution: .park, outcome: .parked, status: status, reason: "\(reason)")
@@ -294,9 +296,9 @@ final class PushDispatcher: Service, Sendable {
     /// Updates the queue-depth gauges at most once a second (counting is a scan); an idle dispatcher still wakes every
     /// poll interval, so the gauges settle within a second or two of the queue.
     private func refreshQueueDepth() async {
-        let now = ContinuousClock.now
+        let now = clock.now
         let due = depthRefresh.withLock { last in
-            guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            guard last.map({ $0.duration(to: now) >= .seconds(1) }) ?? true else { return false }
             last = now
             return true
         }

@@ -14,16 +14,23 @@ public struct Administration: Sendable {
     public let trust: OrderTypeTrust
     /// Parses the signing identity of an order type; the server does it on its CPU pool.
     private let parseIdentity: @Sendable (IdentityConfig) async throws -> SigningIdentity
+    /// The date keys are created, revoked and checked at, certificates judged and defaults stamped with.
+    private let now: @Sendable () -> Date
 
     /// Administration of `store`; order types need certificates `trust` accepts (Apple's unless development mode).
-    public init(store: any OrderStore, trust: OrderTypeTrust = .apple) {
-        self.init(store: store, trust: trust, parseIdentity: { try CredentialProvider.load($0) })
+    /// `now` is the wall clock unless the server passes its own.
+    public init(store: any OrderStore, trust: OrderTypeTrust = .apple, now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(store: store, trust: trust, parseIdentity: { try CredentialProvider.load($0) }, now: now)
     }
 
-    init(store: any OrderStore, trust: OrderTypeTrust, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity) {
+    init(
+        store: any OrderStore, trust: OrderTypeTrust, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.store = store
         self.trust = trust
         self.parseIdentity = parseIdentity
+        self.now = now
     }
 
     /// Creates a merchant and its first API key; the key is returned once and stored only as a hash.
@@ -81,8 +88,9 @@ public struct Administration: Sendable {
     /// as in docs/api.md; `apple-pay:*` stands for both Apple Pay scopes), optionally limited to some of the merchant's
     /// order types and expiring at `expiresAt`. Refusals are ``OrderTrackError/Code/invalidAPIKey`` naming the field.
     public func createAPIKey(
-        merchantID: String, name: String, scopes: [String]?, orderTypeIdentifiers: [String]?, expiresAt: Date?, now: Date = Date()
+        merchantID: String, name: String, scopes: [String]?, orderTypeIdentifiers: [String]?, expiresAt: Date?
     ) async throws -> (key: APIKeyInfo, secret: String) {
+        let now = self.now()
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...100).contains(trimmed.count), !trimmed.contains(where: \.isNewline) else {
             throw OrderTrackError(.invalidAPIKey, "name must have 1–100 characters on one line", field: "name")
@@ -116,7 +124,8 @@ public struct Administration: Sendable {
     }
 
     /// Revokes one of the merchant's keys: it answers 401 from then on, everywhere.
-    public func revokeAPIKey(merchantID: String, id: String, now: Date = Date()) async throws -> APIKeyInfo {
+    public func revokeAPIKey(merchantID: String, id: String) async throws -> APIKeyInfo {
+        let now = self.now()
         guard let key = try await store.revokeAPIKey(merchantID: merchantID, id: id, at: now) else {
             throw OrderTrackError(.notFound, "no API key \(id) of merchant \(merchantID)")
         }
@@ -125,7 +134,8 @@ public struct Administration: Sendable {
 
     /// Gives one of the merchant's live keys a new secret, returned once; the old secret stops working at once (no
     /// grace period: a rotation usually follows a leak, and a caller that wants an overlap makes a second key first).
-    public func rotateAPIKey(merchantID: String, id: String, now: Date = Date()) async throws -> (key: APIKeyInfo, secret: String) {
+    public func rotateAPIKey(merchantID: String, id: String) async throws -> (key: APIKeyInfo, secret: String) {
+        let now = self.now()
         let existing = try await store.apiKeys(merchantID: merchantID).first { $0.id == id }
         guard let existing, existing.isUsable(at: now) else {
             throw OrderTrackError(.notFound, "no live API key \(id) of merchant \(merchantID)")
@@ -182,7 +192,7 @@ public struct Administration: Sendable {
         }
         // One refusal for every certificate that does not prove ownership, whether or not another merchant has the
         // identifier: the answer must not tell which identifiers other tenants use.
-        let refusal = try await trust.refusal(of: identity, for: orderTypeIdentifier, now: Date()) {
+        let refusal = try await trust.refusal(of: identity, for: orderTypeIdentifier, now: now()) {
             try await store.merchants().allSatisfy { $0.id == merchantID }
         }
         if let refusal {
@@ -243,7 +253,7 @@ public struct Administration: Sendable {
             try await store.putOrderDefaults(
                 MerchantOrderDefaultsRecord(
                     merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier, orderManagementURL: defaults.orderManagementURL,
-                    fulfillmentType: defaults.fulfillmentType, paymentStatus: defaults.paymentStatus, updatedAt: Date()))
+                    fulfillmentType: defaults.fulfillmentType, paymentStatus: defaults.paymentStatus, updatedAt: now()))
         } catch OrderStoreError.merchantNotFound {
             throw OrderTrackError(.notFound, "no merchant with id \(merchantID)")
         } catch OrderStoreError.orderTypeNotFound {

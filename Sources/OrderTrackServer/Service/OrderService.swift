@@ -16,6 +16,8 @@ struct OrderService: Sendable {
     /// Where documents are validated and patched: a large one takes a core for a while.
     let cpu: CPUWorkPool
     let logger: Logger
+    /// The dates documents are stamped with.
+    let clock: ServerClock
     let updateLock = KeyedLock()
 
     struct CreatedOrder: Sendable {
@@ -87,10 +89,11 @@ struct OrderService: Sendable {
     /// The content is walked along the schema once and normalized once, on two CPU-pool jobs with one read of the
     /// assets between them; the package builder then signs the validated order as it is.
     func createOrder(
-        merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, author: OrderChangeAuthor, now: Date = Date(),
+        merchant: MerchantRecord, content: JSONValue, idempotency: IdempotentRequest?, author: OrderChangeAuthor,
         accepting: @escaping @Sendable (_ normalized: JSONValue) throws -> Void = { _ in },
         responseBody: @escaping @Sendable (CreatedOrder) -> [UInt8]
     ) async throws -> CreateOutcome {
+        let now = clock.date
         let filled = try await filledForCreation(content, merchant: merchant, author: author, now: now)
         let files = try await packages.assetFiles(referencedBy: filled.checked.referencedFiles, merchantID: merchant.id)
         let prepared = try await cpu.run { () throws -> (ValidatedOrder, CreatedOrder, response: [UInt8], ChangeNote) in
@@ -218,13 +221,12 @@ struct OrderService: Sendable {
     ///   version and its last change. The version is compared with the one the store then replaces, so a change
     ///   committed in between by another request or instance is never overwritten.
     func updateOrder(
-        merchant: MerchantRecord, type: String, id: String, patch: [UInt8], author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
-        now: Date = Date()
+        merchant: MerchantRecord, type: String, id: String, patch: [UInt8], author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
                 merchant: merchant, type: type, id: id, patch: .body(patch), authenticationToken: nil, author: author,
-                allowedVersions: allowedVersions, now: now)
+                allowedVersions: allowedVersions, now: clock.date)
         }
     }
 
@@ -233,13 +235,13 @@ struct OrderService: Sendable {
     /// devices could no longer fetch the order; they are not pushed. The devices of live Track in Wallet links keep
     /// theirs (each link has its own token) and are pushed the new version. The merchant hands the new token to the
     /// customer (the answer's `orderDetails`, or a new link) to add the order again.
-    func rotateAuthenticationToken(merchant: MerchantRecord, type: String, id: String, author: OrderChangeAuthor, now: Date = Date()) async throws
+    func rotateAuthenticationToken(merchant: MerchantRecord, type: String, id: String, author: OrderChangeAuthor) async throws
         -> UpdatedOrder
     {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
                 merchant: merchant, type: type, id: id, patch: .tree([:]), authenticationToken: Secrets.authenticationToken(), author: author,
-                allowedVersions: nil, now: now)
+                allowedVersions: nil, now: clock.date)
         }
     }
 
@@ -450,7 +452,7 @@ struct OrderService: Sendable {
         }
     }
 
-    /// Validates what ``updateOrder(merchant:type:id:patch:author:allowedVersions:now:)`` would store: `patch` applied to the order's current
+    /// Validates what ``updateOrder(merchant:type:id:patch:author:allowedVersions:)`` would store: `patch` applied to the order's current
     /// document, through the same validator as ``validate(merchant:orderJSON:)``. A patch that cannot apply (one that
     /// changes `orderIdentifier`, say) is a problem at its path, as the update would refuse it.
     func validatePatch(merchant: MerchantRecord, type: String, id: String, patch: JSONValue) async throws -> ValidationReport {
@@ -474,7 +476,7 @@ struct OrderService: Sendable {
     private func report(for parsed: JSONValue, merchant: MerchantRecord) async throws -> ValidationReport {
         let filled: (checked: SchemaCheckedOrder, orderType: OrderTypeRecord, translationWarnings: [ValidationProblem])
         do {
-            filled = try await filledForCreation(parsed, merchant: merchant, author: nil, now: Date())
+            filled = try await filledForCreation(parsed, merchant: merchant, author: nil, now: clock.date)
         } catch let error as OrderTrackError {
             // What a create would refuse before validating (an order type, an identifier): one problem at its field.
             return ValidationReport(
@@ -503,7 +505,7 @@ struct OrderService: Sendable {
     /// What fills an order of this type where the simplified form (or an Apple-form document) lacks it: the order
     /// type's defaults, with the merchant-wide ones where the type sets none.
     private func orderDefaults(merchant: MerchantRecord, orderType: String) async throws -> ProviderVocabulary.Defaults {
-        try await Administration(store: store).orderDefaults(merchantID: merchant.id, orderTypeIdentifier: orderType).effective
+        try await Administration(store: store, now: { clock.date }).orderDefaults(merchantID: merchant.id, orderTypeIdentifier: orderType).effective
     }
 
     /// The document in Apple's vocabulary and a warning per rewrite; a field the simplified form lacks and no default

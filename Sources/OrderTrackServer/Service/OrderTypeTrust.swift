@@ -44,8 +44,8 @@ public enum OrderTypeTrust: Sendable {
             case .developmentForSoleMerchant: try await isSoleMerchant()
             }
         let anchors = AppleCertificates.roots + (acceptsDevelopmentChains ? identity.intermediates : [])
-        // The leaf's dates are judged above (with precise messages); the policy judges every certificate's at the current time.
-        var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy() }
+        // The leaf's dates are judged above (with precise messages); the policy judges every certificate's at `now` too.
+        var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy(validationTime: now) }
         let intermediates = CertificateStore(AppleCertificates.intermediates + identity.intermediates)
         let unproven =
             acceptsDevelopmentChains

@@ -74,6 +74,8 @@ final class PackageService: Service, Sendable {
     private let logger: Logger
     private let metrics: CacheMetrics?
     private let assetCache = AssetCache()
+    /// Signing times and the shutdown grace.
+    private let clock: ServerClock
     private let state: Mutex<State>
     private let queued: AsyncStream<PreparedBuild>
     private let queue: AsyncStream<PreparedBuild>.Continuation
@@ -88,9 +90,10 @@ final class PackageService: Service, Sendable {
 
     init(
         store: any OrderStore, credentials: CredentialProvider, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int,
-        logger: Logger, metrics: CacheMetrics? = nil
+        logger: Logger, metrics: CacheMetrics? = nil, clock: ServerClock
     ) {
         self.store = store
+        self.clock = clock
         self.metrics = metrics
         self.credentials = credentials
         self.cpu = cpu
@@ -167,7 +170,7 @@ final class PackageService: Service, Sendable {
             }
             guard running > 0 else { return }
             group.addTask {
-                try? await Task.sleep(for: Self.shutdownGrace)
+                try? await self.clock.sleep(for: Self.shutdownGrace)
                 return true
             }
             while let timedOut = await group.next() {
@@ -283,10 +286,10 @@ final class PackageService: Service, Sendable {
     /// Signs a validated order with the assets it was validated with, on one CPU-pool job.
     private func sign(_ record: OrderRecord, _ order: @escaping @Sendable () throws -> ValidatedOrder) async throws -> [UInt8] {
         let identity = try await identity(for: record.orderTypeIdentifier)
-        let (assetCache, validationOptions) = (assetCache, validationOptions)
+        let (assetCache, validationOptions, signingTime) = (assetCache, validationOptions, clock.date)
         return try await cpu.run {
             let builder = OrderPackageBuilder(signer: identity, validationOptions: validationOptions)
-            return try builder.build(try order(), cache: assetCache, signingTime: Date()).bytes
+            return try builder.build(try order(), cache: assetCache, signingTime: signingTime).bytes
         }
     }
 }
