@@ -67,7 +67,7 @@ let package = Package(
         // QR codes (byte mode, ISO/IEC 18004) as SVG or PGM, for links shown to phones. No dependencies.
         .target(name: "QRCode"),
         // Compared with segno module by module and read back with zbarimg.
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "ExternalTools"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Minimal zip writer/reader for .order packages, with safety checks on read.
         .target(name: "OrderZip", dependencies: ["CZlib", "WireFormats"]),
@@ -209,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "OrderLookupSigningTests",
             dependencies: [
-                "OrderLookupSigning", "OrderModel", "ExternalTools",
+                "OrderLookupSigning", "OrderModel", "TestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -242,25 +242,26 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // Running independent tools (python3, openssl, unzip) from tests.
-        .target(name: "ExternalTools", path: "Tests/Support"),
-        .testTarget(name: "OrderModelTests", dependencies: ["OrderModel", "ExternalTools"]),
-        .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "ExternalTools"]),
+        // What the test targets share: independent tools (python3, openssl, unzip), the test clock, the test
+        // database, log recording and polling for what only an outside observer sees.
+        .target(name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support"),
+        .testTarget(name: "OrderModelTests", dependencies: ["OrderModel", "TestSupport"]),
+        .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "TestSupport"]),
         .testTarget(
             name: "OrderSigningTests",
             dependencies: [
-                "OrderSigning", "ExternalTools", .product(name: "X509", package: "swift-certificates"),
+                "OrderSigning", "TestSupport", .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(
             name: "OrderPersistenceTests",
-            dependencies: ["OrderPersistence", "ExternalTools", .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: ["OrderPersistence", "TestSupport", .product(name: "SQLKit", package: "sql-kit")]
         ),
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs", "MockAPNs", "ExternalTools", "WireFormats",
+                "APNs", "MockAPNs", "TestSupport", "WireFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -268,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "OrderPackageTests",
             dependencies: [
-                "CMSVerification", "OrderPackage", "OrderModel", "OrderZip", "ExternalTools",
+                "CMSVerification", "OrderPackage", "OrderModel", "OrderZip", "TestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -278,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "ApplePayTests",
             dependencies: [
-                "ApplePay", "OrderModel", "OrderTrackBenchmarks", "ExternalTools", "WireFormats",
+                "ApplePay", "OrderModel", "OrderTrackBenchmarks", "TestSupport", "WireFormats",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -287,14 +288,14 @@ let package = Package(
         ),
         .testTarget(
             name: "OrderTrackBenchmarksTests",
-            dependencies: ["OrderTrackBenchmarks", "OrderPackage", "OrderSigning", "OrderPersistence", "ExternalTools"]
+            dependencies: ["OrderTrackBenchmarks", "OrderPackage", "OrderSigning", "OrderPersistence", "TestSupport"]
         ),
         // Runs the built `ordertrack` binary as a user would.
         .testTarget(name: "OrderTrackCLITests", dependencies: ["OrderModel"]),
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "ExternalTools", "ApplePay", "QRCode",
+                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport", "ApplePay", "QRCode",
                 "OrderTrackBenchmarks", "OrderLookupSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 
 /// Real certificates and keys made by the openssl CLI for one test run: a CA, the mock's server certificate
 /// for 127.0.0.1/localhost, a client CA with a client certificate, and a P-256 .p8 key with its public key.

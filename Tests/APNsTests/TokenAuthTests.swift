@@ -1,7 +1,7 @@
 import Crypto
-import ExternalTools
 import Foundation
 import MockAPNs
+import TestSupport
 import Testing
 import WireFormats
 
@@ -71,11 +71,11 @@ struct TokenAuthTests {
     func refreshInterval() async throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
         let signer = try ProviderTokenSigner(p8PEM: TestPKI.shared.p8PEM, keyID: "ABC123DEFG", teamID: "TEAM123456")
-        let cache = ProviderTokenCache(signer: signer, refreshInterval: 40 * 60, now: { clock.now })
+        let cache = ProviderTokenCache(signer: signer, refreshInterval: 40 * 60, now: { clock.date })
         let first = try await cache.token()
-        clock.advance(39 * 60)
+        clock.advance(by: .seconds(39 * 60))
         #expect(try await cache.token() == first)
-        clock.advance(60)
+        clock.advance(by: .seconds(60))
         let second = try await cache.token()
         #expect(second != first)
         let claims = try #require(second.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode($0).map { Data($0) } })
@@ -126,13 +126,4 @@ struct TokenAuthTests {
         let body = integer(raw.prefix(32)) + integer(raw.suffix(32))
         return Data([0x30, UInt8(body.count)] + body)
     }
-}
-
-/// A settable clock for token ages.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
 }

@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import OrderModel
 import OrderTrackBenchmarks
+import TestSupport
 import Testing
 import X509
 

@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 
 /// A stand-in for Apple's PKI made by the openssl command line: a root, an intermediate and a signing leaf with
 /// Apple's marker extensions (plus copies without them), and EC and RSA merchant payment-processing certificates.

@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import OrderLookupSigning
 import OrderModel
+import TestSupport
 import Testing
 import X509
 

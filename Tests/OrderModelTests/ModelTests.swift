@@ -1,6 +1,6 @@
-import ExternalTools
 import Foundation
 import OrderModel
+import TestSupport
 import Testing
 
 @Suite struct ModelTests {

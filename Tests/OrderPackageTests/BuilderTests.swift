@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import OrderModel
 import OrderZip
+import TestSupport
 import Testing
 
 @testable import OrderPackage

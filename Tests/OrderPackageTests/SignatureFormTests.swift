@@ -1,9 +1,9 @@
 import CMSVerification
-import ExternalTools
 import Foundation
 import OrderModel
 import OrderZip
 import SwiftASN1
+import TestSupport
 import Testing
 import X509
 

@@ -1,6 +1,6 @@
-import ExternalTools
 import Foundation
 import OrderPackage
+import TestSupport
 @_spi(CMS) import X509
 import _CryptoExtras
 

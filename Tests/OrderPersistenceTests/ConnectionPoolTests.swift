@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OrderPersistence
@@ -13,14 +13,14 @@ import Testing
 
     @Test func l13_aWaiterGivesUpAfterTheDeadlineAndTheQueueIsBounded() async throws {
         // A manual clock: the deadline passes when the test says so, however slow the machine is.
-        let clock = ManualClock()
+        let clock = TestClock()
         let pool = ConnectionPool(connections: [1], maximumWait: .milliseconds(300), maximumWaiters: 2, clock: clock)
         let held = try await pool.acquire()
 
         // Queued behind the held connection: still waiting just before the deadline, busy at it, not forever.
         let late = Task { try await pool.acquire() }
         try await waitForWaiters(1, in: pool)
-        try await clock.waitForSleepers(1)
+        await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(299))
         #expect(await pool.waiting == 1)
         clock.advance(by: .milliseconds(1))
@@ -37,7 +37,7 @@ import Testing
         try await waitForWaiters(1, in: pool)
         let second = Task { try await pool.acquire() }
         try await waitForWaiters(2, in: pool)
-        try await clock.waitForSleepers(2)
+        await clock.waitForSleepers(2)
         await #expect {
             _ = try await pool.acquire()
         } throws: { error in
@@ -57,7 +57,7 @@ import Testing
     @Test func aCancelledWaiterLeavesTheQueueAndLosesNoConnection() async throws {
         // Shutdown cancels services that wait for the writer: the connection must come back to the pool, not be
         // dropped by a waiter that stopped listening.
-        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(60), clock: ManualClock())
+        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(60), clock: TestClock())
         let held = try await pool.acquire()
         let waiter = Task { try await pool.acquire() }
         try await waitForWaiters(1, in: pool)

@@ -1,6 +1,6 @@
-import ExternalTools
 import Foundation
 import SQLKit
+import TestSupport
 import Testing
 
 @_spi(Benchmarks) @testable import OrderPersistence

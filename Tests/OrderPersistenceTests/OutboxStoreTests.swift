@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OrderPersistence
@@ -105,10 +105,10 @@ import Testing
 
     @Test func anExpiredLeaseIsClaimedAgainAndTheOldClaimerCannotFinish() async throws {
         let clock = TestClock()
-        try await withStore(now: { clock.now() }) { store, _ in
+        try await withStore(now: { clock.date }) { store, _ in
             _ = try await prepare(store, devices: 1)
             let first = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "dead-worker", leaseDuration: 0.05).first)
-            clock.advance(by: 0.12)
+            clock.advance(by: .milliseconds(120))
             let second = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "live-worker", leaseDuration: 60).first)
             #expect(second.id == first.id && second.attempts == 2)
             try await store.resolvePushJob(first, resolution: .delivered, log: entry(first, outcome: .delivered))
@@ -120,14 +120,14 @@ import Testing
 
     @Test func aRenewedLeaseOutlivesItsFirstTermButAnExpiredOneIsNotRevived() async throws {
         let clock = TestClock()
-        try await withStore(now: { clock.now() }) { store, _ in
+        try await withStore(now: { clock.date }) { store, _ in
             _ = try await prepare(store, devices: 2)
             let jobs = try await store.claimPushJobs(limit: 2, leaseOwner: "slow-worker", leaseDuration: 0.3).sorted { $0.pushToken < $1.pushToken }
             try #require(jobs.count == 2)
             #expect(try await store.renewPushLeases(jobIDs: [jobs[0].id], leaseOwner: "slow-worker", leaseDuration: 60) == 1)
             #expect(
                 try await store.renewPushLeases(jobIDs: [jobs[1].id], leaseOwner: "someone-else", leaseDuration: 60) == 0, "only the owner renews")
-            clock.advance(by: 0.45)
+            clock.advance(by: .milliseconds(450))
             let takenOver = try await store.claimPushJobs(limit: 2, leaseOwner: "other-worker", leaseDuration: 60)
             #expect(takenOver.map(\.id) == [jobs[1].id], "only the lease that was not renewed runs out")
             #expect(
@@ -221,12 +221,12 @@ import Testing
 
     @Test func claimsGoOnFromAPositionAndAClaimFromTheStartTakesUpWhatADeadClaimerLeft() async throws {
         let clock = TestClock()
-        try await withStore(now: { clock.now() }) { store, _ in
+        try await withStore(now: { clock.date }) { store, _ in
             _ = try await prepare(store, devices: 6)
             let dead = try await store.claimPushJobs(limit: 2, leaseOwner: "dead-worker", leaseDuration: 0.05, after: nil)
             let first = try await store.claimPushJobs(limit: 2, leaseOwner: "w", leaseDuration: 60, after: nil)
             #expect(first.map(\.position).min()! > dead.map(\.position).max()!, "a claim from the start steps over claims in flight")
-            clock.advance(by: 0.12)
+            clock.advance(by: .milliseconds(120))
             let position = try #require(first.map(\.position).max())
             let onward = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60, after: position)
             #expect(onward.count == 2 && onward.allSatisfy { $0.position > position }, "the dead claimer's expired jobs lie behind the position")

@@ -1,7 +1,6 @@
-import ExternalTools
 import Foundation
 import SQLKit
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import OrderPersistence
@@ -176,16 +175,19 @@ import Testing
 
     /// Another instance's registration changes are announced with the device (migration 12), each after its commit; a
     /// re-registration, which leaves the device's list as it was, is not.
-    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    /// Each event is awaited as it arrives; the time limit ends the test if one never does.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)), .timeLimit(.minutes(1)))
     func registrationChangesOfAnotherInstanceAreAnnouncedWithTheDevice() async throws {
         let url = try TestDatabase.freshPostgresURL()
         let here = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
         let other = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
         let fixture = try await Fixture.make(other)
         try await other.createOrder(fixture.order("A"))
-        let heard = Heard()
-        let follower = Task { try await here.followChanges { event in heard.events.withLock { $0.append(event) } } }
-        #expect(try await heard.next() == .following)
+        let (events, announced) = AsyncStream.makeStream(of: StoreChangeEvent.self)
+        let follower = Task { try await here.followChanges { event in announced.yield(event) } }
+        var heard = events.makeAsyncIterator()
+        var announcement = await heard.next()
+        #expect(announcement == .following)
 
         func device(_ name: String) -> StoreChangeEvent {
             .registrations(orderTypeIdentifier: fixture.orderType, deviceLibraryIdentifier: name)
@@ -195,34 +197,23 @@ import Testing
                 deviceLibraryIdentifier: name, pushToken: token, orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
         }
         try await register("device-1", token: "t1")
-        #expect(try await heard.next() == device("device-1"))
+        announcement = await heard.next()
+        #expect(announcement == device("device-1"))
         // A new push token for the same registration is not announced: the next announcement is device 2's.
         try await register("device-1", token: "t2")
         try await register("device-2", token: "t3")
-        #expect(try await heard.next() == device("device-2"))
+        announcement = await heard.next()
+        #expect(announcement == device("device-2"))
         _ = try await other.unregister(deviceLibraryIdentifier: "device-1", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
-        #expect(try await heard.next() == device("device-1"))
+        announcement = await heard.next()
+        #expect(announcement == device("device-1"))
         // Deleting registrations by push token, as after an APNs rejection, is announced as well.
         #expect(try await other.deleteRegistrations(pushToken: "t3", registeredBefore: nil) == 1)
-        #expect(try await heard.next() == device("device-2"))
+        announcement = await heard.next()
+        #expect(announcement == device("device-2"))
         follower.cancel()
         _ = try? await follower.value
         try await here.shutdown()
         try await other.shutdown()
-    }
-}
-
-/// The events a follower heard, taken one at a time by a test.
-private final class Heard: Sendable {
-    let events = Mutex<[StoreChangeEvent]>([])
-
-    /// The oldest event not taken yet, waiting up to 10 s for one; `nil` if none comes.
-    func next() async throws -> StoreChangeEvent? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let event = events.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return event }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
     }
 }

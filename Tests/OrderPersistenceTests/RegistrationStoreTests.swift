@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OrderPersistence
@@ -148,19 +148,19 @@ import Testing
 
     @Test func reregistrationRefreshesTheRegistrationTime() async throws {
         let clock = TestClock()
-        try await withStore(now: { clock.now() }) { store, _ in
+        try await withStore(now: { clock.date }) { store, _ in
             let fixture = try await Fixture.make(store)
             try await store.createOrder(fixture.order("A"))
-            let before = milliseconds(clock.now())
+            let before = milliseconds(clock.date)
             _ = try await store.register(
                 deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
             let first = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)
             #expect(first.registeredAt >= before)
 
             // APNs reports the token invalid at `rejectedAt`; the device then registers the same token again.
-            clock.advance(by: 0.005)
-            let rejectedAt = clock.now()
-            clock.advance(by: 0.005)
+            clock.advance(by: .milliseconds(5))
+            let rejectedAt = clock.date
+            clock.advance(by: .milliseconds(5))
             _ = try await store.register(
                 deviceLibraryIdentifier: "dev", pushToken: "tok", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
             let second = try #require(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").first)

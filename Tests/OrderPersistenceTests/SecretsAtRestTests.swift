@@ -1,6 +1,6 @@
-import ExternalTools
 import Foundation
 import SQLKit
+import TestSupport
 import Testing
 
 @testable import OrderPersistence

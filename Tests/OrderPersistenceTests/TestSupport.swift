@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OrderPersistence

@@ -1,6 +1,6 @@
-import ExternalTools
 import Foundation
 import OrderSigning
+import TestSupport
 import Testing
 import X509
 

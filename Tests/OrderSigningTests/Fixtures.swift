@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 
 /// Keys, certificates and containers made by the `openssl` CLI, generated once per test run.
 ///

@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import NIOSSL
 import OrderSigning
+import TestSupport
 import Testing
 
 /// Why OrderSigning reads PKCS#12 itself: the files ``PKCS12Tests`` loads, tried through swift-nio-ssl's

@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import OrderPersistence
 import OrderTrackBenchmarks
+import TestSupport
 import Testing
 
 @Suite struct BenchmarkSeedTests {

@@ -1,9 +1,9 @@
-import ExternalTools
 import Foundation
 import OrderPackage
 import OrderSigning
 import OrderTrackBenchmarks
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Package benchmark (runs, does not judge speed)")

@@ -6,7 +6,7 @@ import NIOCore
 import NIOPosix
 import OrderModel
 import OrderTrackServer
-import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -151,8 +151,8 @@ import Testing
         var server = try TestServer()
         server.logLevel = .notice
         defer { server.remove() }
-        let log = DeviceLogRecorder.Lines()
-        let logger = Logger(label: "m6", factory: { _ in DeviceLogRecorder(lines: log) })
+        let log = RecordingLogHandler.Entries()
+        let logger = Logger(label: "m6", factory: { _ in RecordingLogHandler(entries: log) })
         try await server.run(logger: logger) { client in
             let forged = "hello\n2026-11-22T12:00:00+0000 error ordertrack: FORGED admin login\r\u{1B}[2K\u{7}\u{85}\u{2028}done"
             let payload = (["logs": [.string(forged)]] as JSONValue).serialized()
@@ -172,8 +172,8 @@ import Testing
         server.limits.deviceLogRequests = RateLimit(perSecond: Self.noRefill, burst: 2)
         server.limits.deviceLogBytes = RateLimit(perSecond: 1, burst: 100)
         defer { server.remove() }
-        let log = DeviceLogRecorder.Lines()
-        let logger = Logger(label: "m6", factory: { _ in DeviceLogRecorder(lines: log) })
+        let log = RecordingLogHandler.Entries()
+        let logger = Logger(label: "m6", factory: { _ in RecordingLogHandler(entries: log) })
         try await server.run(logger: logger) { client in
             // Five entries of 40 bytes: two fit the 100-byte budget, three are dropped and counted.
             let entries = (0..<5).map { JSONValue.string("entry \($0) " + String(repeating: "x", count: 32)) }
@@ -356,29 +356,5 @@ import Testing
                 }
             }
         }
-    }
-}
-
-/// Records each log message with its metadata values as written (`message key=value …`), unescaped, the way a plain
-/// text log handler writes them to the stream.
-struct DeviceLogRecorder: LogHandler {
-    final class Lines: Sendable {
-        private let storage = Mutex<[String]>([])
-        func append(_ line: String) { storage.withLock { $0.append(line) } }
-        var lines: [String] { storage.withLock { $0 } }
-    }
-
-    let lines: Lines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let values = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        lines.append(([event.message.description] + values).joined(separator: " "))
     }
 }

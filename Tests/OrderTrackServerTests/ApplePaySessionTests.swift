@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import ExternalTools
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -9,6 +8,7 @@ import NIOCore
 import NIOSSL
 import OrderModel
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import OrderTrackServer

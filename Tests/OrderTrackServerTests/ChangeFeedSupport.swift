@@ -1,5 +1,5 @@
-import ExternalTools
 import Foundation
+import TestSupport
 import Testing
 
 /// Waiting for what a PostgreSQL instance has heard, instead of racing its change feed.

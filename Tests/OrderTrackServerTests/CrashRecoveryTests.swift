@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import ExternalTools
 import Foundation
 import Logging
 import NIOCore
@@ -7,6 +6,7 @@ import NIOHTTP1
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// The real `ordertrack serve` process, started and killed like an operator (or the OOM killer) would.
@@ -109,8 +109,7 @@ struct ServerProcessError: Error, CustomStringConvertible {
         server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
         _ = try await call(
             http, .PATCH, "http://127.0.0.1:\(server.port)/api/v1/orders/\(type)/\(id)", apiKey: credentials.apiKey, body: ["status": "completed"])
-        let deadline = ContinuousClock.now + .seconds(60)
-        while apns.server.count < 300, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        try await Poll.until(timeout: .seconds(60), every: .milliseconds(2)) { apns.server.count >= 300 }
         server.kill()
         let beforeCrash = Set(apns.server.pushes().map(\.deviceToken)).count
         #expect(beforeCrash > 0 && beforeCrash < Self.devices, "the kill must land mid fan-out (\(beforeCrash) delivered)")
@@ -118,9 +117,8 @@ struct ServerProcessError: Error, CustomStringConvertible {
         // After a restart every token is pushed; none is lost.
         server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
         // Generous: CI runs every suite at once on two cores, and this one sends 10,000 pushes in a debug build.
-        let finish = ContinuousClock.now + .seconds(400)
-        while Set(apns.server.pushes().map(\.deviceToken)).count < Self.devices, ContinuousClock.now < finish {
-            try await Task.sleep(for: .milliseconds(500))
+        try await Poll.until(timeout: .seconds(400), every: .milliseconds(500)) {
+            Set(apns.server.pushes().map(\.deviceToken)).count >= Self.devices
         }
         server.stop()
         let delivered = Set(apns.server.pushes().map(\.deviceToken))

@@ -1,10 +1,10 @@
 import Crypto
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// The dashboard over real HTTP: sign-in and sign-out, the session cookie's flags and server-side expiry, CSRF
@@ -109,11 +109,11 @@ import Testing
     @Test func sessionsExpireOnTheServer() async throws {
         let clock = TestClock()
         var server = try TestServer()
-        server.now = { clock.now() }
+        server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
-            clock.advance(by: 12 * 3600 + 1)
+            clock.advance(by: .seconds(12 * 3600 + 1))
             let expired = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
             #expect(expired.status == .seeOther)
             #expect(expired.headers[.location] == "/dashboard/sign-in")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OrderModel
 import OrderPersistence
+import TestSupport
 import Testing
 
 /// The order page's transcript lists, newest first, each change with its author, each device registration and
@@ -59,10 +60,8 @@ import Testing
     static func waitFor(
         _ client: Client, type: String, id: String, _ condition: (any OrderStore) async throws -> Bool
     ) async throws {
-        for _ in 0..<300 {
-            if try await condition(client.store) { return }
-            try await Task.sleep(for: .milliseconds(100))
+        if try await !Poll.until(timeout: .seconds(30), every: .milliseconds(100), { try await condition(client.store) }) {
+            Issue.record("the activity did not arrive within 30 s")
         }
-        Issue.record("the activity did not arrive within 30 s")
     }
 }

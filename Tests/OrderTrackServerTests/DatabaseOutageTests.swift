@@ -1,8 +1,8 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
 import SQLKit
+import TestSupport
 import Testing
 
 @testable import OrderPersistence

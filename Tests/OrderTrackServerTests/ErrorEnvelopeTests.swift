@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
+import TestSupport
 import Testing
 
 /// Every answer carries a request id, every error is the JSON envelope (audit M7), HEAD works wherever GET does (L15).

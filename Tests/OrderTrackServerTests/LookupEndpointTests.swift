@@ -1,9 +1,9 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderLookupSigning
 import OrderModel
 import OrderPersistence
+import TestSupport
 import Testing
 
 @testable import OrderTrackServer

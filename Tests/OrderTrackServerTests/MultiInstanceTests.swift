@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import ExternalTools
 import Foundation
 import Logging
 import NIOCore
@@ -7,6 +6,7 @@ import NIOHTTP1
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// Two `ordertrack serve` processes on one PostgreSQL database, as behind a load balancer.
@@ -133,14 +133,10 @@ import Testing
         }
     }
 
+    /// Waits for what other processes do; records an issue if `condition` does not hold within `timeout`.
     static func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within \(timeout)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(200))
+        if try await !Poll.until(timeout: timeout, every: .milliseconds(200), condition) {
+            Issue.record("condition not met within \(timeout)")
         }
     }
 }

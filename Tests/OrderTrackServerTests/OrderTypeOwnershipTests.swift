@@ -1,4 +1,3 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import Logging
@@ -6,6 +5,7 @@ import OrderModel
 import OrderPersistence
 import OrderSigning
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// Audit findings M2 and L9: an order type is configured only with a certificate that proves ownership, and a refusal

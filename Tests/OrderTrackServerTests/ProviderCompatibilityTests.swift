@@ -1,10 +1,10 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
 import OrderTrackServer
 import OrderZip
 import QRCode
+import TestSupport
 import Testing
 
 /// A merchant integration written against a payment provider's documentation, unchanged: its simplified order form,
@@ -174,7 +174,7 @@ import Testing
     @Test func walletLinksOpenThePackageUntilTheyExpireOrAreRevoked() async throws {
         let clock = TestClock()
         var server = try TestServer()
-        server.now = { clock.now() }
+        server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
             let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
@@ -219,14 +219,14 @@ import Testing
             #expect(byOrderToken.status == .notFound)
             #expect(byOrderToken.headers[.contentType] == "text/html; charset=utf-8")
 
-            clock.advance(by: 3601)
+            clock.advance(by: .seconds(3601))
             let expired = try await client.call(.get, path)
             #expect(expired.status == .gone)
             #expect(expired.text.contains("This link has expired"))
             #expect(try await client.call(.get, path + "/qr.svg").status == .gone)
 
             let fresh = try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link")
-            #expect(fresh.json["expiresAt"]?.stringValue == DateTimeFormat.formatRFC3339(clock.now().addingTimeInterval(7 * 24 * 3600)))
+            #expect(fresh.json["expiresAt"]?.stringValue == DateTimeFormat.formatRFC3339(clock.date.addingTimeInterval(7 * 24 * 3600)))
             let freshPath = String(try #require(fresh.json["url"]?.stringValue).dropFirst(TestServer.publicURL.count))
             #expect(try await client.call(.get, freshPath).status == .ok)
             let revoked = try await client.merchant(.delete, "/api/v1/wallet-links/\(try #require(fresh.json["id"]?.stringValue))")

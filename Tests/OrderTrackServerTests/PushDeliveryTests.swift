@@ -1,11 +1,11 @@
 import Crypto
-import ExternalTools
 import Foundation
 import HTTPTypes
 import MockAPNs
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// A local APNs over real TLS and HTTP/2, with a self-signed certificate made by `openssl`.
@@ -83,23 +83,19 @@ struct LocalAPNs {
         return (type, id, token)
     }
 
+    /// The order's push log once `done` holds of it, or as it is after 20 s (the expectations then say what is missing).
     func waitForLog(_ client: Client, _ type: String, _ id: String, until done: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            let log = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)/pushes").json["data"]?.arrayValue ?? []
-            if done(log) || ContinuousClock.now > deadline { return log }
-            try await Task.sleep(for: .milliseconds(50))
+        var log: [JSONValue] = []
+        try await Poll.until(timeout: .seconds(20)) {
+            log = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)/pushes").json["data"]?.arrayValue ?? []
+            return done(log)
         }
+        return log
     }
 
     /// Waits (at most 20 s) until no push job is pending; returns whether that happened.
     func waitForEmptyOutbox(_ client: Client) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await client.store.pushQueueDepth().pending > 0 {
-            if ContinuousClock.now > deadline { return false }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        try await Poll.until(timeout: .seconds(20), every: .milliseconds(20)) { try await client.store.pushQueueDepth().pending == 0 }
     }
 
     @Test func anUpdateReachesEveryDeviceAndEachAPNsErrorIsHandled() async throws {
@@ -184,7 +180,7 @@ struct LocalAPNs {
         push.credentialRecheckInterval = .seconds(60)
         let clock = TestClock()
         var server = try TestServer(push: push)
-        server.now = { clock.now() }
+        server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
             let (type, id, _) = try await orderWithDevices(client, tokens: [Self.good])
@@ -197,7 +193,7 @@ struct LocalAPNs {
                 merchantID: client.credentials.merchantID, orderTypeIdentifier: type,
                 identity: .directory(path: client.credentials.identityDirectory),
                 apnsToken: APNsTokenConfig(p8PEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456"))
-            clock.advance(by: 61)
+            clock.advance(by: .seconds(61))
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "open"]).status == .ok)
             let both = try await apns.server.waitForPushes(count: 2, timeout: .seconds(20))
             #expect(both.last?.headers["authorization"]?.hasPrefix("bearer ") == true)

@@ -1,11 +1,11 @@
 import Crypto
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
 import OrderPersistence
 import OrderSigning
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// Issue #20: a merchant hands its carrier a restricted key that can do exactly the carrier's job (update tracking of
@@ -173,10 +173,10 @@ import Testing
             #expect(try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)/history?limit=1").json["data"]?.arrayValue?.count == 1)
             // The partner's use is recorded (written behind, at most once a minute), the unused key has none.
             var partnerLastUse: String?
-            for _ in 0..<300 where partnerLastUse == nil {
+            try await Poll.until(timeout: .seconds(30), every: .milliseconds(100)) {
                 let keys = try await client.merchant(.get, "/api/v1/api-keys").json["data"]?.arrayValue ?? []
                 partnerLastUse = keys.first { $0["id"]?.stringValue == partner.id }?["lastUsedAt"]?.stringValue
-                if partnerLastUse == nil { try await Task.sleep(for: .milliseconds(100)) }
+                return partnerLastUse != nil
             }
             #expect(partnerLastUse != nil, "the partner key's use is listed within 10 s")
             let fresh = try await Self.createKey(client, ["name": "unused", "scopes": ["orders:read"]])
@@ -189,14 +189,14 @@ import Testing
     @Test func expiredRevokedAndRotatedAwaySecretsAre401() async throws {
         let clock = TestClock()
         var server = try TestServer()
-        server.now = { clock.now() }
+        server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
             let list = "/api/v1/orders"
             let expiring = try await Self.createKey(
-                client, ["name": "temp", "scopes": ["orders:read"], "expiresAt": .string(DateTimeFormat.formatRFC3339(clock.now() + 3600))])
+                client, ["name": "temp", "scopes": ["orders:read"], "expiresAt": .string(DateTimeFormat.formatRFC3339(clock.date + 3600))])
             #expect(try await Self.call(client, expiring.secret, .get, list).status == .ok)
-            clock.advance(by: 3601)
+            clock.advance(by: .seconds(3601))
             let expired = try await Self.call(client, expiring.secret, .get, list)
             #expect(expired.status == .unauthorized && Self.error(expired).message.contains("expired"), "\(expired.text)")
 

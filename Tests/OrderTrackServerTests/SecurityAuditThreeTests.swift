@@ -1,9 +1,9 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// The findings of the third security audit (2026-11-24) that cross the merchant API: each test is named after its
@@ -65,7 +65,7 @@ import Testing
     @Test func m11_aSessionEndsWithItsKey() async throws {
         let clock = TestClock()
         var server = try TestServer()
-        server.now = { clock.now() }
+        server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
             func signedIn(_ browser: DashboardTests.Browser) async throws -> Bool {
@@ -78,7 +78,7 @@ import Testing
             }
             // Secret keys (the API makes restricted ones only), as `ordertrack merchant api-key` makes them.
             func secretKey(_ name: String, expiresAt: Date? = nil) async throws -> (id: String, secret: String) {
-                let made = try await Administration(store: client.store, now: { clock.now() }).createAPIKey(
+                let made = try await Administration(store: client.store, now: { clock.date }).createAPIKey(
                     merchantID: client.credentials.merchantID, name: name, scopes: nil, orderTypeIdentifiers: nil, expiresAt: expiresAt)
                 return (made.key.id, made.secret)
             }
@@ -98,14 +98,14 @@ import Testing
             #expect(try await signedIn(after))
 
             // A key's expiry ends its sessions too, and the cookie lasts no longer than the key.
-            let expiring = try await secretKey("expiring", expiresAt: clock.now().addingTimeInterval(600))
+            let expiring = try await secretKey("expiring", expiresAt: clock.date.addingTimeInterval(600))
             let (form, fields) = DashboardTests.form(["api_key": expiring.secret])
             let signIn = try await client.call(.post, "/dashboard/sign-in", headers: form, body: fields)
             let maxAge = signIn.headers[.setCookie]?.firstMatch(of: /Max-Age=(\d+)/).flatMap { Int($0.1) } ?? .max
             #expect(maxAge <= 600, "\(signIn.headers[.setCookie] ?? "")")
             let short = try await DashboardTests.signIn(client, apiKey: expiring.secret)
             #expect(try await signedIn(short))
-            clock.advance(by: 601)
+            clock.advance(by: .seconds(601))
             #expect(try await !signedIn(short), "expired with its key")
 
             // Sign out everywhere, from one browser: the others are signed out too.

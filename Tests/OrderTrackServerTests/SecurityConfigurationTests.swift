@@ -1,8 +1,8 @@
-import ExternalTools
 import Foundation
 import Logging
 import OrderPersistence
 import OrderTrackServer
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
-import ExternalTools
 import Foundation
 import OrderModel
 import OrderTrackServer
+import TestSupport
 import Testing
 
 /// One injected clock (#30): the server's dates and its waits come from `ServerClock`, so a test that holds the clock
@@ -10,7 +10,7 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_900_000_000)
 
     @Test func datesAndInstantsRunWithTheBaseClock() async throws {
-        let base = ManualClock()
+        let base = TestClock()
         let clock = ServerClock(base, startingAt: Self.start)
         let before = clock.now
         #expect(clock.date == Self.start)
@@ -30,7 +30,7 @@ import Testing
 
     /// The seam: a create stamps the server clock's date, and the rate limit refills only as that clock moves.
     @Test func theServerDatesOrdersAndRefillsRateLimitsOnItsClock() async throws {
-        let base = ManualClock()
+        let base = TestClock()
         var server = try TestServer()
         server.clock = ServerClock(base, startingAt: Self.start)
         server.limits.perClientAddress = RateLimit(perSecond: 1, burst: 2)

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import ExternalTools
 import Foundation
 import Logging
 import NIOCore
@@ -8,6 +7,7 @@ import OrderModel
 import OrderPersistence
 import OrderTrackServer
 import OrderZip
+import TestSupport
 import Testing
 
 /// Two `ordertrack serve` processes on one PostgreSQL database keep orders and packages in memory, and a change,

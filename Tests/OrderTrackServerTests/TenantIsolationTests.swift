@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import ExternalTools
 import Foundation
 import Logging
 import NIOCore
@@ -7,7 +6,7 @@ import NIOHTTP1
 import OrderModel
 import OrderSigning
 import OrderTrackServer
-import Synchronization
+import TestSupport
 import Testing
 
 /// Audit H1, H2 and M3: CPU-heavy requests and one tenant's slow signing identity leave `/healthz` and other tenants'
@@ -293,32 +292,4 @@ struct Probe: Sendable {
 
 struct ProbeFailure: Error, CustomStringConvertible {
     var description: String
-}
-
-/// Keeps every log message, for tests that check what the server logged.
-struct RecordingLogHandler: LogHandler {
-    final class Entries: Sendable {
-        private let entries = Mutex<[(level: Logger.Level, message: String)]>([])
-
-        func append(_ level: Logger.Level, _ message: String) {
-            entries.withLock { $0.append((level, message)) }
-        }
-
-        func messages(atLeast level: Logger.Level) -> [String] {
-            entries.withLock { $0.filter { $0.level >= level }.map(\.message) }
-        }
-    }
-
-    let entries: Entries
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        entries.append(event.level, "\(event.message) \(event.metadata ?? [:])")
-    }
 }

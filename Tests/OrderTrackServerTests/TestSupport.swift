@@ -1,4 +1,3 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,6 +8,7 @@ import OrderModel
 import OrderPersistence
 import OrderTrackServer
 import OrderZip
+import TestSupport
 import Testing
 
 /// A server on a fresh data directory, driven over real HTTP on loopback.

@@ -1,9 +1,9 @@
-import ExternalTools
 import Foundation
 import HTTPTypes
 import Logging
 import OrderModel
 import OrderPersistence
+import TestSupport
 import Testing
 
 @testable import OrderTrackServer
@@ -98,7 +98,7 @@ import Testing
     @Test func m13_anExpiredLinksTokenFetchesNothingAndItsRegistrationsArePruned() async throws {
         let clock = TestClock()
         var server = try TestServer()
-        server.now = { clock.now() }
+        server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
             let (type, id, orderToken) = try await Self.createOrder(client)
@@ -106,7 +106,7 @@ import Testing
             #expect(try await Self.register(client, Self.linkDevice, Self.linkPushToken, type: type, id: id, token: link.deviceToken) == .created)
             #expect(try await Self.register(client, Self.orderDevice, Self.orderPushToken, type: type, id: id, token: orderToken) == .created)
 
-            clock.advance(by: 61)
+            clock.advance(by: .seconds(61))
             #expect(try await client.device(.get, "/wallet/v1/orders/\(type)/\(id)", token: link.deviceToken).status == .unauthorized)
             let push = try await client.device(.post, "/wallet/v1/push", token: link.deviceToken, json: ["pushToken": .string(Self.linkPushToken)])
             #expect(push.status == .unauthorized)
@@ -119,8 +119,8 @@ import Testing
 
             let retention = RetentionService(
                 store: client.store, configuration: RetentionConfiguration(), logger: Logger(label: "retention-test"),
-                clock: ServerClock(date: { clock.now() }, waits: ContinuousClock()))
-            #expect(try await retention.prune(now: clock.now()).walletLinkRegistrations == 1)
+                clock: ServerClock(date: { clock.date }, waits: clock))
+            #expect(try await retention.prune(now: clock.date).walletLinkRegistrations == 1)
             #expect(try await Self.devices(client, type: type, id: id) == [Self.orderDevice])
             #expect(try await client.call(.get, link.path).status == .gone, "the link itself still answers that it expired")
             #expect(try await client.device(.get, "/wallet/v1/orders/\(type)/\(id)", token: orderToken).status == .ok)
