@@ -40,14 +40,14 @@ struct LookupRoutes: Sendable {
     }
 
     /// Adds the lookup-key routes to the merchant API group, behind its authentication.
-    func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
+    func add(to merchantAPI: RouterGroup<MerchantRequestContext>) {
         merchantAPI.post("lookup-keys") { request, context -> Response in
             let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
             guard body.objectValue != nil else { throw APIError.badRequest("body_not_object", "the body must be a JSON object") }
             guard let bundleID = body["bundleId"]?.stringValue else {
                 throw APIError.badRequest("bundle_id_missing", "the body needs bundleId: the app's bundle identifier", param: "bundleId")
             }
-            let created = try await keys.create(merchantID: try context.merchant.id, bundleID: bundleID, issuerID: body["issuerId"]?.stringValue)
+            let created = try await keys.create(merchantID: context.merchant.id, bundleID: bundleID, issuerID: body["issuerId"]?.stringValue)
             var json = Self.json(created.record)
             json["privateKey"] = .string(created.privateKeyPEM)
             // The private key is in this answer only: never cached anywhere on the way.
@@ -56,7 +56,7 @@ struct LookupRoutes: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(json).serialized())))
         }
         merchantAPI.get("lookup-keys") { _, context -> JSONValue in
-            ["data": .array(try await keys.list(merchantID: try context.merchant.id).map { .object(Self.json($0)) })]
+            ["data": .array(try await keys.list(merchantID: context.merchant.id).map { .object(Self.json($0)) })]
         }
         merchantAPI.get("lookup-keys/root-certificate") { _, _ -> Response in
             Response(
@@ -65,7 +65,7 @@ struct LookupRoutes: Sendable {
         }
         merchantAPI.delete("lookup-keys/:keyId") { _, context -> JSONValue in
             guard let keyID = context.parameters.get("keyId") else { throw APIError.notFound("no such lookup key") }
-            return .object(Self.json(try await keys.revoke(merchantID: try context.merchant.id, keyID: keyID)))
+            return .object(Self.json(try await keys.revoke(merchantID: context.merchant.id, keyID: keyID)))
         }
     }
 
