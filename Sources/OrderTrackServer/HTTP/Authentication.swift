@@ -129,3 +129,24 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
         return DeviceAuthorization(order: record, link: WalletLinkDevice(linkID: link.id, token: token))
     }
 }
+
+/// Authenticates an order lookup by its App Store Server API token (`Authorization: Bearer <JWT>`, checked as Apple
+/// documents by ``TransactionLookupService/authenticate(bearer:)``), counts it against the key's rate limit and puts the
+/// key in the context. Its refusals are Apple's (``AppStoreAPIError``): 401 without a body for any problem with the
+/// token, 429 with `Retry-After` past the limit.
+struct LookupAuthenticationMiddleware: RouterMiddleware {
+    typealias Context = OrderTrackRequestContext
+
+    let lookup: TransactionLookupService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard case .bearer(let token) = request.headers[.authorization].flatMap(AuthorizationCredentials.parse) else {
+            throw AppStoreAPIError.unauthorized
+        }
+        let key = try await lookup.authenticate(bearer: token)
+        try lookup.admit(key)
+        var context = context
+        context.lookupKey = key
+        return try await next(request, context)
+    }
+}

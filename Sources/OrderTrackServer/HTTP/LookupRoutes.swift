@@ -4,7 +4,6 @@ import Hummingbird
 import NIOCore
 import OrderModel
 import OrderPersistence
-import RequestSyntax
 
 /// Order lookup, wire-compatible with the App Store Server API's "Look Up Order ID": `GET /inApps/v1/lookup/{orderId}`
 /// with an App Store Connect-style JWT; and the merchant API's lookup keys under `/api/v1/lookup-keys`.
@@ -18,19 +17,16 @@ struct LookupRoutes: Sendable {
     /// Longest order id looked up, in UTF-8 bytes; order identifiers and numbers are at most 255.
     static let maximumOrderIDLength = 255
 
-    /// Adds `GET /inApps/v1/lookup/{orderId}` to `router`.
+    /// Adds `GET /inApps/v1/lookup/{orderId}` to `router`, behind ``LookupAuthenticationMiddleware``.
     func add(to router: Router<OrderTrackRequestContext>) {
-        router.group("inApps/v1").add(middleware: AppStoreErrorMiddleware()).get("lookup/:orderId") { request, context -> Response in
-            guard let header = request.headers[.authorization], case .bearer(let token)? = AuthorizationCredentials.parse(header) else {
-                throw AppStoreAPIError.unauthorized
-            }
-            let key = try await lookup.authenticate(bearer: token)
-            try lookup.admit(key)
+        let inApps = router.group("inApps/v1").add(middleware: AppStoreErrorMiddleware())
+            .add(middleware: LookupAuthenticationMiddleware(lookup: lookup)).group(context: LookupRequestContext.self)
+        inApps.get("lookup/:orderId") { _, context -> Response in
             guard let orderID = context.parameters.get("orderId")?.removingPercentEncoding, Self.isWellFormed(orderID) else {
                 throw AppStoreAPIError.badRequest
             }
             var answer: JSONValue = ["status": .integer(1)]
-            if let signed = try await lookup.lookUp(orderID: orderID, key: key) {
+            if let signed = try await lookup.lookUp(orderID: orderID, key: context.key) {
                 answer = ["status": .integer(0), "signedTransactions": .array(signed.map(JSONValue.string))]
             }
             return Response(

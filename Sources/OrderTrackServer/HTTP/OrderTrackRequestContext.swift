@@ -26,7 +26,7 @@ struct MerchantIdentity: Sendable {
 /// The context of every OrderTrack request: the router's, plus what the authentication middlewares established.
 ///
 /// Middlewares run in this context and fill one of the optional slots; the routes behind them run in a child context
-/// made from it (``MerchantRequestContext``, ``DeviceRequestContext``), where what was
+/// made from it (``MerchantRequestContext``, ``DeviceRequestContext``, ``LookupRequestContext``), where what was
 /// authenticated is not optional, so no route checks it again.
 public struct OrderTrackRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
@@ -36,6 +36,9 @@ public struct OrderTrackRequestContext: RequestContext {
     /// The order whose `AppleOrder` token a device presented (its own or a wallet link's), set by
     /// ``AppleOrderAuthenticationMiddleware``.
     var deviceAuthorization: DeviceAuthorization?
+    /// The lookup key whose App Store Server API token an order lookup presented, set by
+    /// ``LookupAuthenticationMiddleware``.
+    var lookupKey: LookupKeyRecord?
     /// The client's IP address, for the audit trail and the per-client limits: the TCP peer's, or the one a trusted
     /// proxy names (set by ``ClientAddressMiddleware``).
     var clientAddress: String?
@@ -90,4 +93,18 @@ struct DeviceRequestContext: ChildRequestContext {
 
     /// The order the device authenticated for.
     var order: OrderRecord { device.order }
+}
+
+/// The context of the order lookup behind ``LookupAuthenticationMiddleware``: the key whose token was verified (and
+/// admitted by its rate limit) is always there.
+struct LookupRequestContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The lookup key the bearer token was signed with: its merchant's orders, answered for its bundle id.
+    let key: LookupKeyRecord
+
+    init(context: OrderTrackRequestContext) throws {
+        guard let key = context.lookupKey else { throw AppStoreAPIError.unauthorized }
+        coreContext = context.coreContext
+        self.key = key
+    }
 }
