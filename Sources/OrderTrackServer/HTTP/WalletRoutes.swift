@@ -9,7 +9,8 @@ import OrderPersistence
 struct WalletRoutes: Sendable {
     static let packageContentType = "application/vnd.apple.finance.order"
 
-    let lookup: OrderLookup
+    /// Orders by their identifiers, from memory when it is safe, for authenticating device calls.
+    let records: OrderRecordCache
     let walletLinks: WalletLinkService
     let devices: DeviceService
     let packages: PackageService
@@ -25,7 +26,7 @@ struct WalletRoutes: Sendable {
             try await registrations(request, context)
         }
         wallet.post("log") { request, context in try await receiveLog(request, context) }
-        let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(lookup: lookup, walletLinks: walletLinks))
+        let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(records: records, walletLinks: walletLinks))
             .group(context: DeviceRequestContext.self)
         order.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
         // The payment providers' names for the same service: the package, and a push registration whose order is the
