@@ -30,17 +30,6 @@ final class TokenBuckets: Sendable {
         }
     }
 
-    /// Takes up to `cost` tokens and returns how many it took (whole tokens, for byte budgets).
-    func takeAvailable(_ key: String, upTo cost: Int, now: ContinuousClock.Instant = .now) -> Int {
-        buckets.withLock { buckets in
-            var bucket = refilled(buckets.value(forKey: key), now: now)
-            let taken = min(cost, max(0, Int(bucket.tokens.rounded(.down))))
-            bucket.tokens -= Double(taken)
-            buckets.setValue(bucket, forKey: key, cost: 1)
-            return taken
-        }
-    }
-
     /// How long until `key`'s bucket holds a token again; `nil` when it holds one now. Takes nothing.
     func emptyFor(_ key: String, now: ContinuousClock.Instant = .now) -> Duration? {
         buckets.withLock { buckets in
