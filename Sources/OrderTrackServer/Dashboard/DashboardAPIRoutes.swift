@@ -63,14 +63,11 @@ struct DashboardAPIRoutes: Sendable {
             }
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
-            let (lifetime, singleUse) = try ProviderRoutes.linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
-            let link = try await walletLinks.create(
-                merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
-            return ProviderRoutes.createdResponse(link)
+            try await ProviderRoutes.createLink(request, context, walletLinks: walletLinks, maximumBodySize: maximumBodySize)
         }
         // The order types page's uploads: the merchant API's body fields, read and checked by the same service. A new
-        // certificate keeps the APNs key the order type pushes with.
+        // certificate keeps the APNs key the order type pushes with. The two routes stay two: each reads a different
+        // credential and keeps the other one.
         api.put("order-types/:orderTypeIdentifier") { request, context in
             let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             try await orderTypes.replaceIdentity(

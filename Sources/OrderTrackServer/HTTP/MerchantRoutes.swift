@@ -84,19 +84,13 @@ struct MerchantRoutes: Sendable {
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/pushes") { request, context in
             let (orderType, orderID) = (try type(context), try id(context))
-            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
-            guard let limit = Int(limitText), (1...1000).contains(limit) else {
-                throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
-            }
+            let limit = try RequestParsing.limit(request, default: 100, maximum: 1000)
             let entries = try await orders.pushLog(merchant: context.merchant, type: orderType, id: orderID, limit: limit)
             return ["data": .array(entries.map(pushLogJSON))] as JSONValue
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/history") { request, context in
             let (orderType, orderID) = (try type(context), try id(context))
-            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
-            guard let limit = Int(limitText), (1...1000).contains(limit) else {
-                throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
-            }
+            let limit = try RequestParsing.limit(request, default: 100, maximum: 1000)
             let entries = try await orders.history(merchant: context.merchant, type: orderType, id: orderID, limit: limit)
             return try await cpu.run { SerializedJSON(bytes: (["data": .array(try entries.map(Self.historyJSON))] as JSONValue).serialized()) }
         }
@@ -188,10 +182,7 @@ struct MerchantRoutes: Sendable {
 
     func listOrders(_ request: Request, _ context: MerchantRequestContext) async throws -> SerializedJSON {
         let query = request.uri.queryParameters
-        let limitText = query["limit"].map(String.init) ?? "20"
-        guard let limit = Int(limitText), (1...100).contains(limit) else {
-            throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 100", param: "limit")
-        }
+        let limit = try RequestParsing.limit(request, default: 20, maximum: 100)
         var updatedSince: Date?
         if let text = query["updatedSince"].map(String.init) {
             guard let date = DateTimeFormat.parseRFC3339(text) else {

@@ -96,7 +96,8 @@ struct DeviceRequestContext: ChildRequestContext {
 }
 
 /// The context of the order lookup behind ``LookupAuthenticationMiddleware``: the key whose token was verified (and
-/// admitted by its rate limit) is always there.
+/// admitted by its rate limit) is always there. (Each child context is its own type, like ``DeviceRequestContext``:
+/// what a route can read, and the refusal when it is missing, differ.)
 struct LookupRequestContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     /// The lookup key the bearer token was signed with: its merchant's orders, answered for its bundle id.

@@ -35,12 +35,7 @@ struct ProviderRoutes: Sendable {
             return try await typeDefaults(merchantID: merchant.id, type: type)
         }
         merchantAPI.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
-            // The body is optional: an empty one asks for the default lifetime.
-            let (lifetime, singleUse) = try Self.linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
-            let link = try await walletLinks.create(
-                merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
-            return Self.createdResponse(link)
+            try await Self.createLink(request, context, walletLinks: walletLinks, maximumBodySize: maximumBodySize)
         }
         merchantAPI.delete("wallet-links/:id") { _, context in
             Self.json(try await walletLinks.revoke(merchant: context.merchant, id: try RequestParsing.identifier("id", context)))
@@ -73,6 +68,18 @@ struct ProviderRoutes: Sendable {
         json["orderTypeIdentifier"] = .string(type)
         json["effective"] = Self.json(scoped.effective)
         return json
+    }
+
+    /// `POST …/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link`, on the merchant API and the dashboard's alike.
+    static func createLink(_ request: Request, _ context: MerchantRequestContext, walletLinks: WalletLinkService, maximumBodySize: Int)
+        async throws -> EditedResponse<JSONValue>
+    {
+        // The body is optional: an empty one asks for the default lifetime.
+        let (lifetime, singleUse) = try linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
+        let link = try await walletLinks.create(
+            merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+            id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
+        return createdResponse(link)
     }
 
     /// A link request's `expiresIn` (whole seconds) and `singleUse`; an empty body asks for the defaults.
