@@ -121,12 +121,12 @@ public struct OrderTrackApplication: Sendable {
         if configuration.isDevelopment, push.isApplesAPNs { push.requireAppleIssuedIdentity = true }
         let dispatcher = PushDispatcher(
             store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, clock: clock)
-        let lookup = OrderLookup(
+        let orderRecords = OrderRecordCache(
             store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.orderCacheBytes, metrics: cacheMetrics)
         let registrations = RegistrationsLookup(
             store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.registrationsCacheBytes, metrics: cacheMetrics
         )
-        let caches = CachedCopies(orders: lookup, registrations: registrations)
+        let caches = CachedCopies(orders: orderRecords, registrations: registrations)
         let follower = StoreChangeFollower(
             store: store, caches: caches, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
         let orders = OrderService(
@@ -152,7 +152,7 @@ public struct OrderTrackApplication: Sendable {
         let fetches = FetchActivityRecorder(store: store, logger: logger, clock: clock)
         let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         WalletRoutes(
-            lookup: lookup, walletLinks: walletLinks,
+            records: orderRecords, walletLinks: walletLinks,
             devices: DeviceService(
                 store: store, registrations: registrations, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
             packages: packages, fetches: fetches,

@@ -43,6 +43,8 @@ public enum ZipWriter {
             out.append(contentsOf: entry.compressedBytes)
         }
         let centralStart = out.count
+        // The central directory repeats each local header's fields in its own layout (APPNOTE 4.3.7 and 4.3.12): written
+        // out field by field, so each record reads as the specification lists it.
         for (entry, offset) in zip(entries, offsets) {
             out.appendLE(UInt32(0x0201_4b50))
             out.appendLE(versionMadeBy)

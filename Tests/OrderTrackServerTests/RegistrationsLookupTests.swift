@@ -25,7 +25,7 @@ import Testing
             let merchant = try await other.createMerchant(name: "Shop")
             try await other.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: .directory(path: "/x")))
             for id in ["A", "B", "C", "D", "E", "F"] {
-                var record = OrderLookupTests.record(id, documentBytes: 10)
+                var record = OrderRecordCacheTests.record(id, documentBytes: 10)
                 record.merchantID = merchant.id
                 try await other.createOrder(record)
             }
@@ -119,7 +119,7 @@ import Testing
         let store = try await SQLOrderStore.inMemory()
         let merchant = try await store.createMerchant(name: "Shop")
         try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: Self.type, merchantID: merchant.id, identity: .directory(path: "/x")))
-        var record = OrderLookupTests.record("A", documentBytes: 10)
+        var record = OrderRecordCacheTests.record("A", documentBytes: 10)
         record.merchantID = merchant.id
         var order = try await store.createOrder(record)
         for index in 0..<100 {
@@ -216,7 +216,7 @@ import Testing
         let own = RegistrationsLookup(store: database.here, isExclusive: false)
         own.handle(.following)
         let devices = DeviceService(store: database.here, registrations: own, maximumRegistrationsPerOrder: nil)
-        let caches = CachedCopies(orders: OrderLookup(store: database.here, isExclusive: false), registrations: own)
+        let caches = CachedCopies(orders: OrderRecordCache(store: database.here, isExclusive: false), registrations: own)
         #expect(try await Self.list(own) == ["A"])
         let order = try #require(try await database.here.order(type: Self.type, id: "C"))
         _ = try await devices.register(device: Self.device, pushToken: "token", for: DeviceAuthorization(order: order))

@@ -39,22 +39,23 @@ struct DashboardAPIRoutes: Sendable {
 
     func add(to dashboard: RouterGroup<OrderTrackRequestContext>) {
         let api = dashboard.group("api").add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .unauthorized))
+            .group(context: MerchantRequestContext.self)
         api.post("orders/validate") { request, context in
             let body = try await RequestParsing.body(request, limit: maximumBodySize)
-            return MerchantRoutes.validationJSON(try await orders.validate(merchant: try context.merchant, orderJSON: body))
+            return MerchantRoutes.validationJSON(try await orders.validate(merchant: context.merchant, orderJSON: body))
         }
         // The order page's editor omits the authentication token, so it validates its edit as the patch it would send.
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/validate") { request, context in
             let patch = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             let report = try await orders.validatePatch(
-                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context), patch: patch)
             return MerchantRoutes.validationJSON(report)
         }
         // The order page's current version, for re-applying an edit after a 412 (without the token, as on the page).
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { _, context in
             let record = try await orders.order(
-                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context))
             return try await pageJSON(record) { ["order": $0, "version": .integer(record.version)] }
         }
@@ -63,7 +64,7 @@ struct DashboardAPIRoutes: Sendable {
             let allowedVersions = try OrderETag.allowedVersions(request)
             let patch = try await RequestParsing.body(request, limit: maximumBodySize)
             let updated = try await orders.updateOrder(
-                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+                merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
                 id: try RequestParsing.identifier("orderIdentifier", context), patch: patch, author: context.author(.dashboard),
                 allowedVersions: allowedVersions)
             return try await pageJSON(updated.record, document: updated.document) {
@@ -71,25 +72,22 @@ struct DashboardAPIRoutes: Sendable {
             }
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
-            let (lifetime, singleUse) = try ProviderRoutes.linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
-            let link = try await walletLinks.create(
-                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
-            return ProviderRoutes.createdResponse(link)
+            try await ProviderRoutes.createLink(request, context, walletLinks: walletLinks, maximumBodySize: maximumBodySize)
         }
         // The order types page's uploads: the merchant API's body fields, read and checked by the same service. A new
-        // certificate keeps the APNs key the order type pushes with.
+        // certificate keeps the APNs key the order type pushes with. The two routes stay two: each reads a different
+        // credential and keeps the other one.
         api.put("order-types/:orderTypeIdentifier") { request, context in
             let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             try await orderTypes.replaceIdentity(
-                merchant: try context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
+                merchant: context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
                 identity: try OrderTypeService.identity(from: body))
             return ["uploaded": true] as JSONValue
         }
         api.put("order-types/:orderTypeIdentifier/apns-key") { request, context in
             let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
             try await orderTypes.setAPNsKey(
-                merchant: try context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
+                merchant: context.merchant, orderTypeIdentifier: try RequestParsing.identifier("orderTypeIdentifier", context),
                 key: try OrderTypeService.apnsKey(from: body))
             return ["uploaded": true] as JSONValue
         }
@@ -103,7 +101,7 @@ struct DashboardAPIRoutes: Sendable {
             // No token, or null: a simulation. (Not `nil` literals: JSONValue's reads as `.null`.)
             let token: JSONValue? = if let given = body["token"], given != .null { try ApplePayRoutes.token(body) } else { .none }
             let checkout = try await playground.pay(
-                merchant: try context.merchant, token: token, order: try ApplePayRoutes.order(body),
+                merchant: context.merchant, token: token, order: try ApplePayRoutes.order(body),
                 attempt: try MerchantRoutes.idempotencyKey(request), author: context.author(.dashboard))
             return ApplePayRoutes.checkoutResponse(checkout, request, context)
         }

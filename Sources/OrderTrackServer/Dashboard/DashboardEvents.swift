@@ -20,8 +20,8 @@ struct DashboardEvents: Sendable {
     /// Polls, heartbeats and the stream's lifetime.
     let clock: ServerClock
 
-    func response(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let merchant = try context.merchant
+    func response(_ request: Request, _ context: MerchantRequestContext) async throws -> Response {
+        let merchant = context.merchant
         let key = try request.uri.queryParameters["order"].map { try Self.orderKey(String($0)) }
         let listed = try request.uri.queryParameters.getAll("listed").prefix(DashboardRoutes.pageSize).map(Self.orderKey)
         // The revision the page was rendered at, so that a change between its render and this request still counts;

@@ -51,6 +51,7 @@ struct DashboardRoutes: Sendable {
 
         let pages = dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
             .add(middleware: DashboardAuthenticationMiddleware(sessions: sessions, signedOut: .redirectToSignIn))
+            .group(context: MerchantRequestContext.self)
         pages.get { request, context in try await ordersPage(request, context) }
         pages.get("events") { request, context in try await DashboardEvents(orders: orders, clock: clock).response(request, context) }
         pages.get("order-types") { request, context in try await orderTypesPage(request, context) }
@@ -61,18 +62,18 @@ struct DashboardRoutes: Sendable {
             // A fresh number for each visit, so that the orders made in one session are told apart in the list.
             values.merge(
                 try await page.values(
-                    merchant: try context.merchant, orderNumber: "PG-" + String(format: "%08X", UInt32.random(in: .min ... .max)), now: clock.date)
+                    merchant: context.merchant, orderNumber: "PG-" + String(format: "%08X", UInt32.random(in: .min ... .max)), now: clock.date)
             ) { $1 }
             values["script"] = "checkout-page.js"
             return resources.page("checkout", values)
         }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
             let (type, id) = try orderPath(context)
-            let (record, package) = try await orders.package(merchant: try context.merchant, type: type, id: id)
+            let (record, package) = try await orders.package(merchant: context.merchant, type: type, id: id)
             return MerchantRoutes.packageDownload(record, package)
         }
         pages.get("assets/:name") { _, context in
-            let asset = try await assets.asset(merchant: try context.merchant, name: try RequestParsing.identifier("name", context))
+            let asset = try await assets.asset(merchant: context.merchant, name: try RequestParsing.identifier("name", context))
             guard asset.info.contentType.hasPrefix("image/") else { throw APIError.notFound("no image named \(asset.info.name)") }
             return Response(
                 status: .ok, headers: [.contentType: asset.info.contentType, .cacheControl: "private, max-age=300"],
@@ -80,7 +81,7 @@ struct DashboardRoutes: Sendable {
         }
         pages.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
             let (type, id) = try orderPath(context)
-            let devices = try await orders.notifyDevices(merchant: try context.merchant, type: type, id: id)
+            let devices = try await orders.notifyDevices(merchant: context.merchant, type: type, id: id)
             return Response.redirect(to: "\(Self.orderURL(type: type, id: id))?notified=\(devices)", type: .normal)
         }
         pages.post("sign-out") { request, _ in
@@ -91,7 +92,7 @@ struct DashboardRoutes: Sendable {
         }
         // After a leak: every session of the merchant ends, on every device and instance, this one included.
         pages.post("sign-out-everywhere") { _, context in
-            _ = try await sessions.signOutEverywhere(merchantID: try context.merchant.id)
+            _ = try await sessions.signOutEverywhere(merchantID: context.merchant.id)
             var response = Response.redirect(to: Self.signInPath, type: .normal)
             response.setCookie(sessionCookie(value: "", maxAge: 0))
             return response
@@ -152,15 +153,15 @@ struct DashboardRoutes: Sendable {
 
     // MARK: Pages
 
-    func layoutValues(_ context: OrderTrackRequestContext, title: String) throws -> [String: Any] {
-        guard let identity = context.merchantIdentity, case .dashboardSession(let csrfToken) = identity.credential else {
+    func layoutValues(_ context: MerchantRequestContext, title: String) throws -> [String: Any] {
+        guard case .dashboardSession(let csrfToken) = context.identity.credential else {
             throw APIError.unauthorized("sign in to the dashboard")
         }
-        return ["title": title, "merchantName": identity.merchant.name, "csrfToken": csrfToken]
+        return ["title": title, "merchantName": context.merchant.name, "csrfToken": csrfToken]
     }
 
-    func ordersPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let merchant = try context.merchant
+    func ordersPage(_ request: Request, _ context: MerchantRequestContext) async throws -> Response {
+        let merchant = context.merchant
         let query = request.uri.queryParameters
         let search = query["q"].map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         let status = query["status"].map(String.init).flatMap { OrderSchema.orderStatuses.contains($0) ? $0 : nil }
@@ -194,9 +195,9 @@ struct DashboardRoutes: Sendable {
         return resources.page("orders", values)
     }
 
-    func orderTypesPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
+    func orderTypesPage(_ request: Request, _ context: MerchantRequestContext) async throws -> Response {
         var rows: [OrderTypeRow] = []
-        let merchantID = try context.merchant.id
+        let merchantID = context.merchant.id
         let chosen = try await administration.defaultOrderType(merchantID: merchantID)
         for record in try await administration.orderTypes(merchantID: merchantID) {
             rows.append(
@@ -226,8 +227,8 @@ struct DashboardRoutes: Sendable {
         return components.string ?? "/dashboard"
     }
 
-    func orderPage(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let merchant = try context.merchant
+    func orderPage(_ request: Request, _ context: MerchantRequestContext) async throws -> Response {
+        let merchant = context.merchant
         let (type, id) = try orderPath(context)
         // Read before what the page shows: a change after it moves the revision the page's event stream compares with.
         let revision = try await orders.revision(merchant: merchant, order: OrderKey(orderTypeIdentifier: type, orderIdentifier: id)).mark
@@ -285,7 +286,7 @@ struct DashboardRoutes: Sendable {
         uploaded.contains(name) ? "/dashboard/assets/\(pathComponent(name))" : nil
     }
 
-    func orderPath(_ context: OrderTrackRequestContext) throws -> (type: String, id: String) {
+    func orderPath(_ context: MerchantRequestContext) throws -> (type: String, id: String) {
         (try RequestParsing.identifier("orderTypeIdentifier", context), try RequestParsing.identifier("orderIdentifier", context))
     }
 

@@ -9,25 +9,25 @@ struct APIKeyRoutes: Sendable {
     let administration: Administration
     let maximumBodySize: Int
 
-    func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
+    func add(to merchantAPI: RouterGroup<MerchantRequestContext>) {
         merchantAPI.post("api-keys") { request, context -> EditedResponse<JSONValue> in
             let creation = try Self.creation(try await RequestParsing.jsonBody(request, limit: maximumBodySize))
             let (key, secret) = try await administration.createAPIKey(
-                merchantID: try context.merchant.id, name: creation.name, scopes: creation.scopes, orderTypeIdentifiers: creation.orderTypes,
+                merchantID: context.merchant.id, name: creation.name, scopes: creation.scopes, orderTypeIdentifiers: creation.orderTypes,
                 expiresAt: creation.expiresAt)
             return Self.secretResponse(key, secret, status: .created)
         }
         merchantAPI.get("api-keys") { _, context -> JSONValue in
-            ["data": .array(try await administration.apiKeys(merchantID: try context.merchant.id).map(Self.json))]
+            ["data": .array(try await administration.apiKeys(merchantID: context.merchant.id).map(Self.json))]
         }
         merchantAPI.delete("api-keys/:id") { _, context -> JSONValue in
             Self.json(
                 try await administration.revokeAPIKey(
-                    merchantID: try context.merchant.id, id: try RequestParsing.identifier("id", context)))
+                    merchantID: context.merchant.id, id: try RequestParsing.identifier("id", context)))
         }
         merchantAPI.post("api-keys/:id/rotate") { _, context -> EditedResponse<JSONValue> in
             let (key, secret) = try await administration.rotateAPIKey(
-                merchantID: try context.merchant.id, id: try RequestParsing.identifier("id", context))
+                merchantID: context.merchant.id, id: try RequestParsing.identifier("id", context))
             return Self.secretResponse(key, secret, status: .ok)
         }
     }

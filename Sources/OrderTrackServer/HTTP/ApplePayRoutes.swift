@@ -21,23 +21,23 @@ struct ApplePayRoutes: Sendable {
     let maximumBodySize: Int
 
     /// Adds the routes to the merchant API group, behind its authentication.
-    func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
+    func add(to merchantAPI: RouterGroup<MerchantRequestContext>) {
         let api = merchantAPI.group("apple_pay")
         api.post("payment-identities") { request, context -> EditedResponse<JSONValue> in
             let body = try await object(request)
-            let record = try await applePay.addPaymentIdentity(merchant: try context.merchant, body: body)
+            let record = try await applePay.addPaymentIdentity(merchant: context.merchant, body: body)
             return EditedResponse(status: .created, response: Self.json(record))
         }
         api.get("payment-identities") { _, context -> JSONValue in
-            ["data": .array(try await applePay.paymentIdentities(merchant: try context.merchant).map(Self.json))]
+            ["data": .array(try await applePay.paymentIdentities(merchant: context.merchant).map(Self.json))]
         }
         api.delete("payment-identities/:id") { _, context -> Response in
-            try await applePay.deletePaymentIdentity(merchant: try context.merchant, id: try RequestParsing.identifier("id", context))
+            try await applePay.deletePaymentIdentity(merchant: context.merchant, id: try RequestParsing.identifier("id", context))
             return Response(status: .noContent)
         }
         api.post("decrypt") { request, context -> Response in
             let body = try await object(request)
-            let decrypted = try await applePay.decrypt(merchant: try context.merchant, token: try Self.token(body))
+            let decrypted = try await applePay.decrypt(merchant: context.merchant, token: try Self.token(body))
             let answer: JSONValue = [
                 "transactionId": .string(decrypted.transactionId), "merchantIdentifier": .string(decrypted.merchantIdentifier),
                 "version": .string(decrypted.version.rawValue), "paymentData": decrypted.payload.json,
@@ -54,16 +54,16 @@ struct ApplePayRoutes: Sendable {
                         param: "token")
                 }
                 let checkout = try await playground.pay(
-                    merchant: try context.merchant, token: nil, order: try Self.order(body), attempt: try MerchantRoutes.idempotencyKey(request),
+                    merchant: context.merchant, token: nil, order: try Self.order(body), attempt: try MerchantRoutes.idempotencyKey(request),
                     author: context.author(.applePay))
                 return Self.checkoutResponse(checkout, request, context)
             }
             let checkout = try await applePay.checkout(
-                merchant: try context.merchant, token: try Self.token(body), order: try Self.order(body), author: context.author(.applePay))
+                merchant: context.merchant, token: try Self.token(body), order: try Self.order(body), author: context.author(.applePay))
             return Self.checkoutResponse(checkout, request, context)
         }
         api.put("merchant-identity") { request, context -> JSONValue in
-            _ = try await applePay.putMerchantIdentity(merchant: try context.merchant, body: try await object(request))
+            _ = try await applePay.putMerchantIdentity(merchant: context.merchant, body: try await object(request))
             return try await merchantIdentityJSON(context)
         }
         api.get("merchant-identity") { _, context -> JSONValue in try await merchantIdentityJSON(context) }
@@ -86,7 +86,7 @@ struct ApplePayRoutes: Sendable {
     }
 
     /// Merchant validation for the body's `validationURL` and `domain`: Apple's session, uncached.
-    static func session(_ request: Request, _ context: OrderTrackRequestContext, applePay: ApplePayService, body: JSONValue) async throws
+    static func session(_ request: Request, _ context: MerchantRequestContext, applePay: ApplePayService, body: JSONValue) async throws
         -> Response
     {
         guard let validationURL = body["validationURL"]?.stringValue else {
@@ -96,7 +96,7 @@ struct ApplePayRoutes: Sendable {
         guard let domain = body["domain"]?.stringValue else {
             throw APIError.badRequest("domain_missing", "the body needs domain: the domain the payment page is served from", param: "domain")
         }
-        let session = try await applePay.session(merchant: try context.merchant, validationURL: validationURL, domain: domain)
+        let session = try await applePay.session(merchant: context.merchant, validationURL: validationURL, domain: domain)
         return noStore(SerializedJSON(bytes: session).response(from: request, context: context), status: .ok)
     }
 
@@ -109,7 +109,7 @@ struct ApplePayRoutes: Sendable {
     }
 
     /// A checkout's answer: 201 when it created the order, 200 when it answers a replay; never cached.
-    static func checkoutResponse(_ checkout: ApplePayService.Checkout, _ request: Request, _ context: OrderTrackRequestContext) -> Response {
+    static func checkoutResponse(_ checkout: ApplePayService.Checkout, _ request: Request, _ context: MerchantRequestContext) -> Response {
         noStore(SerializedJSON(bytes: checkout.body).response(from: request, context: context), status: checkout.created ? .created : .ok)
     }
 
@@ -136,8 +136,8 @@ struct ApplePayRoutes: Sendable {
         ]
     }
 
-    private func merchantIdentityJSON(_ context: OrderTrackRequestContext) async throws -> JSONValue {
-        let (record, identity) = try await applePay.merchantIdentity(merchant: try context.merchant)
+    private func merchantIdentityJSON(_ context: MerchantRequestContext) async throws -> JSONValue {
+        let (record, identity) = try await applePay.merchantIdentity(merchant: context.merchant)
         return [
             "merchantIdentifier": .string(record.merchantIdentifier), "displayName": .string(record.displayName),
             "domains": .array(record.domains.map(JSONValue.string)),

@@ -86,7 +86,7 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
 
     static let unauthorized = APIError.unauthorized("missing or wrong AppleOrder authorization")
 
-    let lookup: OrderLookup
+    let records: OrderRecordCache
     let walletLinks: WalletLinkService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -98,7 +98,7 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
 
     private func authorization(token: String, _ context: Context) async throws -> DeviceAuthorization {
         guard context.parameters.get("orderTypeIdentifier") != nil else {
-            let orders = try await lookup.orders(authenticationToken: token)
+            let orders = try await records.orders(authenticationToken: token)
             guard orders.count < 2 else {
                 throw OrderTrackError(
                     .ambiguousAuthenticationToken, "several orders share this authentication token; give each order its own token")
@@ -108,7 +108,7 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
         }
         let orderType = try RequestParsing.identifier("orderTypeIdentifier", context)
         let orderIdentifier = try RequestParsing.identifier("orderIdentifier", context)
-        guard let record = try await lookup.order(type: orderType, id: orderIdentifier) else {
+        guard let record = try await records.order(type: orderType, id: orderIdentifier) else {
             _ = Secrets.constantTimeEquals(token, token)
             throw Self.unauthorized
         }
@@ -122,10 +122,31 @@ struct AppleOrderAuthenticationMiddleware: RouterMiddleware {
         guard let link = try await walletLinks.liveLink(deviceToken: token) else { throw Self.unauthorized }
         let key = link.order
         var record = named
-        if record == nil { record = try await lookup.order(type: key.orderTypeIdentifier, id: key.orderIdentifier) }
+        if record == nil { record = try await records.order(type: key.orderTypeIdentifier, id: key.orderIdentifier) }
         guard let record, record.orderTypeIdentifier == key.orderTypeIdentifier, record.orderIdentifier == key.orderIdentifier else {
             throw Self.unauthorized
         }
         return DeviceAuthorization(order: record, link: WalletLinkDevice(linkID: link.id, token: token))
+    }
+}
+
+/// Authenticates an order lookup by its App Store Server API token (`Authorization: Bearer <JWT>`, checked as Apple
+/// documents by ``TransactionLookupService/authenticate(bearer:)``), counts it against the key's rate limit and puts the
+/// key in the context. Its refusals are Apple's (``AppStoreAPIError``): 401 without a body for any problem with the
+/// token, 429 with `Retry-After` past the limit.
+struct LookupAuthenticationMiddleware: RouterMiddleware {
+    typealias Context = OrderTrackRequestContext
+
+    let lookup: TransactionLookupService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard case .bearer(let token) = request.headers[.authorization].flatMap(AuthorizationCredentials.parse) else {
+            throw AppStoreAPIError.unauthorized
+        }
+        let key = try await lookup.authenticate(bearer: token)
+        try lookup.admit(key)
+        var context = context
+        context.lookupKey = key
+        return try await next(request, context)
     }
 }

@@ -4,7 +4,6 @@ import Hummingbird
 import NIOCore
 import OrderModel
 import OrderPersistence
-import RequestSyntax
 
 /// Order lookup, wire-compatible with the App Store Server API's "Look Up Order ID": `GET /inApps/v1/lookup/{orderId}`
 /// with an App Store Connect-style JWT; and the merchant API's lookup keys under `/api/v1/lookup-keys`.
@@ -18,19 +17,16 @@ struct LookupRoutes: Sendable {
     /// Longest order id looked up, in UTF-8 bytes; order identifiers and numbers are at most 255.
     static let maximumOrderIDLength = 255
 
-    /// Adds `GET /inApps/v1/lookup/{orderId}` to `router`.
+    /// Adds `GET /inApps/v1/lookup/{orderId}` to `router`, behind ``LookupAuthenticationMiddleware``.
     func add(to router: Router<OrderTrackRequestContext>) {
-        router.group("inApps/v1").add(middleware: AppStoreErrorMiddleware()).get("lookup/:orderId") { request, context -> Response in
-            guard let header = request.headers[.authorization], case .bearer(let token)? = AuthorizationCredentials.parse(header) else {
-                throw AppStoreAPIError.unauthorized
-            }
-            let key = try await lookup.authenticate(bearer: token)
-            try lookup.admit(key)
+        let inApps = router.group("inApps/v1").add(middleware: AppStoreErrorMiddleware())
+            .add(middleware: LookupAuthenticationMiddleware(lookup: lookup)).group(context: LookupRequestContext.self)
+        inApps.get("lookup/:orderId") { _, context -> Response in
             guard let orderID = context.parameters.get("orderId")?.removingPercentEncoding, Self.isWellFormed(orderID) else {
                 throw AppStoreAPIError.badRequest
             }
             var answer: JSONValue = ["status": .integer(1)]
-            if let signed = try await lookup.lookUp(orderID: orderID, key: key) {
+            if let signed = try await lookup.lookUp(orderID: orderID, key: context.key) {
                 answer = ["status": .integer(0), "signedTransactions": .array(signed.map(JSONValue.string))]
             }
             return Response(
@@ -40,14 +36,14 @@ struct LookupRoutes: Sendable {
     }
 
     /// Adds the lookup-key routes to the merchant API group, behind its authentication.
-    func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
+    func add(to merchantAPI: RouterGroup<MerchantRequestContext>) {
         merchantAPI.post("lookup-keys") { request, context -> Response in
             let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize)
             guard body.objectValue != nil else { throw APIError.badRequest("body_not_object", "the body must be a JSON object") }
             guard let bundleID = body["bundleId"]?.stringValue else {
                 throw APIError.badRequest("bundle_id_missing", "the body needs bundleId: the app's bundle identifier", param: "bundleId")
             }
-            let created = try await keys.create(merchantID: try context.merchant.id, bundleID: bundleID, issuerID: body["issuerId"]?.stringValue)
+            let created = try await keys.create(merchantID: context.merchant.id, bundleID: bundleID, issuerID: body["issuerId"]?.stringValue)
             var json = Self.json(created.record)
             json["privateKey"] = .string(created.privateKeyPEM)
             // The private key is in this answer only: never cached anywhere on the way.
@@ -56,7 +52,7 @@ struct LookupRoutes: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(json).serialized())))
         }
         merchantAPI.get("lookup-keys") { _, context -> JSONValue in
-            ["data": .array(try await keys.list(merchantID: try context.merchant.id).map { .object(Self.json($0)) })]
+            ["data": .array(try await keys.list(merchantID: context.merchant.id).map { .object(Self.json($0)) })]
         }
         merchantAPI.get("lookup-keys/root-certificate") { _, _ -> Response in
             Response(
@@ -65,7 +61,7 @@ struct LookupRoutes: Sendable {
         }
         merchantAPI.delete("lookup-keys/:keyId") { _, context -> JSONValue in
             guard let keyID = context.parameters.get("keyId") else { throw APIError.notFound("no such lookup key") }
-            return .object(Self.json(try await keys.revoke(merchantID: try context.merchant.id, keyID: keyID)))
+            return .object(Self.json(try await keys.revoke(merchantID: context.merchant.id, keyID: keyID)))
         }
     }
 

@@ -29,17 +29,18 @@ struct MerchantRoutes: Sendable {
 
     /// Adds the routes and returns their authenticated group, for other merchant routes to join.
     @discardableResult
-    func add(to router: Router<OrderTrackRequestContext>) -> RouterGroup<OrderTrackRequestContext> {
+    func add(to router: Router<OrderTrackRequestContext>) -> RouterGroup<MerchantRequestContext> {
         let api = router.group("api/v1").add(
-            middleware: MerchantAuthenticationMiddleware(administration: administration, uses: keyUses, now: now))
+            middleware: MerchantAuthenticationMiddleware(administration: administration, uses: keyUses, now: now)
+        ).group(context: MerchantRequestContext.self)
         api.post("orders") { request, context in try await createOrder(request, context) }
         api.get("orders") { request, context in try await listOrders(request, context) }
         api.post("orders/validate") { request, context in
             let body = try await RequestParsing.body(request, limit: maximumBodySize)
-            return Self.validationJSON(try await orders.validate(merchant: try context.merchant, orderJSON: body))
+            return Self.validationJSON(try await orders.validate(merchant: context.merchant, orderJSON: body))
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier") { _, context in
-            let record = try await orders.order(merchant: try context.merchant, type: try type(context), id: try id(context))
+            let record = try await orders.order(merchant: context.merchant, type: try type(context), id: try id(context))
             var answer = try await ordersJSON { ["order": try orderJSON(record, context)] }
             answer.headers[.eTag] = OrderETag.value(version: record.version)
             return answer
@@ -49,10 +50,10 @@ struct MerchantRoutes: Sendable {
             // The service parses the patch with the order, on one CPU-pool job.
             let patch = try await RequestParsing.body(request, limit: maximumBodySize)
             let updated = try await orders.updateOrder(
-                merchant: try context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI),
+                merchant: context.merchant, type: try type(context), id: try id(context), patch: patch, author: context.author(.merchantAPI),
                 allowedVersions: allowedVersions)
             // A key that may not read the order (fulfillments:write alone) learns what happened, not the order.
-            let mayRead = context.merchantIdentity?.grant?.has(.ordersRead) ?? true
+            let mayRead = context.grant?.has(.ordersRead) ?? true
             var answer = try await ordersJSON {
                 var body: JSONValue = [
                     "changed": .bool(updated.changed), "version": .integer(updated.record.version),
@@ -67,7 +68,7 @@ struct MerchantRoutes: Sendable {
         // For a leaked token: the old one stops working, and the answer's orderDetails add the order again.
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/rotate-token") { _, context in
             let rotated = try await orders.rotateAuthenticationToken(
-                merchant: try context.merchant, type: try type(context), id: try id(context), author: context.author(.merchantAPI))
+                merchant: context.merchant, type: try type(context), id: try id(context), author: context.author(.merchantAPI))
             var answer = try await ordersJSON {
                 [
                     "order": orderJSON(rotated.document, context),
@@ -79,53 +80,47 @@ struct MerchantRoutes: Sendable {
             return answer
         }
         api.post("orders/:orderTypeIdentifier/:orderIdentifier/notify") { _, context in
-            let count = try await orders.notifyDevices(merchant: try context.merchant, type: try type(context), id: try id(context))
+            let count = try await orders.notifyDevices(merchant: context.merchant, type: try type(context), id: try id(context))
             return EditedResponse(status: .accepted, response: ["registrations": .integer(count)] as JSONValue)
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/pushes") { request, context in
             let (orderType, orderID) = (try type(context), try id(context))
-            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
-            guard let limit = Int(limitText), (1...1000).contains(limit) else {
-                throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
-            }
-            let entries = try await orders.pushLog(merchant: try context.merchant, type: orderType, id: orderID, limit: limit)
+            let limit = try RequestParsing.limit(request, default: 100, maximum: 1000)
+            let entries = try await orders.pushLog(merchant: context.merchant, type: orderType, id: orderID, limit: limit)
             return ["data": .array(entries.map(pushLogJSON))] as JSONValue
         }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/history") { request, context in
             let (orderType, orderID) = (try type(context), try id(context))
-            let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "100"
-            guard let limit = Int(limitText), (1...1000).contains(limit) else {
-                throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 1000", param: "limit")
-            }
-            let entries = try await orders.history(merchant: try context.merchant, type: orderType, id: orderID, limit: limit)
+            let limit = try RequestParsing.limit(request, default: 100, maximum: 1000)
+            let entries = try await orders.history(merchant: context.merchant, type: orderType, id: orderID, limit: limit)
             return try await cpu.run { SerializedJSON(bytes: (["data": .array(try entries.map(Self.historyJSON))] as JSONValue).serialized()) }
         }
         api.post("apple_pay/order_tracking/notify") { request, context in try await notifyForm(request, context) }
         api.get("orders/:orderTypeIdentifier/:orderIdentifier/package") { _, context in
-            let (record, package) = try await orders.package(merchant: try context.merchant, type: try type(context), id: try id(context))
+            let (record, package) = try await orders.package(merchant: context.merchant, type: try type(context), id: try id(context))
             return Self.packageDownload(record, package)
         }
         api.put("assets/**") { request, context in
             let name = try assetName(context)
             let bytes = try await RequestParsing.body(request, limit: Self.maximumAssetSize)
-            let info = try await assets.put(merchant: try context.merchant, name: name, bytes: bytes)
+            let info = try await assets.put(merchant: context.merchant, name: name, bytes: bytes)
             return ["asset": assetJSON(info)] as JSONValue
         }
         api.get("assets/**") { _, context in
-            let asset = try await assets.asset(merchant: try context.merchant, name: try assetName(context))
+            let asset = try await assets.asset(merchant: context.merchant, name: try assetName(context))
             return Response(
                 status: .ok, headers: [.contentType: asset.info.contentType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
         }
         api.delete("assets/**") { _, context in
-            try await assets.delete(merchant: try context.merchant, name: try assetName(context))
+            try await assets.delete(merchant: context.merchant, name: try assetName(context))
             return Response(status: .noContent)
         }
         api.get("assets") { _, context in
-            ["data": .array(try await assets.assets(merchant: try context.merchant).map(assetJSON))] as JSONValue
+            ["data": .array(try await assets.assets(merchant: context.merchant).map(assetJSON))] as JSONValue
         }
         api.put("order-types/:orderTypeIdentifier") { request, context in try await putOrderType(request, context) }
         api.get("order-types") { _, context in
-            let merchantID = try context.merchant.id
+            let merchantID = context.merchant.id
             let chosen = try await administration.defaultOrderType(merchantID: merchantID)
             var data: [JSONValue] = []
             for type in try await administration.orderTypes(merchantID: merchantID) {
@@ -137,7 +132,7 @@ struct MerchantRoutes: Sendable {
         }
         api.put("order-types/:orderTypeIdentifier/default") { _, context in
             let type = try type(context)
-            try await administration.setDefaultOrderType(merchantID: try context.merchant.id, orderTypeIdentifier: type)
+            try await administration.setDefaultOrderType(merchantID: context.merchant.id, orderTypeIdentifier: type)
             return ["defaultOrderTypeIdentifier": .string(type)] as JSONValue
         }
         return api
@@ -145,13 +140,13 @@ struct MerchantRoutes: Sendable {
 
     // MARK: Orders
 
-    func createOrder(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let merchant = try context.merchant
+    func createOrder(_ request: Request, _ context: MerchantRequestContext) async throws -> Response {
+        let merchant = context.merchant
         let body = try await RequestParsing.body(request, limit: maximumBodySize)
         var idempotency: OrderService.IdempotentRequest?
         if let key = try Self.idempotencyKey(request) {
             let idempotent = OrderService.IdempotentRequest(key: key, requestHash: Secrets.sha256Hex(Array("POST /api/v1/orders\n".utf8) + body))
-            if let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotent, grant: context.merchantIdentity?.grant) {
+            if let saved = try await orders.savedResponse(merchant: merchant, idempotency: idempotent, grant: context.grant) {
                 return try replay(saved, request, context)
             }
             idempotency = idempotent
@@ -181,17 +176,14 @@ struct MerchantRoutes: Sendable {
     }
 
     /// The response stored under an idempotency key, with its status.
-    func replay(_ saved: IdempotencyRecord, _ request: Request, _ context: OrderTrackRequestContext) throws -> Response {
+    func replay(_ saved: IdempotencyRecord, _ request: Request, _ context: MerchantRequestContext) throws -> Response {
         try EditedResponse(status: HTTPResponse.Status(code: saved.status), response: SerializedJSON(bytes: saved.body))
             .response(from: request, context: context)
     }
 
-    func listOrders(_ request: Request, _ context: OrderTrackRequestContext) async throws -> SerializedJSON {
+    func listOrders(_ request: Request, _ context: MerchantRequestContext) async throws -> SerializedJSON {
         let query = request.uri.queryParameters
-        let limitText = query["limit"].map(String.init) ?? "20"
-        guard let limit = Int(limitText), (1...100).contains(limit) else {
-            throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to 100", param: "limit")
-        }
+        let limit = try RequestParsing.limit(request, default: 20, maximum: 100)
         var updatedSince: Date?
         if let text = query["updatedSince"].map(String.init) {
             guard let date = DateTimeFormat.parseRFC3339(text) else {
@@ -205,7 +197,7 @@ struct MerchantRoutes: Sendable {
             throw APIError.badRequest("status_invalid", "status must be one of \(OrderSchema.orderStatuses.joined(separator: ", "))", param: "status")
         }
         let page = try await orders.listOrders(
-            merchant: try context.merchant, orderTypeIdentifier: query["orderTypeIdentifier"].map(String.init),
+            merchant: context.merchant, orderTypeIdentifier: query["orderTypeIdentifier"].map(String.init),
             orderNumber: query["orderNumber"].map(String.init), status: status,
             updatedSince: updatedSince, cursor: query["cursor"].map(String.init), limit: limit)
         return try await ordersJSON {
@@ -224,7 +216,7 @@ struct MerchantRoutes: Sendable {
         }
     }
 
-    func notifyForm(_ request: Request, _ context: OrderTrackRequestContext) async throws -> EditedResponse<JSONValue> {
+    func notifyForm(_ request: Request, _ context: MerchantRequestContext) async throws -> EditedResponse<JSONValue> {
         let body = try await RequestParsing.body(request, limit: maximumBodySize)
         let form: NotifyForm
         do {
@@ -238,15 +230,15 @@ struct MerchantRoutes: Sendable {
             throw APIError.badRequest("fields_missing", "the form body needs order_type_identifier and order_identifier")
         }
         // The order type is in the body here, not the path the authentication middleware checks.
-        try context.merchantIdentity?.grant?.requireOrderType(type)
-        let count = try await orders.notifyDevices(merchant: try context.merchant, type: type, id: id)
+        try context.grant?.requireOrderType(type)
+        let count = try await orders.notifyDevices(merchant: context.merchant, type: type, id: id)
         return EditedResponse(status: .accepted, response: ["registrations": .integer(count)])
     }
 
     // MARK: Assets and order types
 
     /// `logo.png` or `fr.lproj/logo.png`: the path the file will have inside packages.
-    func assetName(_ context: OrderTrackRequestContext) throws -> String {
+    func assetName(_ context: MerchantRequestContext) throws -> String {
         let components = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? "" }
         let name = components.joined(separator: "/")
         let valid =
@@ -269,8 +261,8 @@ struct MerchantRoutes: Sendable {
     }
 
     /// Configures an order type with a PKCS#12 signing identity: `{"pkcs12": "<base64>", "password": "…", "wwdrPEM": "…"}`.
-    func putOrderType(_ request: Request, _ context: OrderTrackRequestContext) async throws -> JSONValue {
-        let merchant = try context.merchant
+    func putOrderType(_ request: Request, _ context: MerchantRequestContext) async throws -> JSONValue {
+        let merchant = context.merchant
         let orderType = try type(context)
         let body = try await RequestParsing.jsonBody(request, limit: maximumBodySize, on: cpu)
         try await orderTypes.configure(
@@ -333,20 +325,20 @@ struct MerchantRoutes: Sendable {
 
     // MARK: Helpers
 
-    func type(_ context: OrderTrackRequestContext) throws -> String { try RequestParsing.identifier("orderTypeIdentifier", context) }
+    func type(_ context: MerchantRequestContext) throws -> String { try RequestParsing.identifier("orderTypeIdentifier", context) }
 
-    func id(_ context: OrderTrackRequestContext) throws -> String { try RequestParsing.identifier("orderIdentifier", context) }
+    func id(_ context: MerchantRequestContext) throws -> String { try RequestParsing.identifier("orderIdentifier", context) }
 
     /// An order's stored document, for a response.
     /// An order as an answer shows it: without the device `authenticationToken` to a key lacking `order-tokens:read`.
-    func orderJSON(_ record: OrderRecord, _ context: OrderTrackRequestContext) throws -> JSONValue {
+    func orderJSON(_ record: OrderRecord, _ context: MerchantRequestContext) throws -> JSONValue {
         orderJSON(try JSONValue.parse(record.document), context)
     }
 
     /// An order document as the caller may see it: without its authenticationToken for a key lacking
     /// `order-tokens:read`.
-    func orderJSON(_ document: JSONValue, _ context: OrderTrackRequestContext) -> JSONValue {
-        context.merchantIdentity?.grant?.has(.orderTokensRead) == false ? document.setting("authenticationToken", to: nil) : document
+    func orderJSON(_ document: JSONValue, _ context: MerchantRequestContext) -> JSONValue {
+        context.grant?.has(.orderTokensRead) == false ? document.setting("authenticationToken", to: nil) : document
     }
 
     /// A JSON response made of order documents (megabytes each), parsed and serialized on the CPU pool.

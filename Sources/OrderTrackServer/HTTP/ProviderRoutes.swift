@@ -12,38 +12,33 @@ struct ProviderRoutes: Sendable {
     let walletLinks: WalletLinkService
     let maximumBodySize: Int
 
-    func add(to merchantAPI: RouterGroup<OrderTrackRequestContext>) {
+    func add(to merchantAPI: RouterGroup<MerchantRequestContext>) {
         merchantAPI.get("order-defaults") { _, context in
-            Self.json(try await administration.orderDefaults(merchantID: try context.merchant.id))
+            Self.json(try await administration.orderDefaults(merchantID: context.merchant.id))
         }
         merchantAPI.put("order-defaults") { request, context in
             let defaults = try await defaults(request)
-            let merchant = try context.merchant
+            let merchant = context.merchant
             try await administration.setOrderDefaults(merchantID: merchant.id, defaults)
             return Self.json(try await administration.orderDefaults(merchantID: merchant.id))
         }
         // An order type's own defaults win over the merchant-wide ones, field by field; `effective` shows the result.
         merchantAPI.get("order-types/:orderTypeIdentifier/order-defaults") { _, context in
             let type = try RequestParsing.identifier("orderTypeIdentifier", context)
-            return try await typeDefaults(merchantID: try context.merchant.id, type: type)
+            return try await typeDefaults(merchantID: context.merchant.id, type: type)
         }
         merchantAPI.put("order-types/:orderTypeIdentifier/order-defaults") { request, context in
             let type = try RequestParsing.identifier("orderTypeIdentifier", context)
             let defaults = try await defaults(request)
-            let merchant = try context.merchant
+            let merchant = context.merchant
             try await administration.setOrderDefaults(merchantID: merchant.id, orderTypeIdentifier: type, defaults)
             return try await typeDefaults(merchantID: merchant.id, type: type)
         }
         merchantAPI.post("orders/:orderTypeIdentifier/:orderIdentifier/wallet-link") { request, context in
-            // The body is optional: an empty one asks for the default lifetime.
-            let (lifetime, singleUse) = try Self.linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
-            let link = try await walletLinks.create(
-                merchant: try context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
-                id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
-            return Self.createdResponse(link)
+            try await Self.createLink(request, context, walletLinks: walletLinks, maximumBodySize: maximumBodySize)
         }
         merchantAPI.delete("wallet-links/:id") { _, context in
-            Self.json(try await walletLinks.revoke(merchant: try context.merchant, id: try RequestParsing.identifier("id", context)))
+            Self.json(try await walletLinks.revoke(merchant: context.merchant, id: try RequestParsing.identifier("id", context)))
         }
     }
 
@@ -73,6 +68,18 @@ struct ProviderRoutes: Sendable {
         json["orderTypeIdentifier"] = .string(type)
         json["effective"] = Self.json(scoped.effective)
         return json
+    }
+
+    /// `POST …/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link`, on the merchant API and the dashboard's alike.
+    static func createLink(_ request: Request, _ context: MerchantRequestContext, walletLinks: WalletLinkService, maximumBodySize: Int)
+        async throws -> EditedResponse<JSONValue>
+    {
+        // The body is optional: an empty one asks for the default lifetime.
+        let (lifetime, singleUse) = try linkOptions(try await RequestParsing.body(request, limit: maximumBodySize))
+        let link = try await walletLinks.create(
+            merchant: context.merchant, type: try RequestParsing.identifier("orderTypeIdentifier", context),
+            id: try RequestParsing.identifier("orderIdentifier", context), lifetime: lifetime, singleUse: singleUse)
+        return createdResponse(link)
     }
 
     /// A link request's `expiresIn` (whole seconds) and `singleUse`; an empty body asks for the defaults.

@@ -12,6 +12,15 @@ enum RequestParsing {
         return value
     }
 
+    /// The `limit` query parameter of a list: a whole number from 1 to `maximum`, `default` when absent.
+    static func limit(_ request: Request, default defaultLimit: Int, maximum: Int) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return defaultLimit }
+        guard let limit = Int(String(text)), (1...maximum).contains(limit) else {
+            throw APIError.badRequest("limit_invalid", "limit must be a whole number from 1 to \(maximum)", param: "limit")
+        }
+        return limit
+    }
+
     /// The body, refused with 413 beyond `limit` bytes.
     static func body(_ request: Request, limit: Int) async throws -> [UInt8] {
         var request = request

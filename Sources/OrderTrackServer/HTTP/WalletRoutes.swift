@@ -9,7 +9,8 @@ import OrderPersistence
 struct WalletRoutes: Sendable {
     static let packageContentType = "application/vnd.apple.finance.order"
 
-    let lookup: OrderLookup
+    /// Orders by their identifiers, from memory when it is safe, for authenticating device calls.
+    let records: OrderRecordCache
     let walletLinks: WalletLinkService
     let devices: DeviceService
     let packages: PackageService
@@ -27,7 +28,8 @@ struct WalletRoutes: Sendable {
             try await registrations(request, context)
         }
         wallet.post("log") { request, context in try await receiveLog(request, context) }
-        let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(lookup: lookup, walletLinks: walletLinks))
+        let order = wallet.group().add(middleware: AppleOrderAuthenticationMiddleware(records: records, walletLinks: walletLinks))
+            .group(context: DeviceRequestContext.self)
         order.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await fetchOrder(request, context) }
         // The payment providers' names for the same service: the package, and a push registration whose order is the
         // one the token authenticates. Such a registration has no device library identifier; one is derived from the
@@ -42,7 +44,7 @@ struct WalletRoutes: Sendable {
             return try await register(device: device, pushToken: try await pushToken(request), context)
         }
         order.delete("devices/:deviceLibraryIdentifier/registrations/:orderTypeIdentifier/:orderIdentifier") { _, context in
-            try await devices.unregister(device: try RequestParsing.identifier("deviceLibraryIdentifier", context), from: try context.order)
+            try await devices.unregister(device: try RequestParsing.identifier("deviceLibraryIdentifier", context), from: context.order)
             // Apple documents only 200 for this call: unregistering is idempotent.
             return Response(status: .ok)
         }
@@ -52,8 +54,8 @@ struct WalletRoutes: Sendable {
 
     /// The package carries the token the device presented: a device that added the order through a Track in Wallet
     /// link keeps the link's device token, and with it loses the order when the link ends.
-    func fetchOrder(_ request: Request, _ context: OrderTrackRequestContext) async throws -> Response {
-        let authorization = try context.device
+    func fetchOrder(_ request: Request, _ context: DeviceRequestContext) async throws -> Response {
+        let authorization = context.device
         let record = authorization.order
         var headers: HTTPFields = [.lastModified: HTTPDate.format(record.updatedAt)]
         if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
@@ -70,10 +72,10 @@ struct WalletRoutes: Sendable {
 
     /// Registers the device with the token the call authenticated with: 201, 200, or 429 naming the cap. A wallet link
     /// revoked or expired since the authentication is 401, as its token would be now.
-    func register(device: String, pushToken: String, _ context: OrderTrackRequestContext) async throws -> Response {
+    func register(device: String, pushToken: String, _ context: DeviceRequestContext) async throws -> Response {
         let outcome: RegistrationOutcome
         do {
-            outcome = try await devices.register(device: device, pushToken: pushToken, for: try context.device)
+            outcome = try await devices.register(device: device, pushToken: pushToken, for: context.device)
         } catch OrderStoreError.walletLinkClosed {
             throw AppleOrderAuthenticationMiddleware.unauthorized
         }

@@ -2,8 +2,9 @@ import OrderPersistence
 
 /// Learns of order changes that registered devices must hear about.
 protocol OrderChangeNotifier: Sendable {
-    /// Called after an order changed; its pushes were queued in the same transaction as the change.
-    func orderChanged(_ order: OrderRecord) async
+    /// Called after an order changed; its pushes were queued in the same transaction as the change, so which order it
+    /// was does not matter here.
+    func orderChanged() async
     /// Queues a push to every registered device without a change; returns how many tokens that reaches.
     func renotify(_ order: OrderRecord) async throws -> Int
 }
@@ -13,7 +14,7 @@ struct OutboxNotifier: OrderChangeNotifier {
     let store: any OrderStore
     let dispatcher: PushDispatcher
 
-    func orderChanged(_ order: OrderRecord) async {
+    func orderChanged() async {
         dispatcher.wake()
     }
 

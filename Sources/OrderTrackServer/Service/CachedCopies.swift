@@ -6,7 +6,7 @@ import OrderPersistence
 /// a moment later; announcing it here first means a client never reads its own write's previous state from this
 /// instance.
 struct CachedCopies: Sendable {
-    let orders: OrderLookup
+    let orders: OrderRecordCache
     let registrations: RegistrationsLookup
 
     func handle(_ event: StoreChangeEvent) {
@@ -14,7 +14,7 @@ struct CachedCopies: Sendable {
         registrations.handle(event)
     }
 
-    /// An order this instance just created or changed: its record is kept or dropped (``OrderLookup/remember(_:)``),
+    /// An order this instance just created or changed: its record is kept or dropped (``OrderRecordCache/remember(_:)``),
     /// and the registration lists with its old change sequence are dropped.
     func orderWritten(_ record: OrderRecord) {
         orders.remember(record)

@@ -335,7 +335,7 @@ struct OrderService: Sendable {
                     authenticationToken: authenticationToken)
                 caches.orderWritten(stored)
                 packages.prepare(stored, order)
-                await notifier.orderChanged(stored)
+                await notifier.orderChanged()
                 return UpdatedOrder(record: stored, document: order.json, changed: true, warnings: merged.translationWarnings + order.warnings)
             } catch OrderStoreError.versionConflict {
                 continue

@@ -43,6 +43,14 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidMerchantName = Code("merchant_name_invalid")
         /// An order type configuration that was refused (identifier, signing identity, APNs key or owner).
         public static let orderTypeRejected = Code("order_type_rejected")
+        /// An order type upload without its signing identity (the base64 PKCS#12 file).
+        public static let pkcs12Missing = Code("pkcs12_missing")
+        /// An order type upload whose PKCS#12 file is larger than a signing identity can be.
+        public static let pkcs12TooLarge = Code("pkcs12_too_large")
+        /// An APNs key upload without the text of the `.p8` file.
+        public static let p8Missing = Code("p8_missing")
+        /// An APNs key upload larger than a `.p8` key can be.
+        public static let p8TooLarge = Code("p8_too_large")
         /// An order type another merchant owns, or none configures.
         public static let orderTypeNotOwned = Code("order_type_not_owned")
         /// No such order, asset or merchant for this caller.

@@ -20,13 +20,13 @@ struct OrderTypeService: Sendable {
     /// The signing identity an upload carries: `{"pkcs12": "<base64>", "password": "…", "wwdrPEM": "…"}`.
     static func identity(from body: JSONValue) throws -> IdentityConfig {
         guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded), !pkcs12.isEmpty else {
-            throw APIError.badRequest(
-                "pkcs12_missing", "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", param: "pkcs12")
+            throw OrderTrackError(
+                .pkcs12Missing, "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", field: "pkcs12")
         }
         guard pkcs12.count <= maximumPKCS12Size else {
-            throw APIError.badRequest(
-                "pkcs12_too_large", "the PKCS#12 file has \(pkcs12.count) bytes; an identity takes a few kilobytes (at most \(maximumPKCS12Size))",
-                param: "pkcs12")
+            throw OrderTrackError(
+                .pkcs12TooLarge, "the PKCS#12 file has \(pkcs12.count) bytes; an identity takes a few kilobytes (at most \(maximumPKCS12Size))",
+                field: "pkcs12")
         }
         return .pkcs12(bytes: Array(pkcs12), password: body["password"]?.stringValue ?? "", wwdrPEM: body["wwdrPEM"]?.stringValue)
     }
@@ -34,10 +34,10 @@ struct OrderTypeService: Sendable {
     /// The APNs token key an upload carries: `{"p8": "<PEM text>", "keyID": "…", "teamID": "…"}`.
     static func apnsKey(from body: JSONValue) throws -> APNsTokenConfig {
         guard let p8 = body["p8"]?.stringValue, !p8.isEmpty else {
-            throw APIError.badRequest("p8_missing", "the body needs p8: the text of the APNs key's .p8 file", param: "p8")
+            throw OrderTrackError(.p8Missing, "the body needs p8: the text of the APNs key's .p8 file", field: "p8")
         }
         guard p8.utf8.count <= maximumP8Size else {
-            throw APIError.badRequest("p8_too_large", "a .p8 key file has a few hundred bytes, not \(p8.utf8.count)", param: "p8")
+            throw OrderTrackError(.p8TooLarge, "a .p8 key file has a few hundred bytes, not \(p8.utf8.count)", field: "p8")
         }
         return APNsTokenConfig(p8PEM: p8, keyID: body["keyID"]?.stringValue ?? "", teamID: body["teamID"]?.stringValue ?? "")
     }

@@ -75,6 +75,8 @@ final class RegistrationsLookup: Sendable {
     private let state: Mutex<State>
     private let metrics: CacheMetrics?
 
+    // The same members as OrderRecordCache's, for the opposite policy: orders are kept when this process is the only
+    // writer, registration lists only when it is not (with SQLite the query costs about as little as a copy would).
     /// - Parameter isExclusive: whether this process is the database's only writer (SQLite): then nothing is kept.
     ///   Otherwise lists are kept once ``handle(_:)`` reports ``StoreChangeEvent/following``.
     init(store: any OrderStore, isExclusive: Bool, capacityBytes: Int = 32 << 20, metrics: CacheMetrics? = nil) {

@@ -9,7 +9,7 @@ import Synchronization
 /// (``OrderStore/followChanges(_:)``), is dropped when one is announced, and everything is dropped (and nothing kept)
 /// while following is interrupted. A read that overlapped an announcement is not kept, since it may have read the row
 /// before that change committed. Records are kept up to `capacityBytes`, least recently used first out.
-final class OrderLookup: Sendable {
+final class OrderRecordCache: Sendable {
     private struct Key: Hashable {
         var orderTypeIdentifier: String
         var orderIdentifier: String

@@ -5,7 +5,7 @@ import Testing
 @testable import OrderTrackServer
 
 /// Audit M4: the order-record cache is bounded in bytes, not in count (40 orders of 3.5 MB grew RSS by 309 MB).
-@Suite struct OrderLookupTests {
+@Suite struct OrderRecordCacheTests {
     static func record(_ id: String, documentBytes: Int, version: Int = 1) -> OrderRecord {
         OrderRecord(
             orderTypeIdentifier: "order.com.example.shop", orderIdentifier: id, merchantID: "m1", authenticationToken: "token-\(id)",
@@ -15,18 +15,18 @@ import Testing
 
     @Test func m4_largeRecordsStayWithinTheCacheBytes() async throws {
         let store = try await SQLOrderStore.inMemory()
-        let lookup = OrderLookup(store: store, isExclusive: true, capacityBytes: 16 << 20)
+        let cache = OrderRecordCache(store: store, isExclusive: true, capacityBytes: 16 << 20)
         for index in 0..<40 {
-            lookup.remember(Self.record("order-\(index)", documentBytes: 3_500_000))
-            #expect(lookup.cachedBytes <= 16 << 20)
+            cache.remember(Self.record("order-\(index)", documentBytes: 3_500_000))
+            #expect(cache.cachedBytes <= 16 << 20)
         }
         // The newest records are served from memory (the store is empty), the oldest were evicted.
-        #expect(try await lookup.order(type: "order.com.example.shop", id: "order-39")?.document.count == 3_500_000)
-        #expect(try await lookup.order(type: "order.com.example.shop", id: "order-0") == nil)
+        #expect(try await cache.order(type: "order.com.example.shop", id: "order-39")?.document.count == 3_500_000)
+        #expect(try await cache.order(type: "order.com.example.shop", id: "order-0") == nil)
         // An older version never replaces a newer one.
-        lookup.remember(Self.record("order-39", documentBytes: 10, version: 2))
-        lookup.remember(Self.record("order-39", documentBytes: 20, version: 1))
-        #expect(try await lookup.order(type: "order.com.example.shop", id: "order-39")?.version == 2)
+        cache.remember(Self.record("order-39", documentBytes: 10, version: 2))
+        cache.remember(Self.record("order-39", documentBytes: 20, version: 1))
+        #expect(try await cache.order(type: "order.com.example.shop", id: "order-39")?.version == 2)
         try await store.shutdown()
     }
 
@@ -40,7 +40,7 @@ import Testing
         var record = Self.record("A", documentBytes: 10)
         record.merchantID = merchant.id
         let created = try await store.createOrder(record, note: ChangeNote(author: "test"))
-        // "Another instance" writes straight to the store; only the announcement tells this lookup.
+        // "Another instance" writes straight to the store; only the announcement tells this cache.
         var version = created.version
         func changeBehindTheLookup() async throws {
             version = try await store.updateOrder(
@@ -48,36 +48,36 @@ import Testing
                 renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"), authenticationToken: nil
             ).version
         }
-        let lookup = OrderLookup(store: store, isExclusive: false)
-        let read = { try await lookup.order(type: type, id: "A")?.version }
+        let cache = OrderRecordCache(store: store, isExclusive: false)
+        let read = { try await cache.order(type: type, id: "A")?.version }
 
         // Before following starts nothing is kept: every read sees the database.
         #expect(try await read() == 1)
         try await changeBehindTheLookup()
         #expect(try await read() == 2)
 
-        lookup.handle(.following)
+        cache.handle(.following)
         #expect(try await read() == 2)
         try await changeBehindTheLookup()
         #expect(try await read() == 2, "kept while no change was announced: the read came from memory")
-        lookup.handle(.order(orderTypeIdentifier: type, orderIdentifier: "B"))
+        cache.handle(.order(orderTypeIdentifier: type, orderIdentifier: "B"))
         #expect(try await read() == 2, "another order's announcement does not drop this one")
-        lookup.handle(.order(orderTypeIdentifier: type, orderIdentifier: "A"))
+        cache.handle(.order(orderTypeIdentifier: type, orderIdentifier: "A"))
         #expect(try await read() == 3)
 
-        lookup.handle(.interrupted(reason: "connection lost"))
+        cache.handle(.interrupted(reason: "connection lost"))
         try await changeBehindTheLookup()
         #expect(try await read() == 4, "an interruption drops what was kept")
         try await changeBehindTheLookup()
         #expect(try await read() == 5, "and nothing is kept until following resumes")
-        lookup.handle(.following)
+        cache.handle(.following)
         #expect(try await read() == 5)
 
         // A record this process wrote is not kept with a shared database (another instance may write right after), but
         // the copy it replaces is dropped at once: the next read here sees the write, announced or not.
         try await changeBehindTheLookup()
         #expect(try await read() == 5)
-        lookup.remember(
+        cache.remember(
             OrderRecord(
                 orderTypeIdentifier: type, orderIdentifier: "A", merchantID: merchant.id, authenticationToken: "t", document: [],
                 status: nil, createdAt: Date(), updatedAt: Date(), version: 99, changeSequence: 1))
