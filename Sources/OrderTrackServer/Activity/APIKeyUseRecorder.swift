@@ -21,12 +21,12 @@ final class APIKeyUseRecorder: Service, Sendable {
         var noted: [String: Date] = [:]
     }
 
-    private let store: any OrderStore
+    private let store: any APIKeyStore
     private let flushInterval: Duration
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(store: any OrderStore, flushInterval: Duration = .seconds(5), logger: Logger) {
+    init(store: any APIKeyStore, flushInterval: Duration = .seconds(5), logger: Logger) {
         self.store = store
         self.flushInterval = flushInterval
         self.logger = logger

@@ -10,7 +10,7 @@ protocol OrderChangeNotifier: Sendable {
 
 /// Wakes the dispatcher for pushes queued in the durable outbox.
 struct OutboxNotifier: OrderChangeNotifier {
-    let store: any OrderStore
+    let store: any PushOutbox
     let dispatcher: PushDispatcher
 
     func orderChanged(_ order: OrderRecord) async {

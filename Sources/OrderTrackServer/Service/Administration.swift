@@ -9,18 +9,21 @@ import OrderSigning
 /// ``OrderTrackError``s: ``OrderTrackError/Code/invalidMerchantName``, ``OrderTrackError/Code/notFound`` (no such
 /// merchant) and ``OrderTrackError/Code/orderTypeRejected``.
 public struct Administration: Sendable {
-    public let store: any OrderStore
+    public let store: any MerchantStore & APIKeyStore & OrderTypeStore
     /// Which certificates prove ownership of an order type: Apple's, or in development mode also development ones.
     public let trust: OrderTypeTrust
     /// Parses the signing identity of an order type; the server does it on its CPU pool.
     private let parseIdentity: @Sendable (IdentityConfig) async throws -> SigningIdentity
 
     /// Administration of `store`; order types need certificates `trust` accepts (Apple's unless development mode).
-    public init(store: any OrderStore, trust: OrderTypeTrust = .apple) {
+    public init(store: any MerchantStore & APIKeyStore & OrderTypeStore, trust: OrderTypeTrust = .apple) {
         self.init(store: store, trust: trust, parseIdentity: { try CredentialProvider.load($0) })
     }
 
-    init(store: any OrderStore, trust: OrderTypeTrust, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity) {
+    init(
+        store: any MerchantStore & APIKeyStore & OrderTypeStore, trust: OrderTypeTrust,
+        parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity
+    ) {
         self.store = store
         self.trust = trust
         self.parseIdentity = parseIdentity
