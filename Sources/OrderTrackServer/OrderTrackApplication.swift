@@ -210,9 +210,16 @@ public struct OrderTrackApplication: Sendable {
             logger: logger)
     }
 
-    /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and closes the database (the store is the
-    /// service group's first service, so it closes last).
+    /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and closes the database: the store is the
+    /// service group's first service, so a graceful shutdown closes it last; after a failure it is closed here, once
+    /// every service has stopped.
     public func run() async throws {
-        try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        try await store.shutdown()
     }
 }

@@ -106,11 +106,18 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    /// Keeps the store open until the service group shuts down gracefully (or is cancelled), then closes it. The
-    /// group stops its services in reverse order: listed first, the store closes after everything that uses it, so a
-    /// dispatcher draining its last pushes still records them. A later ``shutdown()`` does nothing.
+    /// Keeps the store open until the service group shuts down gracefully, then closes it. The group stops its
+    /// services in reverse order: listed first, the store closes after everything that uses it, so a dispatcher
+    /// draining its last pushes still records them. A later ``shutdown()`` does nothing.
+    ///
+    /// Cancelled, it returns without closing: cancellation stops every service at once, and closing then would fail
+    /// their last writes. Whoever opened the store closes it once the group has finished.
     public func run() async throws {
-        try? await gracefulShutdown()
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return
+        }
         try await shutdown()
     }
 
