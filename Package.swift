@@ -124,6 +124,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                // The store is a service of the application's group, which closes it last.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // HTTP: the Wallet Orders web service and the merchant API.
@@ -221,6 +223,8 @@ let package = Package(
             name: "OrderTrackBenchmarks",
             dependencies: [
                 "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "WireFormats",
+                // The seeding's generated rows are raw SQL, through the store's one raw door.
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -256,7 +260,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OrderPersistenceTests",
-            dependencies: ["OrderPersistence", "TestSupport", .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: ["OrderPersistence", "OrderTrackBenchmarks", "TestSupport", .product(name: "SQLKit", package: "sql-kit")]
         ),
         .testTarget(
             name: "APNsTests",
@@ -296,7 +300,8 @@ let package = Package(
             name: "OrderTrackServerTests",
             dependencies: [
                 "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport", "ApplePay", "QRCode",
-                "OrderTrackBenchmarks", "OrderLookupSigning",
+                "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

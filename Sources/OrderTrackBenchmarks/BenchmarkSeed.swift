@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import OrderPersistence
+import OrderPersistence
 
 /// Synthetic orders and registrations for load tests, generated inside the database so that a million
 /// rows take seconds instead of minutes of per-row binds; ``insert(into:)`` writes them.

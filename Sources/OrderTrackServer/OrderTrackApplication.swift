@@ -205,16 +205,18 @@ public struct OrderTrackApplication: Sendable {
                     idleTimeout: configuration.idleTimeout, requestBodyTimeout: configuration.requestBodyTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "OrderTrack"),
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
-            // then the gateway client and the CPU pool.
+            // then the gateway client and the CPU pool, and last the store, which every other service may still use.
             services: [
-                cpu, gateway, packages, dispatcher, follower,
+                store, cpu, gateway, packages, dispatcher, follower,
                 RetentionService(store: store, configuration: configuration.retention, logger: logger, clock: clock), fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
 
-    /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and closes the database.
+    /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and closes the database: the store is the
+    /// service group's first service, so a graceful shutdown closes it last; after a failure it is closed here, once
+    /// every service has stopped.
     public func run() async throws {
         do {
             try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])

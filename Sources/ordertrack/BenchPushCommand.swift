@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import OrderModel
-@_spi(Benchmarks) import OrderPersistence
+import OrderPersistence
+import OrderTrackBenchmarks
 import OrderTrackServer
 
 /// End-to-end push fan-out: one order change, N registered devices, through the durable outbox to an APNs endpoint
@@ -47,6 +48,7 @@ struct BenchPushCommand: AsyncParsableCommand {
     }
 
     private func measure(base: String, store: any OrderStore, credentials: DevelopmentCredentials) async throws {
+        guard let store = store as? SQLOrderStore else { throw usageError("seeding needs the SQL store") }
         let http = HTTPClient.shared
         let content: JSONValue = [
             "merchant": ["displayName": "Bench Shop", "merchantIdentifier": "merchant.bench", "url": "https://shop.example.com"],
@@ -65,7 +67,7 @@ struct BenchPushCommand: AsyncParsableCommand {
         print("registered \(devices) devices in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
         // PostgreSQL announces each registration: the fan-out is measured once the server has read them, as it would have
         // long before a real order's update.
-        try await (store as? SQLOrderStore)?.waitForAnnouncementsToBeRead(timeout: .seconds(120))
+        try await store.waitForAnnouncementsToBeRead(timeout: .seconds(120))
 
         let changedAt = Date()
         _ = try await call(http, .PATCH, "\(base)/api/v1/orders/\(type)/\(id)", key: credentials.apiKey, body: ["status": "completed"])

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import OrderModel
-@_spi(Benchmarks) import OrderPersistence
+import OrderPersistence
 import OrderTrackBenchmarks
 import OrderTrackServer
 

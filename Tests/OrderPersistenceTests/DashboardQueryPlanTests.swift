@@ -1,9 +1,10 @@
 import Foundation
+import OrderTrackBenchmarks
 import SQLKit
 import TestSupport
 import Testing
 
-@_spi(Benchmarks) @testable import OrderPersistence
+@testable import OrderPersistence
 
 /// The dashboard's list queries at scale: newest first walks an index without sorting, a status filter walks its own
 /// index however rare the status, and a search looks up order number and identifier in their indexes.
@@ -17,9 +18,10 @@ import Testing
             let document = Array(#"{"status":"open"}"#.utf8)
             for (merchant, type) in [(other.id, "order.com.example.other"), (fixture.merchant.id, fixture.orderType)] {
                 for (index, status) in ["completed", "open", "completed", "cancelled"].enumerated() {
-                    try await store.insertGeneratedOrders(
-                        0..<5_000, merchantID: merchant, orderTypeIdentifier: type, orderIdentifierPrefix: "o\(index)-",
-                        authenticationTokenPrefix: "token-\(UUID().uuidString)-", document: document, status: status, orderNumberPrefix: "N\(index)-")
+                    try await BenchmarkSeed(
+                        merchantID: merchant, orderTypeIdentifier: type, orderCount: 5_000, registrationCount: 0, document: document, status: status,
+                        authenticationTokenPrefix: "token-\(UUID().uuidString)-", orderIdentifierPrefix: "o\(index)-", orderNumberPrefix: "N\(index)-"
+                    ).insert(into: store)
                 }
             }
             let found = try await store.recentOrders(

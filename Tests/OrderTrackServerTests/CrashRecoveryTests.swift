@@ -95,8 +95,12 @@ struct ServerProcessError: Error, CustomStringConvertible {
 
         // 10,000 devices register for it (written straight into the database while the server is down).
         let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
-        let store = try await OrderTrackApplication.openStore(
-            configuration: developmentConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test"))
+        // Bulk inserts are the SQL store's own, in no role.
+        let store = try #require(
+            try await OrderTrackApplication.openStore(
+                configuration: developmentConfiguration(dataDirectory: dataDirectory.path, databaseURL: database), logger: Logger(label: "crash-test")
+            )
+                as? SQLOrderStore)
         try await store.insertRegistrations(
             tokens.enumerated().map { index, token in
                 Registration(

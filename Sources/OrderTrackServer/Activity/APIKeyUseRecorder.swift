@@ -21,13 +21,13 @@ final class APIKeyUseRecorder: Service, Sendable {
         var noted: [String: Date] = [:]
     }
 
-    private let store: any OrderStore
+    private let store: any APIKeyStore
     private let flushInterval: Duration
     private let logger: Logger
     private let state = Mutex(State())
     private let clock: ServerClock
 
-    init(store: any OrderStore, flushInterval: Duration = .seconds(5), logger: Logger, clock: ServerClock) {
+    init(store: any APIKeyStore, flushInterval: Duration = .seconds(5), logger: Logger, clock: ServerClock) {
         self.store = store
         self.clock = clock
         self.flushInterval = flushInterval

@@ -21,7 +21,7 @@ final class FetchActivityRecorder: Service, Sendable {
         var dropped = 0
     }
 
-    private let store: any OrderStore
+    private let store: any OrderActivityStore
     private let capacity: Int
     private let interval: Duration
     private let logger: Logger
@@ -29,7 +29,7 @@ final class FetchActivityRecorder: Service, Sendable {
     private let buffer = Mutex(Buffer())
 
     init(
-        store: any OrderStore, capacity: Int = defaultCapacity, interval: Duration = .seconds(1), logger: Logger,
+        store: any OrderActivityStore, capacity: Int = defaultCapacity, interval: Duration = .seconds(1), logger: Logger,
         clock: ServerClock
     ) {
         self.store = store

@@ -16,7 +16,7 @@ import X509
 /// Decrypted card data passes through in memory only: it is never logged and never stored (a replayed checkout
 /// decrypts its token again rather than keeping the first answer's card data).
 final class ApplePayService: Sendable {
-    private let store: any OrderStore
+    private let store: any ApplePayStore
     private let orders: OrderService
     private let cpu: CPUWorkPool
     private let logger: Logger
@@ -34,7 +34,7 @@ final class ApplePayService: Sendable {
     static let cachedIdentities = 10_000
 
     init(
-        store: any OrderStore, orders: OrderService, cpu: CPUWorkPool, gateway: GatewayHTTPClient, configuration: ApplePayConfiguration,
+        store: any ApplePayStore, orders: OrderService, cpu: CPUWorkPool, gateway: GatewayHTTPClient, configuration: ApplePayConfiguration,
         logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.store = store

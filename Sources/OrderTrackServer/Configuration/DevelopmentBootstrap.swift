@@ -39,9 +39,9 @@ enum DevelopmentBootstrap {
     static let lookupAppAppleID = 1_234_567_890
 
     /// Creates the demo merchant if the database has no merchant yet; returns what it created.
-    static func runIfEmpty(store: any OrderStore, configuration: ServerConfiguration, logger: Logger, clock: ServerClock) async throws
-        -> DevelopmentCredentials?
-    {
+    static func runIfEmpty(
+        store: any MerchantStore & APIKeyStore & OrderTypeStore & LookupStore, configuration: ServerConfiguration, logger: Logger, clock: ServerClock
+    ) async throws -> DevelopmentCredentials? {
         guard try await store.merchants().isEmpty else { return nil }
         let identityDirectory = configuration.dataDirectory.appendingPathComponent("identities/\(orderTypeIdentifier)", isDirectory: true)
         try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
@@ -70,7 +70,7 @@ enum DevelopmentBootstrap {
 
     /// Warns when development mode serves several merchants (audit L21): it is meant for one developer's server, and a
     /// shared one keeps what merchants configured with development certificates before the second one came.
-    static func warnIfShared(store: any OrderStore, logger: Logger) async throws {
+    static func warnIfShared(store: any MerchantStore, logger: Logger) async throws {
         let merchants = try await store.merchants().count
         guard merchants > 1 else { return }
         logger.warning(
@@ -80,7 +80,7 @@ enum DevelopmentBootstrap {
 
     /// The deployment's lookup signing chain and a lookup key for the demo merchant, written to `lookup/` in the data
     /// directory: `AuthKey_<keyId>.p8` (0600) and `root.pem`.
-    static func createLookupKey(store: any OrderStore, merchantID: String, configuration: ServerConfiguration, clock: ServerClock) async throws
+    static func createLookupKey(store: any LookupStore, merchantID: String, configuration: ServerConfiguration, clock: ServerClock) async throws
         -> DevelopmentLookupCredentials
     {
         let chain = try await LookupChainProvider.ensure(store: store, now: clock.date)

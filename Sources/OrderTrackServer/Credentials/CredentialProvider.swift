@@ -54,12 +54,12 @@ final class CredentialProvider: Sendable {
         case loaded(IdentityConfig, Parsed)
     }
 
-    private let store: any OrderStore
+    private let store: any OrderTypeStore
     private let cpu: CPUWorkPool
     private let logger: Logger
     private let slots = Mutex([String: Slot]())
 
-    init(store: any OrderStore, cpu: CPUWorkPool, logger: Logger) {
+    init(store: any OrderTypeStore, cpu: CPUWorkPool, logger: Logger) {
         self.store = store
         self.cpu = cpu
         self.logger = logger

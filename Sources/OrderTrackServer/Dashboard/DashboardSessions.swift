@@ -21,7 +21,7 @@ struct DashboardSessions: Sendable {
         var csrfToken: String
     }
 
-    let store: any OrderStore
+    let store: any DashboardSessionStore & MerchantStore
     let administration: Administration
     let now: @Sendable () -> Date
 

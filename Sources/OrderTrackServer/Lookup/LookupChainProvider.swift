@@ -5,11 +5,11 @@ import OrderPersistence
 /// The deployment's transaction-signing chain: read from the store, or generated and stored on first need (the first
 /// start, or the first lookup after an upgrade). Instances racing to create it all end up with the first one stored.
 actor LookupChainProvider {
-    private let store: any OrderStore
+    private let store: any LookupStore
     private let now: @Sendable () -> Date
     private var loaded: (chain: LookupSigningChain, signer: TransactionSigner)?
 
-    init(store: any OrderStore, now: @escaping @Sendable () -> Date) {
+    init(store: any LookupStore, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.now = now
     }
@@ -24,7 +24,7 @@ actor LookupChainProvider {
     }
 
     /// Reads the stored chain, storing a new one if there is none.
-    static func ensure(store: any OrderStore, now: Date) async throws -> LookupSigningChain {
+    static func ensure(store: any LookupStore, now: Date) async throws -> LookupSigningChain {
         if let record = try await store.lookupSigningChain() { return try LookupSigningChain(pem: pem(record)) }
         let generated = try LookupSigningChain.generate(deployment: "OrderTrack", now: now).pem
         let stored = try await store.storeLookupSigningChainIfAbsent(

@@ -13,11 +13,11 @@ public struct CreatedLookupKey: Sendable {
 /// Creates, lists and revokes merchants' lookup keys; shared by the merchant API, the command line and the
 /// development bootstrap.
 public struct LookupKeyService: Sendable {
-    let store: any OrderStore
+    let store: any LookupStore
     let now: @Sendable () -> Date
 
     /// A service over `store`, dating keys and revocations by `now`.
-    public init(store: any OrderStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any LookupStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.now = now
     }

@@ -20,7 +20,7 @@ final class TransactionLookupService: Sendable {
         var bundleID: String
     }
 
-    private let store: any OrderStore
+    private let store: any LookupStore
     private let chains: LookupChainProvider
     private let limiter: LookupRateLimiter
     private let configuration: LookupConfiguration
@@ -28,7 +28,7 @@ final class TransactionLookupService: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
 
-    init(store: any OrderStore, configuration: LookupConfiguration, logger: Logger, now: @escaping @Sendable () -> Date) {
+    init(store: any LookupStore, configuration: LookupConfiguration, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.chains = LookupChainProvider(store: store, now: now)
         self.limiter = LookupRateLimiter(limit: configuration.rateLimit, window: configuration.rateLimitWindow)

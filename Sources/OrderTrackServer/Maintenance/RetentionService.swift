@@ -24,12 +24,12 @@ public struct RetentionConfiguration: Sendable {
 /// registrations made through Track in Wallet links that expired. Instances sharing a database may all run it:
 /// deleting what is already gone is harmless.
 final class RetentionService: Service, Sendable {
-    private let store: any OrderStore
+    private let store: any RetentionStore
     private let configuration: RetentionConfiguration
     private let logger: Logger
     private let clock: ServerClock
 
-    init(store: any OrderStore, configuration: RetentionConfiguration, logger: Logger, clock: ServerClock) {
+    init(store: any RetentionStore, configuration: RetentionConfiguration, logger: Logger, clock: ServerClock) {
         self.store = store
         self.configuration = configuration
         self.logger = logger

@@ -6,11 +6,12 @@ import Foundation
 ///
 /// Another instance may change an order type's credential (a rotated certificate), so the stored configuration is
 /// re-read every `recheckInterval`; a changed one replaces the client. Replaced clients are closed by
-/// ``closeRetired()``, which the dispatcher runs as one of its child tasks.
+/// ``closeRetired()``, which the dispatcher runs as one of its child tasks. Clients come from `connect`: an
+/// ``APNsClient`` in the server, a stand-in that answers without sockets in tests of the dispatcher.
 actor APNsClientPool {
     private struct Entry {
         var source: OrderTypeCredentials.Source
-        var client: APNsClient
+        var client: any APNsSending
         var checkedAt: Date
     }
 
@@ -18,20 +19,25 @@ actor APNsClientPool {
     private let credentials: CredentialProvider
     private let recheckInterval: TimeInterval
     private let clock: ServerClock
+    private let connect: @Sendable (APNsConfiguration) throws -> any APNsSending
     private var entries: [String: Entry] = [:]
-    private let retired: AsyncStream<APNsClient>
-    private let retiring: AsyncStream<APNsClient>.Continuation
+    private let retired: AsyncStream<any APNsSending>
+    private let retiring: AsyncStream<any APNsSending>.Continuation
 
-    init(configuration: PushConfiguration, credentials: CredentialProvider, clock: ServerClock) {
+    init(
+        configuration: PushConfiguration, credentials: CredentialProvider, clock: ServerClock,
+        connect: @escaping @Sendable (APNsConfiguration) throws -> any APNsSending
+    ) {
         self.configuration = configuration
         self.credentials = credentials
         let interval = configuration.credentialRecheckInterval.components
         self.recheckInterval = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
         self.clock = clock
-        (retired, retiring) = AsyncStream.makeStream(of: APNsClient.self)
+        self.connect = connect
+        (retired, retiring) = AsyncStream.makeStream(of: (any APNsSending).self)
     }
 
-    func client(for orderTypeIdentifier: String) async throws -> APNsClient {
+    func client(for orderTypeIdentifier: String) async throws -> any APNsSending {
         let now = clock.date
         let current = entries[orderTypeIdentifier]
         if let current {
@@ -58,8 +64,8 @@ actor APNsClientPool {
         }
         // Another task may have made the same client while this one waited.
         if let entry = entries[orderTypeIdentifier], entry.source == found.source { return entry.client }
-        let client = try APNsClient(
-            configuration: APNsConfiguration(
+        let client = try connect(
+            APNsConfiguration(
                 endpoint: configuration.endpoint, credential: try found.apnsCredential(), extraTrustRootsPEM: configuration.extraTrustRootsPEM,
                 defaultExpiration: configuration.expiration, timeout: configuration.timeout))
         let replaced = entries.updateValue(Entry(source: found.source, client: client, checkedAt: now), forKey: orderTypeIdentifier)
@@ -74,7 +80,7 @@ actor APNsClientPool {
     }
 
     /// Hands a replaced client to ``closeRetired()``; once that has ended (shutdown), closes it at once.
-    private func retire(_ client: APNsClient) async {
+    private func retire(_ client: any APNsSending) async {
         if case .terminated = retiring.yield(client) { try? await client.shutdown() }
     }
 

@@ -11,7 +11,7 @@ protocol OrderChangeNotifier: Sendable {
 
 /// Wakes the dispatcher for pushes queued in the durable outbox.
 struct OutboxNotifier: OrderChangeNotifier {
-    let store: any OrderStore
+    let store: any PushOutbox
     let dispatcher: PushDispatcher
 
     func orderChanged() async {

@@ -56,9 +56,10 @@ public struct PushConfiguration: Sendable {
 /// Sends what the outbox holds, as a pipeline: a claim loop keeps up to `concurrency` pushes in flight through each
 /// order type's APNs client (one long-lived HTTP/2 connection per credential), claiming more as soon as a chunk of room
 /// opens, while a recorder task writes the outcomes in batches as they arrive. Claims, sends and commits overlap; a
-/// slow push holds up only its own slot.
+/// slow push holds up only its own slot. It depends on two small seams: the ``PushOutbox`` role of the store, and
+/// `connect`, which makes an ``APNsSending`` for a credential (an ``APNsClient``, or a test's stand-in).
 final class PushDispatcher: Service, Sendable {
-    private let store: any OrderStore
+    private let store: any PushOutbox
     private let configuration: PushConfiguration
     private let metrics: PushMetrics
     private let logger: Logger
@@ -74,15 +75,16 @@ final class PushDispatcher: Service, Sendable {
     private let held = Mutex(Set<Int64>())
 
     init(
-        store: any OrderStore, credentials: CredentialProvider, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger,
-        clock: ServerClock
+        store: any PushOutbox, credentials: CredentialProvider, configuration: PushConfiguration, metrics: PushMetrics, logger: Logger,
+        clock: ServerClock,
+        connect: @escaping @Sendable (APNsConfiguration) throws -> any APNsSending = { try APNsClient(configuration: $0) }
     ) {
         self.store = store
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
         self.clock = clock
-        self.clients = APNsClientPool(configuration: configuration, credentials: credentials, clock: clock)
+        self.clients = APNsClientPool(configuration: configuration, credentials: credentials, clock: clock, connect: connect)
         (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -213,7 +215,7 @@ final class PushDispatcher: Service, Sendable {
     static let lingerBelow = 64
     static let linger = Duration.milliseconds(2)
 
-    private func client(for orderTypeIdentifier: String) async -> Result<APNsClient, any Error> {
+    private func client(for orderTypeIdentifier: String) async -> Result<any APNsSending, any Error> {
         do {
             return .success(try await clients.client(for: orderTypeIdentifier))
         } catch {
@@ -221,7 +223,7 @@ final class PushDispatcher: Service, Sendable {
         }
     }
 
-    private func send(_ job: PushJob, through client: Result<APNsClient, any Error>) async -> PushOutcomeRecord {
+    private func send(_ job: PushJob, through client: Result<any APNsSending, any Error>) async -> PushOutcomeRecord {
         let verdict: PushVerdict
         var apnsID: String?
         switch client {

@@ -9,7 +9,7 @@ import OrderSigning
 /// ``OrderTrackError``s: ``OrderTrackError/Code/invalidMerchantName``, ``OrderTrackError/Code/notFound`` (no such
 /// merchant) and ``OrderTrackError/Code/orderTypeRejected``.
 public struct Administration: Sendable {
-    public let store: any OrderStore
+    public let store: any MerchantStore & APIKeyStore & OrderTypeStore
     /// Which certificates prove ownership of an order type: Apple's, or in development mode also development ones.
     public let trust: OrderTypeTrust
     /// Parses the signing identity of an order type; the server does it on its CPU pool.
@@ -19,12 +19,15 @@ public struct Administration: Sendable {
 
     /// Administration of `store`; order types need certificates `trust` accepts (Apple's unless development mode).
     /// `now` is the wall clock unless the server passes its own.
-    public init(store: any OrderStore, trust: OrderTypeTrust = .apple, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any MerchantStore & APIKeyStore & OrderTypeStore, trust: OrderTypeTrust = .apple, now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.init(store: store, trust: trust, parseIdentity: { try CredentialProvider.load($0) }, now: now)
     }
 
     init(
-        store: any OrderStore, trust: OrderTypeTrust, parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity,
+        store: any MerchantStore & APIKeyStore & OrderTypeStore, trust: OrderTypeTrust,
+        parseIdentity: @escaping @Sendable (IdentityConfig) async throws -> SigningIdentity,
         now: @escaping @Sendable () -> Date
     ) {
         self.store = store

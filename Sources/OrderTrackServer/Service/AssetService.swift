@@ -3,7 +3,7 @@ import OrderPersistence
 
 /// A merchant's asset files (images, PDFs and localizations) that order packages include.
 struct AssetService: Sendable {
-    let store: any OrderStore
+    let store: any AssetStore
     /// Forgets the compressed form of contents that are replaced or deleted.
     let packages: PackageService
 

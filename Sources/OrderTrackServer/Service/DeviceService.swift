@@ -2,7 +2,7 @@ import OrderPersistence
 
 /// The devices registered for pushes of orders, as Wallet registers and unregisters them.
 struct DeviceService: Sendable {
-    let store: any OrderStore
+    let store: any RegistrationStore
     /// Answers registrations lists; told of every registration changed here.
     let registrations: RegistrationsLookup
     /// Devices one order may have registered (`nil`: no cap).

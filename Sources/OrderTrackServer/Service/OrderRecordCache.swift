@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// With SQLite this process is the only writer: the records it keeps after each create, update and read are never
 /// stale. With PostgreSQL other instances write too, so a record is kept only while the store follows changes
-/// (``OrderStore/followChanges(_:)``), is dropped when one is announced, and everything is dropped (and nothing kept)
+/// (``StoreChangeFeed/followChanges(_:)``), is dropped when one is announced, and everything is dropped (and nothing kept)
 /// while following is interrupted. A read that overlapped an announcement is not kept, since it may have read the row
 /// before that change committed. Records are kept up to `capacityBytes`, least recently used first out.
 final class OrderRecordCache: Sendable {
@@ -23,14 +23,14 @@ final class OrderRecordCache: Sendable {
         var epoch: UInt64 = 0
     }
 
-    private let store: any OrderStore
+    private let store: any OrderRecordStore
     private let isExclusive: Bool
     private let state: Mutex<State>
     private let metrics: CacheMetrics?
 
     /// - Parameter isExclusive: whether this process is the database's only writer (SQLite). Otherwise nothing is kept
     ///   until ``handle(_:)`` reports ``StoreChangeEvent/following``.
-    init(store: any OrderStore, isExclusive: Bool, capacityBytes: Int = 64 << 20, metrics: CacheMetrics? = nil) {
+    init(store: any OrderRecordStore, isExclusive: Bool, capacityBytes: Int = 64 << 20, metrics: CacheMetrics? = nil) {
         self.store = store
         self.isExclusive = isExclusive
         self.metrics = metrics

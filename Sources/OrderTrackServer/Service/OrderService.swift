@@ -5,7 +5,7 @@ import OrderPersistence
 
 /// Creating, changing and reading orders on behalf of merchants, independent of HTTP.
 struct OrderService: Sendable {
-    let store: any OrderStore
+    let store: any OrderRecordStore & OrderTypeStore & OrderActivityStore & RegistrationStore & MerchantStore & APIKeyStore
     /// Told of every order written here.
     let caches: CachedCopies
     let packages: PackageService

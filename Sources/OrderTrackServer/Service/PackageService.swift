@@ -67,7 +67,7 @@ final class PackageService: Service, Sendable {
     /// How long shutdown waits for running background builds before cancelling them.
     static let shutdownGrace = Duration.seconds(10)
 
-    private let store: any OrderStore
+    private let store: any AssetStore & PackageCacheStore
     private let credentials: CredentialProvider
     private let cpu: CPUWorkPool
     private let validationOptions: ValidationOptions
@@ -89,7 +89,8 @@ final class PackageService: Service, Sendable {
     }
 
     init(
-        store: any OrderStore, credentials: CredentialProvider, cpu: CPUWorkPool, validationOptions: ValidationOptions, capacityBytes: Int,
+        store: any AssetStore & PackageCacheStore, credentials: CredentialProvider, cpu: CPUWorkPool, validationOptions: ValidationOptions,
+        capacityBytes: Int,
         logger: Logger, metrics: CacheMetrics? = nil, clock: ServerClock
     ) {
         self.store = store

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// With PostgreSQL each list would otherwise be a database round trip. The device's full list for the order type (every
 /// order it is registered for, with its change sequence) is kept while the store follows changes
-/// (``OrderStore/followChanges(_:)``), and any tag is answered by filtering it. A list is dropped when a registration of
+/// (``StoreChangeFeed/followChanges(_:)``), and any tag is answered by filtering it. A list is dropped when a registration of
 /// its device and type is announced, when an order in it is announced (its change sequence moved) and when its order
 /// type is; everything is dropped (and nothing kept) while following is interrupted. A read that overlapped any
 /// announcement is not kept, since it may have read the rows before that change committed. Lists are kept up to
@@ -70,7 +70,7 @@ final class RegistrationsLookup: Sendable {
         }
     }
 
-    private let store: any OrderStore
+    private let store: any RegistrationStore
     private let isExclusive: Bool
     private let state: Mutex<State>
     private let metrics: CacheMetrics?
@@ -79,7 +79,7 @@ final class RegistrationsLookup: Sendable {
     // writer, registration lists only when it is not (with SQLite the query costs about as little as a copy would).
     /// - Parameter isExclusive: whether this process is the database's only writer (SQLite): then nothing is kept.
     ///   Otherwise lists are kept once ``handle(_:)`` reports ``StoreChangeEvent/following``.
-    init(store: any OrderStore, isExclusive: Bool, capacityBytes: Int = 32 << 20, metrics: CacheMetrics? = nil) {
+    init(store: any RegistrationStore, isExclusive: Bool, capacityBytes: Int = 32 << 20, metrics: CacheMetrics? = nil) {
         self.store = store
         self.isExclusive = isExclusive
         self.metrics = metrics
@@ -96,7 +96,7 @@ final class RegistrationsLookup: Sendable {
     }
 
     /// The device's registered orders of a type changed after `tag` (all of them without one), in the order of their
-    /// changes; `nil` when none did. The same answer as ``OrderStore/registeredOrderIdentifiers(deviceLibraryIdentifier:orderTypeIdentifier:changedAfter:)``.
+    /// changes; `nil` when none did. The same answer as ``RegistrationStore/registeredOrderIdentifiers(deviceLibraryIdentifier:orderTypeIdentifier:changedAfter:)``.
     func changedOrders(device: String, orderTypeIdentifier: String, after tag: Int64?) async throws -> ChangedOrders? {
         // SQLite: this process is the only writer, and its read is an in-process index range of about 50 µs.
         guard !isExclusive else {

@@ -3,11 +3,11 @@ import OrderPersistence
 import ServiceLifecycle
 
 /// Keeps this instance's in-memory orders, registration lists, packages and APNs connections true to changes any
-/// instance commits (``OrderStore/followChanges(_:)``): announced orders and registrations go to ``CachedCopies``, an
+/// instance commits (``StoreChangeFeed/followChanges(_:)``): announced orders and registrations go to ``CachedCopies``, an
 /// announced order type's packages and APNs connection are dropped, and an interruption drops everything until
 /// following resumes.
 struct StoreChangeFollower: Service {
-    let store: any OrderStore
+    let store: any StoreChangeFeed
     let caches: CachedCopies
     let packages: PackageService
     let dispatcher: PushDispatcher

@@ -22,7 +22,7 @@ struct WalletLinkService: Sendable {
     /// Where links live under the public URL.
     static let pathPrefix = "/track/"
 
-    let store: any OrderStore
+    let store: any WalletLinkStore & OrderRecordStore
     let orders: OrderService
     /// The public base URL links are made on.
     let publicURL: String

@@ -1,4 +1,4 @@
-/// What a process that keeps copies of the store's rows in memory hears from ``OrderStore/followChanges(_:)``.
+/// What a process that keeps copies of the store's rows in memory hears from ``StoreChangeFeed/followChanges(_:)``.
 public enum StoreChangeEvent: Sendable, Equatable {
     /// From now on every committed change is delivered; anything copied before may be stale and must be re-read.
     case following

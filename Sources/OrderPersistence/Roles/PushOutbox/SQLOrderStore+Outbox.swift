@@ -110,7 +110,8 @@ extension SQLOrderStore {
         }
     }
 
-    /// Records one attempt in the push log and applies its resolution to the job; see ``resolvePushJobs(_:)``.
+    /// Records one attempt in the push log and applies its resolution to the job; see ``resolvePushJobs(_:)``. In no
+    /// role: the dispatcher records in batches, and tests one at a time.
     public func resolvePushJob(_ job: PushJob, resolution: PushJobResolution, log entry: PushLogEntry) async throws {
         try await resolvePushJobs([(job, resolution, entry)])
     }

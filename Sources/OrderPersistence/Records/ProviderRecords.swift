@@ -55,7 +55,7 @@ public struct WalletLinkRecord: Sendable, Hashable {
     /// When a single-use link was used.
     public var usedAt: Date?
 
-    /// A link record to pass to ``OrderStore/createWalletLink(_:)``.
+    /// A link record to pass to ``WalletLinkStore/createWalletLink(_:)``.
     public init(
         id: String, tokenHash: String, deviceTokenHash: String?, merchantID: String, order: OrderKey, createdAt: Date, expiresAt: Date,
         revokedAt: Date? = nil, singleUse: Bool = false, usedAt: Date? = nil

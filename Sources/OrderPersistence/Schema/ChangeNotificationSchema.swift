@@ -1,7 +1,7 @@
 import SQLKit
 
 /// Schema version 10: PostgreSQL announces every committed change of an order or an order type with `NOTIFY`, so each
-/// instance can keep orders and packages in memory (``OrderStore/followChanges(_:)``).
+/// instance can keep orders and packages in memory (``StoreChangeFeed/followChanges(_:)``).
 ///
 /// Triggers rather than a statement in each write: no write path, present or future, can forget to announce itself.
 /// SQLite has one writing process, so there is nothing to announce there.

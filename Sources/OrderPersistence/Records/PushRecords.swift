@@ -21,7 +21,7 @@ public struct PushJob: Sendable, Hashable {
     /// Where the job stood in the queue when it was claimed.
     public var position: PushQueuePosition
 
-    /// Creates a job as ``OrderStore/claimPushJobs(limit:leaseOwner:leaseDuration:after:)`` returns it.
+    /// Creates a job as ``PushOutbox/claimPushJobs(limit:leaseOwner:leaseDuration:after:)`` returns it.
     public init(
         id: Int64, orderTypeIdentifier: String, pushToken: String, orderIdentifier: String, generation: Int64, attempts: Int,
         enqueuedAt: Date, leaseOwner: String, position: PushQueuePosition

@@ -9,7 +9,7 @@ public struct MerchantRecord: Sendable, Hashable, Codable {
     /// When the merchant was created.
     public var createdAt: Date
 
-    /// Creates a record; ``OrderStore/createMerchant(name:)`` makes the id and date of a new merchant.
+    /// Creates a record; ``MerchantStore/createMerchant(name:)`` makes the id and date of a new merchant.
     public init(id: String, name: String, createdAt: Date) {
         self.id = id
         self.name = name
@@ -138,7 +138,7 @@ public struct OrderRecord: Sendable, Hashable {
     /// Store-assigned tag of the last change, strictly increasing across all orders in commit order.
     public var changeSequence: Int64
 
-    /// Creates a record to pass to ``OrderStore/createOrder(_:)``; `version` and `changeSequence`
+    /// Creates a record to pass to ``OrderRecordStore/createOrder(_:)``; `version` and `changeSequence`
     /// are assigned by the store.
     public init(
         orderTypeIdentifier: String,
@@ -167,7 +167,7 @@ public struct OrderRecord: Sendable, Hashable {
     }
 }
 
-/// One page of ``OrderStore/listOrders(merchantID:orderTypeIdentifier:orderNumber:status:updatedSince:after:limit:)``.
+/// One page of ``OrderRecordStore/listOrders(merchantID:orderTypeIdentifier:orderNumber:status:updatedSince:after:limit:)``.
 public struct OrderPage: Sendable {
     /// The page's orders, in creation order.
     public var orders: [OrderRecord]
@@ -194,7 +194,7 @@ public struct Registration: Sendable, Hashable {
     /// When the current push token was registered (creation or token replacement).
     public var registeredAt: Date
 
-    /// Creates a registration, for ``OrderStore/insertRegistrations(_:)``.
+    /// Creates a registration, for ``SQLOrderStore/insertRegistrations(_:)``.
     public init(
         deviceLibraryIdentifier: String,
         pushToken: String,
@@ -210,7 +210,7 @@ public struct Registration: Sendable, Hashable {
     }
 }
 
-/// Result of ``OrderStore/register(deviceLibraryIdentifier:pushToken:orderTypeIdentifier:orderIdentifier:)``.
+/// Result of ``RegistrationStore/register(deviceLibraryIdentifier:pushToken:orderTypeIdentifier:orderIdentifier:)``.
 public enum RegistrationOutcome: Sendable, Hashable {
     /// A new registration (HTTP 201).
     case created
@@ -236,7 +236,7 @@ public struct ChangedOrders: Sendable, Hashable {
 
 extension ChangedOrders {
     /// The orders of `registered` changed after `tag` (all of them without one), in the order of their changes; `nil`
-    /// when none did. `registered` is in the order of the changes, as ``OrderStore/registeredOrders(deviceLibraryIdentifier:orderTypeIdentifier:)``
+    /// when none did. `registered` is in the order of the changes, as ``RegistrationStore/registeredOrders(deviceLibraryIdentifier:orderTypeIdentifier:)``
     /// returns it.
     public init?(_ registered: [RegisteredOrder], changedAfter tag: Int64?) {
         let changed = tag.map { tag in registered.filter { $0.changeSequence > tag } } ?? registered
@@ -267,7 +267,7 @@ public struct IdempotencyRecord: Sendable, Hashable {
     public var status: Int
     /// The stored response body, replayed byte for byte.
     public var body: [UInt8]
-    /// When the response was stored; ``OrderStore/deleteIdempotentResponses(createdBefore:)`` goes by it.
+    /// When the response was stored; ``RetentionStore/deleteIdempotentResponses(createdBefore:)`` goes by it.
     public var createdAt: Date
 
     /// Creates a record of a response.
@@ -296,7 +296,7 @@ public struct IdempotencyClaim: Sendable, Hashable {
     }
 }
 
-/// Result of ``OrderStore/createOrder(_:idempotency:)``.
+/// Result of ``OrderRecordStore/createOrder(_:idempotency:)``.
 public enum IdempotentCreationOutcome: Sendable, Hashable {
     /// This call stored the order, as returned, and the response under the key.
     case created(OrderRecord)

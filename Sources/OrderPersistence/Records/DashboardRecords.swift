@@ -16,7 +16,7 @@ public struct DashboardSessionRecord: Sendable, Hashable {
     /// After this instant the session no longer signs anybody in.
     public var expiresAt: Date
 
-    /// A session record to pass to ``OrderStore/createDashboardSession(_:)``.
+    /// A session record to pass to ``DashboardSessionStore/createDashboardSession(_:)``.
     public init(idHash: String, merchantID: String, apiKeyID: String, apiKeyHash: String, createdAt: Date, expiresAt: Date) {
         self.idHash = idHash
         self.merchantID = merchantID

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SQLKit
+import ServiceLifecycle
 import Synchronization
 
 /// The ``OrderStore`` over SQLKit: the same queries serve SQLite and PostgreSQL, each behind an internal backend.
@@ -105,6 +106,21 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// Keeps the store open until the service group shuts down gracefully, then closes it. The group stops its
+    /// services in reverse order: listed first, the store closes after everything that uses it, so a dispatcher
+    /// draining its last pushes still records them. A later ``shutdown()`` does nothing.
+    ///
+    /// Cancelled, it returns without closing: cancellation stops every service at once, and closing then would fail
+    /// their last writes. Whoever opened the store closes it once the group has finished.
+    public func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return
+        }
+        try await shutdown()
+    }
+
     // MARK: Transactions
 
     /// Runs `body` in a write transaction; errors other than ``OrderStoreError`` get the operation as context.
@@ -132,6 +148,18 @@ public final class SQLOrderStore: OrderStore {
             return try await backend.withReader(body)
         } catch {
             throw wrap(error, operation: operation())
+        }
+    }
+
+    /// Runs `body` in one write transaction with raw access to the database, for tools outside this module that
+    /// generate rows inside it (the benchmarks' seeding writes a million rows in seconds so). It is the store's only
+    /// raw door, kept to what such a writer needs; errors come back as ``OrderStoreError``, naming `operation`.
+    public func withRawWriteTransaction<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: (RawWriteTransaction) async throws -> T
+    ) async throws -> T {
+        let now = self.now().millisecondsSince1970
+        return try await write(operation()) { db in
+            try await body(RawWriteTransaction(store: self, database: db, nowMilliseconds: now))
         }
     }
 
@@ -330,5 +358,20 @@ public final class SQLOrderStore: OrderStore {
             throw OrderStoreError.corruptRecord(table: "order_types", reason: "identity or APNs token of \(type) is not valid: \(error)")
         }
         return OrderTypeRecord(orderTypeIdentifier: type, merchantID: try row.string("merchant_id"), identity: identity, apnsToken: apnsToken)
+    }
+}
+
+/// A write transaction on the store's database, as ``SQLOrderStore/withRawWriteTransaction(_:_:)`` lends it.
+public struct RawWriteTransaction: Sendable {
+    let store: SQLOrderStore
+    /// The transaction's connection: the same SQL serves SQLite and PostgreSQL.
+    public let database: any SQLDatabase
+    /// The store's clock when the transaction began, in milliseconds since 1970 as timestamp columns keep it.
+    public let nowMilliseconds: Int64
+
+    /// Takes the next `count` change sequences (the counter every order change takes a tag from) and returns the last;
+    /// rows written with them become visible to devices in the order of their tags.
+    public func takeChangeSequences(_ count: Int64) async throws -> Int64 {
+        try await store.nextChangeSequence(database, count: count)
     }
 }

@@ -32,7 +32,7 @@ protocol SQLStoreBackend: Sendable {
     /// plans do not depend on them.
     func statisticsRefresh(of table: String) -> SQLQueryString?
 
-    /// Reports changes other processes commit until the task is cancelled (``OrderStore/followChanges(_:)``).
+    /// Reports changes other processes commit until the task is cancelled (``StoreChangeFeed/followChanges(_:)``).
     func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws
 
     /// Waits for running operations, then closes every connection and thread.

@@ -211,7 +211,8 @@ extension SQLOrderStore {
     }
 
     /// Deletes the registrations of a push token rejected by APNs; with `registeredBefore`, only those registered
-    /// before that instant (APNs' 410 timestamp). Returns the number deleted.
+    /// before that instant (APNs' 410 timestamp). Returns the number deleted. In no role: the dispatcher drops dead
+    /// tokens through ``resolvePushJobs(_:)``, and tests call this.
     public func deleteRegistrations(pushToken: String, registeredBefore: Date?) async throws -> Int {
         try await write("delete registrations of a push token") { db in
             let delete = db.delete(from: "registrations").where("push_token", .equal, pushToken)
@@ -223,7 +224,7 @@ extension SQLOrderStore {
     }
 
     /// Inserts many new registrations in one transaction, for seeding benchmarks and imports; fails as a whole on any
-    /// duplicate or unknown order.
+    /// duplicate or unknown order. In no role: only tests and tools use it.
     public func insertRegistrations(_ registrations: [Registration]) async throws {
         guard !registrations.isEmpty else { return }
         try await write("insert \(registrations.count) registrations") { db in

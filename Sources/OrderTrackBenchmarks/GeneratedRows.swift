@@ -1,29 +1,37 @@
 import Foundation
+import OrderPersistence
 import SQLKit
 
 /// Inserts of rows generated inside the database, so that load tests fill a store with a million rows in seconds
-/// instead of minutes of per-row binds. SPI for the benchmarks (`OrderTrackBenchmarks.BenchmarkSeed`), not API.
-@_spi(Benchmarks)
+/// instead of minutes of per-row binds. They write through the store's one raw door,
+/// ``OrderPersistence/SQLOrderStore/withRawWriteTransaction(_:_:)``, and stay here with the benchmarks: the store's
+/// API keeps only what the server and its tools use.
 extension SQLOrderStore {
     /// Inserts orders `indices` in one transaction. Order `i` gets identifier `orderIdentifierPrefix + i`,
     /// authentication token `authenticationTokenPrefix + i`, order number `orderNumberPrefix + i` (none without a
     /// prefix), version 1 and the next change sequence in index order.
     /// Fails if the order type is not `merchantID`'s or an identifier already exists.
-    public func insertGeneratedOrders(
+    func insertGeneratedOrders(
         _ indices: Range<Int>, merchantID: String, orderTypeIdentifier: String, orderIdentifierPrefix: String,
         authenticationTokenPrefix: String, document: [UInt8], status: String?, orderNumberPrefix: String? = nil
     ) async throws {
         guard let first = indices.first, let last = indices.last else { return }
-        let now = self.now().millisecondsSince1970
-        try await write("insert generated orders \(indices)") { db in
-            try await Self.requireOrderType(db, orderTypeIdentifier, ownedBy: merchantID)
+        guard let orderType = try await orderType(orderTypeIdentifier) else {
+            throw OrderStoreError.orderTypeNotFound(orderTypeIdentifier: orderTypeIdentifier)
+        }
+        guard orderType.merchantID == merchantID else {
+            throw OrderStoreError.orderTypeOwnedByAnotherMerchant(orderTypeIdentifier: orderTypeIdentifier)
+        }
+        try await withRawWriteTransaction("insert generated orders \(indices)") { transaction in
             let count = Int64(indices.count)
             // Row i gets sequence offset + i, consecutive after the counter's previous value.
-            let offset = try await nextChangeSequence(db, count: count) - count + 1 - Int64(first)
-            try await db.raw(
+            let offset = try await transaction.takeChangeSequences(count) - count + 1 - Int64(first)
+            let now = transaction.nowMilliseconds
+            try await transaction.database.raw(
                 """
                 WITH RECURSIVE seq(i) AS (SELECT \(bind: first) UNION ALL SELECT i + 1 FROM seq WHERE i < \(bind: last)) \
-                INSERT INTO orders (\(idents: Self.orderColumns, joinedBy: ", ")) \
+                INSERT INTO orders (order_type_identifier, order_identifier, merchant_id, authentication_token, document, status, \
+                created_at, updated_at, version, change_sequence, created_sequence, order_number) \
                 SELECT \(bind: orderTypeIdentifier), \(bind: orderIdentifierPrefix) || i, \(bind: merchantID), \
                 \(bind: authenticationTokenPrefix) || i, \(bind: Data(document)), \(bind: status), \(bind: now), \(bind: now), \
                 1, \(bind: offset) + i, \(bind: offset) + i, \(bind: orderNumberPrefix) || i FROM seq
@@ -35,21 +43,20 @@ extension SQLOrderStore {
     /// Inserts registrations `indices` in one transaction. Registration `j` registers device
     /// `deviceIdentifierPrefix + j / ordersPerDevice` with push token `pushTokenPrefix + j / ordersPerDevice` for
     /// order `orderIdentifierPrefix + j % orderCount`.
-    public func insertGeneratedRegistrations(
+    func insertGeneratedRegistrations(
         _ indices: Range<Int>, orderTypeIdentifier: String, orderIdentifierPrefix: String, orderCount: Int,
         deviceIdentifierPrefix: String, pushTokenPrefix: String, ordersPerDevice: Int
     ) async throws {
         guard let first = indices.first, let last = indices.last else { return }
-        let now = self.now().millisecondsSince1970
-        try await write("insert generated registrations \(indices)") { db in
-            try await db.raw(
+        try await withRawWriteTransaction("insert generated registrations \(indices)") { transaction in
+            try await transaction.database.raw(
                 """
                 WITH RECURSIVE seq(i) AS (SELECT \(bind: first) UNION ALL SELECT i + 1 FROM seq WHERE i < \(bind: last)) \
                 INSERT INTO registrations \
                 (device_library_identifier, order_type_identifier, order_identifier, push_token, registered_at) \
                 SELECT \(bind: deviceIdentifierPrefix) || (i / \(bind: ordersPerDevice)), \(bind: orderTypeIdentifier), \
                 \(bind: orderIdentifierPrefix) || (i % \(bind: orderCount)), \
-                \(bind: pushTokenPrefix) || (i / \(bind: ordersPerDevice)), \(bind: now) FROM seq
+                \(bind: pushTokenPrefix) || (i / \(bind: ordersPerDevice)), \(bind: transaction.nowMilliseconds) FROM seq
                 """
             ).run()
         }
@@ -59,9 +66,9 @@ extension SQLOrderStore {
     /// then the planner guesses from the empty tables. SQLite keeps no statistics unless asked, in production as here,
     /// so it is left alone.
     public func refreshStatistics() async throws {
-        try await write("refresh planner statistics") { db in
-            guard db.dialect.name == "postgresql" else { return }
-            try await db.raw("ANALYZE").run()
+        try await withRawWriteTransaction("refresh planner statistics") { transaction in
+            guard transaction.database.dialect.name == "postgresql" else { return }
+            try await transaction.database.raw("ANALYZE").run()
         }
     }
 
@@ -72,9 +79,10 @@ extension SQLOrderStore {
     public func waitForAnnouncementsToBeRead(timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let backlog = try await read("measure the notification backlog") { db -> Double in
-                guard db.dialect.name == "postgresql" else { return 0 }
-                return try await db.raw("SELECT pg_notification_queue_usage() AS usage").first(decodingColumn: "usage", as: Double.self) ?? 0
+            let backlog = try await withRawWriteTransaction("measure the notification backlog") { transaction -> Double in
+                guard transaction.database.dialect.name == "postgresql" else { return 0 }
+                return try await transaction.database.raw("SELECT pg_notification_queue_usage() AS usage")
+                    .first(decodingColumn: "usage", as: Double.self) ?? 0
             }
             // The usage is counted in whole queue pages: zero leaves less than a page (about a hundred announcements).
             if backlog == 0 { return }

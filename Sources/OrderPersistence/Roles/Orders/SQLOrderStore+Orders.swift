@@ -240,6 +240,7 @@ extension SQLOrderStore {
 
     /// Inserts many new orders in one transaction, with version 1 and consecutive change sequences, for seeding
     /// benchmarks and imports; fails as a whole on any duplicate or order type that is not the order's merchant's.
+    /// In no role: only tests and tools use it.
     public func insertOrders(_ orders: [OrderRecord]) async throws {
         guard !orders.isEmpty else { return }
         try await write("insert \(orders.count) orders") { db in

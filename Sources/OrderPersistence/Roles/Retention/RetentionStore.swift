@@ -1,0 +1,21 @@
+import Foundation
+
+/// Deleting what outlived its retention period, each in bounded writes.
+///
+/// All methods throw ``OrderStoreError``.
+public protocol RetentionStore: Sendable {
+    /// Deletes activity recorded before `date`; returns the number deleted.
+    func deleteActivity(before date: Date) async throws -> Int
+    /// Deletes push log entries recorded before `date`, oldest first, a bounded batch per transaction so that
+    /// concurrent writers never wait long; returns the number deleted.
+    func deletePushLog(before date: Date) async throws -> Int
+    /// Deletes idempotent responses created before `date`; returns the number deleted.
+    func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int
+    /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.
+    func deleteDashboardSessions(expiredBefore date: Date) async throws -> Int
+    /// Deletes wallet links that expired before `date`, with their registrations; returns the number of links deleted.
+    func deleteWalletLinks(expiredBefore date: Date) async throws -> Int
+    /// Deletes the registrations made with the device tokens of links that expired before `date`; returns the number
+    /// deleted.
+    func deleteRegistrations(ofWalletLinksExpiredBefore date: Date) async throws -> Int
+}

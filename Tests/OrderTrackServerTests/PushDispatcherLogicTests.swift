@@ -1,0 +1,196 @@
+import APNs
+import Foundation
+import Logging
+import OrderPersistence
+import OrderSigning
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@testable import OrderTrackServer
+
+/// The dispatcher's decisions, with a stand-in for APNs that answers each device as the test says: no sockets, no
+/// TLS, no waiting for a poll. PushDeliveryTests checks the same path end to end against the mock APNs.
+@Suite struct PushDispatcherLogicTests {
+    static let type = "order.com.example.dispatch"
+    /// An order type whose identity cannot be loaded: its pushes never reach a client.
+    static let brokenType = "order.com.example.broken"
+
+    /// APNs' answer for each device token.
+    static let answers: [String: APNsResult] = [
+        "token-delivered": .delivered(apnsID: UUID()),
+        // APNs' 410 says since when the token is invalid: a registration made before goes, one made later stays.
+        "token-gone": .unregistered(since: Date().addingTimeInterval(3600)),
+        "token-returned": .unregistered(since: Date(timeIntervalSince1970: 1_700_000_000)),
+        "token-baddevice": .badDeviceToken,
+        "token-busy": .retryable(status: 503, reason: .apns(.serviceUnavailable)),
+        "token-badtopic": .configurationError(status: 400, reason: .apns(.badTopic)),
+    ]
+
+    /// A merchant with a working order type and a broken one, an order of each, a device per answer, and their pushes
+    /// queued.
+    static func seed(_ store: SQLOrderStore, in directory: URL) async throws {
+        let identityDirectory = directory.appendingPathComponent("identity", isDirectory: true)
+        try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
+        _ = try DevelopmentIdentity.create(orderTypeIdentifier: Self.type, in: identityDirectory)
+        let (merchant, _) = try await Administration(store: store, trust: .development).createMerchant(name: "Dispatch Shop")
+        try await Administration(store: store, trust: .development).setOrderType(
+            merchantID: merchant.id, orderTypeIdentifier: Self.type, identity: .directory(path: identityDirectory.path))
+        try await store.upsertOrderType(
+            OrderTypeRecord(
+                orderTypeIdentifier: Self.brokenType, merchantID: merchant.id,
+                identity: .directory(path: directory.appendingPathComponent("missing").path)))
+        for (type, tokens) in [(Self.type, Array(Self.answers.keys)), (Self.brokenType, ["token-stranded"])] {
+            try await store.createOrder(
+                OrderRecord(
+                    orderTypeIdentifier: type, orderIdentifier: "A", merchantID: merchant.id, authenticationToken: "token-\(type)-0123456789abcdef",
+                    document: Array(#"{"status":"open"}"#.utf8), status: "open", createdAt: Date(), updatedAt: Date()))
+            for token in tokens {
+                _ = try await store.register(
+                    deviceLibraryIdentifier: "device-\(token)", pushToken: token, orderTypeIdentifier: type, orderIdentifier: "A")
+            }
+            _ = try await store.enqueuePushes(orderTypeIdentifier: type, orderIdentifier: "A")
+        }
+    }
+
+    @Test func eachAnswerResolvesItsJobAndTheStoreOutlivesTheDrainingDispatcher() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let databasePath = directory.appendingPathComponent("orders.sqlite").path
+        let masterKey = MasterKey.generate()
+        let logger = Logger(label: "dispatcher-test")
+
+        let store = try await SQLOrderStore.sqlite(path: databasePath, masterKey: masterKey)
+        do {
+            try await Self.seed(store, in: directory)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        let apns = StandInAPNs(answers: Self.answers)
+        let cpu = CPUWorkPool(threadCount: 1)
+        let dispatcher = PushDispatcher(
+            store: store, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
+            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), metrics: PushMetrics(), logger: logger,
+            clock: .system, connect: { _ in apns })
+        // As the application lists them: the store first, so that it closes last.
+        let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
+        try await withThrowingTaskGroup { tasks in
+            tasks.addTask { try await group.run() }
+            // Every push is in flight, held by the stand-in, when shutdown begins: the dispatcher then records their
+            // outcomes while shutting down, through the store that is still open.
+            await apns.received(count: Self.answers.count)
+            await group.triggerGracefulShutdown()
+            apns.answer()
+            try await tasks.waitForAll()
+        }
+
+        await #expect(throws: OrderStoreError.storeClosed) { try await store.merchants() }
+        #expect(apns.isShutDown, "the dispatcher closes its clients when it stops")
+        #expect(Set(apns.pushes.map(\.deviceToken)) == Set(Self.answers.keys), "one push per device, none to the broken order type")
+        #expect(apns.pushes.allSatisfy { $0.topic == Self.type })
+
+        let reopened = try await SQLOrderStore.sqlite(path: databasePath, masterKey: masterKey)
+        var outcomes: [String: PushOutcome] = [:]
+        for type in [Self.type, Self.brokenType] {
+            for entry in try await reopened.pushLog(orderTypeIdentifier: type, orderIdentifier: "A", limit: 10) {
+                outcomes[entry.tokenSuffix] = entry.outcome
+            }
+        }
+        #expect(
+            outcomes
+                == [
+                    "token-delivered": .delivered, "token-gone": .tokenRemoved, "token-returned": .tokenRemoved, "token-baddevice": .tokenRemoved,
+                    "token-busy": .retrying, "token-badtopic": .parked, "token-stranded": .parked,
+                ].mapKeys { String($0.suffix(8)) })
+        let remaining = try await reopened.registrations(orderTypeIdentifier: Self.type, orderIdentifier: "A").map(\.pushToken)
+        #expect(
+            Set(remaining) == ["token-delivered", "token-busy", "token-badtopic", "token-returned"],
+            "an unregistered or bad token is removed, unless registered after APNs' timestamp")
+        let depth = try await reopened.pushQueueDepth()
+        #expect(depth.pending == 1, "the retryable failure waits for its retry")
+        #expect(depth.parked == 2, "a configuration error and a missing credential park their jobs")
+        try await reopened.shutdown()
+    }
+
+    /// The group stops its services in reverse order: the application lists the store first, so it closes last.
+    @Test func theApplicationListsTheStoreFirstSoThatItClosesLast() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        let app = try await OrderTrackApplication.build(configuration: try server.configuration(), logger: Logger(label: "store-order-test"))
+        let first = try #require(app.application.services.first as? SQLOrderStore)
+        #expect(first === (app.store as? SQLOrderStore))
+        try await app.store.shutdown()
+    }
+}
+
+extension Dictionary {
+    fileprivate func mapKeys<Key2: Hashable>(_ transform: (Key) -> Key2) -> [Key2: Value] {
+        Dictionary<Key2, Value>(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
+    }
+}
+
+/// Answers pushes from a table, once the test lets it: until then every push it receives is held in flight.
+final class StandInAPNs: APNsSending {
+    private struct State {
+        var pushes: [APNsPush] = []
+        var answering = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var waitingFor: (count: Int, continuation: CheckedContinuation<Void, Never>)?
+        var isShutDown = false
+    }
+
+    private let answers: [String: APNsResult]
+    private let state = Mutex(State())
+
+    init(answers: [String: APNsResult]) {
+        self.answers = answers
+    }
+
+    var pushes: [APNsPush] { state.withLock { $0.pushes } }
+    var isShutDown: Bool { state.withLock { $0.isShutDown } }
+
+    func send(_ push: APNsPush) async -> APNsResult {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                state.pushes.append(push)
+                var ready: [CheckedContinuation<Void, Never>] = []
+                if let waiting = state.waitingFor, state.pushes.count >= waiting.count {
+                    ready.append(waiting.continuation)
+                    state.waitingFor = nil
+                }
+                if state.answering { ready.append(continuation) } else { state.held.append(continuation) }
+                return ready
+            }
+            for continuation in ready { continuation.resume() }
+        }
+        return answers[push.deviceToken] ?? .rejected(status: 400, reason: .apns(.badDeviceToken))
+    }
+
+    func shutdown() async throws {
+        state.withLock { $0.isShutDown = true }
+    }
+
+    /// Returns once `count` pushes have arrived.
+    func received(count: Int) async {
+        await withCheckedContinuation { continuation in
+            let arrived = state.withLock { state in
+                guard state.pushes.count < count else { return true }
+                state.waitingFor = (count, continuation)
+                return false
+            }
+            if arrived { continuation.resume() }
+        }
+    }
+
+    /// Answers the pushes held so far and every later one at once.
+    func answer() {
+        let held = state.withLock { state in
+            state.answering = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+}
