@@ -30,7 +30,7 @@ public struct OrderTrackApplication: Sendable {
         clock: ServerClock = .system
     ) async throws -> OrderTrackApplication {
         try await PortCheck.requireAvailable(host: configuration.host, port: configuration.port)
-        let store = try await openStore(configuration: configuration, logger: logger, now: { clock.date })
+        let store = try await openStore(configuration: configuration, logger: logger, clock: clock)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
             if configuration.database.isExclusive { try await store.releasePushLeases() }
@@ -49,27 +49,27 @@ public struct OrderTrackApplication: Sendable {
     }
 
     /// Opens (creating if needed) the configured database with the configured master key and applies pending
-    /// migrations; `now` dates what the store writes (the wall clock unless a test controls time). The data directory is made
+    /// migrations; `clock` dates what the store writes and times its waits (the system clock unless a test controls time). The data directory is made
     /// private to the server's user (0700).
     ///
     /// - Throws: ``ConfigurationError`` when the master key is missing or malformed, ``OrderStoreError`` when the
     ///   database cannot be opened or the key does not open its secrets.
-    public static func openStore(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) async throws
+    public static func openStore(configuration: ServerConfiguration, logger: Logger, clock: ServerClock = .system) async throws
         -> any OrderStore
     {
-        try await openSQLStore(configuration: configuration, logger: logger, now: now)
+        try await openSQLStore(configuration: configuration, logger: logger, clock: clock)
     }
 
-    static func openSQLStore(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) async throws
+    static func openSQLStore(configuration: ServerConfiguration, logger: Logger, clock: ServerClock = .system) async throws
         -> SQLOrderStore
     {
         try DataDirectory.prepare(configuration.dataDirectory)
         let masterKey = try MasterKeyResolver.resolve(configuration, logger: logger)
         switch configuration.database {
         case .sqlite(let path):
-            return try await SQLOrderStore.sqlite(path: path, masterKey: masterKey, logger: logger, now: now)
+            return try await SQLOrderStore.sqlite(path: path, masterKey: masterKey, logger: logger, now: { clock.date }, clock: clock)
         case .postgres(let postgres):
-            return try await SQLOrderStore.postgres(postgres, masterKey: masterKey, logger: logger, now: now)
+            return try await SQLOrderStore.postgres(postgres, masterKey: masterKey, logger: logger, now: { clock.date }, clock: clock)
         }
     }
 

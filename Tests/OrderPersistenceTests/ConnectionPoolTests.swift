@@ -70,7 +70,7 @@ import Testing
 
     @Test func aCallerCancelledBeforeItJoinsTheQueueFailsInsteadOfWaitingForever() async throws {
         // Its deadline fires at once (the sleep of a cancelled task ends at once), possibly before the waiter joins.
-        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(3600))
+        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(3600), clock: ContinuousClock())
         let held = try await pool.acquire()
         for _ in 0..<50 {
             let waiter = Task {

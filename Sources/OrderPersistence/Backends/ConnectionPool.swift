@@ -19,8 +19,7 @@ actor ConnectionPool<Connection: Sendable> {
     private let clock: any Clock<Duration>
 
     /// - Parameter clock: measures `maximumWait`; tests move a manual one.
-    init(connections: [Connection], maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000, clock: any Clock<Duration> = ContinuousClock())
-    {
+    init(connections: [Connection], maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000, clock: any Clock<Duration>) {
         self.total = connections.count
         self.idle = connections
         self.maximumWait = maximumWait

@@ -13,17 +13,20 @@ final class PostgresBackend: SQLStoreBackend {
     let logger: Logger
     /// The schema the store's tables live in; change notifications of other schemas are ignored.
     let schema: String
+    /// The retries' back-off, the pool's waits and the listener's probes and reconnections.
+    let clock: any Clock<Duration>
     /// Runs of one transaction before a transient failure is reported. Deadlocks between the outbox's upserts and
     /// the dispatcher's deletes are part of normal operation under load, so there is room for several.
     static let maximumAttempts = 8
 
-    private init(pool: PostgresConnectionPool, schema: String, logger: Logger) {
+    private init(pool: PostgresConnectionPool, schema: String, logger: Logger, clock: any Clock<Duration>) {
         self.pool = pool
         self.schema = schema
         self.logger = logger
+        self.clock = clock
     }
 
-    static func open(_ configuration: PostgresStoreConfiguration, logger: Logger) async throws -> PostgresBackend {
+    static func open(_ configuration: PostgresStoreConfiguration, logger: Logger, clock: any Clock<Duration>) async throws -> PostgresBackend {
         let tls: PostgresConnection.Configuration.TLS
         do {
             switch configuration.tls {
@@ -46,8 +49,8 @@ final class PostgresBackend: SQLStoreBackend {
             ("idle_in_transaction_session_timeout", "60000"),
         ]
         let backend = PostgresBackend(
-            pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger), schema: configuration.schema,
-            logger: logger)
+            pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger, clock: clock),
+            schema: configuration.schema, logger: logger, clock: clock)
         do {
             try await backend.withWriteTransaction { db in
                 try await db.raw("SELECT pg_advisory_xact_lock(hashtext('ordertrack schema ' || \(bind: configuration.schema)))").run()
@@ -118,7 +121,7 @@ final class PostgresBackend: SQLStoreBackend {
                 guard retryable, attempt < Self.maximumAttempts else { throw error }
                 logger.debug(
                     "retrying a database transaction", metadata: ["attempt": .stringConvertible(attempt), "error": .string(describe(error).message)])
-                try await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * min(attempt, 5)))
+                try await clock.sleep(for: .milliseconds(Int.random(in: 5...20) * min(attempt, 5)))
                 attempt += 1
             }
         }

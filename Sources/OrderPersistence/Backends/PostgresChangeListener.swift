@@ -30,7 +30,7 @@ extension PostgresBackend {
                     await report(.following)
                     backoff = .milliseconds(100)
                     try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask { try await Self.probe(listening) }
+                        group.addTask { try await Self.probe(listening, clock: self.clock) }
                         group.addTask {
                             for try await notification in notifications {
                                 if let event = self.event(from: notification.payload) { await report(event) }
@@ -49,7 +49,7 @@ extension PostgresBackend {
             }
             try? await connection?.close()
             guard !Task.isCancelled else { return }
-            try? await Task.sleep(for: backoff)
+            try? await clock.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(5))
         }
     }
@@ -70,16 +70,16 @@ extension PostgresBackend {
 
     /// Runs `SELECT 1` every ``listenerProbeInterval``; throws when one fails or takes longer than
     /// ``listenerProbeTimeout``.
-    private static func probe(_ connection: PostgresConnection) async throws {
+    private static func probe(_ connection: PostgresConnection, clock: any Clock<Duration>) async throws {
         while true {
-            try await Task.sleep(for: listenerProbeInterval)
+            try await clock.sleep(for: listenerProbeInterval)
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     _ = try await connection.query("SELECT 1", logger: Logger(label: "ordertrack.listener")).collect()
                     return true
                 }
                 group.addTask {
-                    try await Task.sleep(for: listenerProbeTimeout)
+                    try await clock.sleep(for: listenerProbeTimeout)
                     return false
                 }
                 let answered = try await group.next() ?? false

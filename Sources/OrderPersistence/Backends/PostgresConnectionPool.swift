@@ -39,10 +39,15 @@ final class PostgresConnectionPool: Sendable {
     /// Bounds of the queue for a connection: past them a caller gets ``OrderStoreError/busy(operation:reason:)``.
     private let maximumWait: Duration
     private let maximumWaiters: Int
+    /// The clock the waits for a connection run out on.
+    private let clock: any Clock<Duration>
     private let state = Mutex(State())
 
-    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger, maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000)
-    {
+    init(
+        configuration: PostgresConnection.Configuration, size: Int, logger: Logger, maximumWait: Duration = .seconds(15), maximumWaiters: Int = 1000,
+        clock: any Clock<Duration>
+    ) {
+        self.clock = clock
         self.configuration = configuration
         self.size = size
         self.logger = logger
@@ -82,7 +87,7 @@ final class PostgresConnectionPool: Sendable {
                     state.expiredEarly.allocate(state.nextWaiterID)
                     return state.nextWaiterID
                 }
-                try await LeaseDeadline.run(timeout: maximumWait, clock: ContinuousClock()) {
+                try await LeaseDeadline.run(timeout: maximumWait, clock: clock) {
                     try await self.wait(id: id)
                 } expire: { error in
                     self.expire(id: id, with: error)

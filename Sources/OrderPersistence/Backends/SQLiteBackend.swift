@@ -33,7 +33,7 @@ final class SQLiteBackend: SQLStoreBackend {
     }
 
     /// Opens the database file (created if missing) with `readerCount` reader connections.
-    static func open(path: String, readerCount: Int, logger: Logger) async throws -> SQLiteBackend {
+    static func open(path: String, readerCount: Int, logger: Logger, clock: any Clock<Duration>) async throws -> SQLiteBackend {
         restrictDatabasePermissions(path)
         let threadPool = NIOThreadPool(numberOfThreads: readerCount + 1)
         threadPool.start()
@@ -56,8 +56,8 @@ final class SQLiteBackend: SQLStoreBackend {
                 readers.append(reader)
             }
             return SQLiteBackend(
-                writer: ConnectionPool(connections: [writer]),
-                readers: ConnectionPool(connections: readers),
+                writer: ConnectionPool(connections: [writer], clock: clock),
+                readers: ConnectionPool(connections: readers, clock: clock),
                 threadPool: threadPool
             )
         } catch {
@@ -69,12 +69,12 @@ final class SQLiteBackend: SQLStoreBackend {
     }
 
     /// Opens a private in-memory database on one connection, for tests and throwaway runs.
-    static func openInMemory(logger: Logger) async throws -> SQLiteBackend {
+    static func openInMemory(logger: Logger, clock: any Clock<Duration>) async throws -> SQLiteBackend {
         let threadPool = NIOThreadPool(numberOfThreads: 1)
         threadPool.start()
         do {
             let connection = try await openConnection(.memory, threadPool: threadPool, logger: logger)
-            return SQLiteBackend(writer: ConnectionPool(connections: [connection]), readers: nil, threadPool: threadPool)
+            return SQLiteBackend(writer: ConnectionPool(connections: [connection], clock: clock), readers: nil, threadPool: threadPool)
         } catch {
             try? await threadPool.shutdownGracefully()
             throw OrderStoreError.openFailed(path: ":memory:", reason: String(describing: error))
@@ -185,9 +185,10 @@ extension SQLiteBackend {
     /// This process is SQLite's only writer: every change is its own, so there is nothing to hear from others.
     func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws {
         await report(.following)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        // Nothing to wait for but the cancellation that ends following.
+        let (never, keeper) = AsyncStream<Never>.makeStream()
+        for await _ in never {}
+        keeper.finish()
     }
 }
 

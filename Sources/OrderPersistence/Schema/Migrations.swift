@@ -34,7 +34,7 @@ enum Migrations {
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }
 
     /// Brings the database to ``latestVersion``; refuses a database written by a newer ordertrack.
-    static func migrate(_ backend: any SQLStoreBackend) async throws {
+    static func migrate(_ backend: any SQLStoreBackend, now: @Sendable () -> Date) async throws {
         try await backend.withWriteTransaction { database in
             if let lock = backend.migrationLock { try await database.raw(lock).run() }
             try await database.create(table: "schema_migrations")
@@ -64,7 +64,7 @@ enum Migrations {
                 }
                 try await database.insert(into: "schema_migrations")
                     .columns("version", "name", "applied_at")
-                    .values(migration.version, migration.name, Date().millisecondsSince1970)
+                    .values(migration.version, migration.name, now().millisecondsSince1970)
                     .run()
             }
         }

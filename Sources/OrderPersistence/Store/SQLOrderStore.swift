@@ -31,40 +31,42 @@ public final class SQLOrderStore: OrderStore {
     ///   - readerCount: Connections for concurrent reads, besides the one writer connection.
     ///   - logger: The logger handed to the database driver's connections.
     ///   - now: The clock for timestamps, claims and leases (the wall clock unless a test controls time).
+    ///   - clock: The clock the waits for a connection run out on (the continuous clock unless a test controls time).
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)``, ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``,
     ///   ``OrderStoreError/migrationFailed(version:name:reason:)``, ``OrderStoreError/wrongMasterKey``.
     public static func sqlite(
         path: String, masterKey: MasterKey, readerCount: Int = 4, logger: Logger = Logger(label: "ordertrack.store"),
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> SQLOrderStore {
         guard readerCount >= 1 else {
             throw OrderStoreError.invalidArgument(name: "readerCount", reason: "\(readerCount) is not at least 1")
         }
-        let backend = try await SQLiteBackend.open(path: path, readerCount: readerCount, logger: logger)
+        let backend = try await SQLiteBackend.open(path: path, readerCount: readerCount, logger: logger, clock: clock)
         return try await migrated(backend: backend, masterKey: masterKey, logger: logger, now: now)
     }
 
     /// Opens a private in-memory SQLite database (lost on shutdown, with the random master key that seals its
-    /// secrets), migrated to the current schema; `now` as in ``sqlite(path:masterKey:readerCount:logger:now:)``.
+    /// secrets), migrated to the current schema; `now` as in ``sqlite(path:masterKey:readerCount:logger:now:clock:)``.
     public static func inMemory(logger: Logger = Logger(label: "ordertrack.store"), now: @escaping @Sendable () -> Date = Date.init) async throws
         -> SQLOrderStore
     {
-        let backend = try await SQLiteBackend.openInMemory(logger: logger)
+        let backend = try await SQLiteBackend.openInMemory(logger: logger, clock: ContinuousClock())
         return try await migrated(backend: backend, masterKey: .generate(), logger: logger, now: now)
     }
 
     /// Connects to PostgreSQL (creating the configured schema if missing) and migrates it to the current schema.
-    /// Several instances may start at once: they take turns at migrating. `masterKey` and `now` as in
-    /// ``sqlite(path:masterKey:readerCount:logger:now:)``.
+    /// Several instances may start at once: they take turns at migrating. `masterKey`, `now` and `clock` as in
+    /// ``sqlite(path:masterKey:readerCount:logger:now:clock:)``; `clock` also paces the retries and the change
+    /// listener's probes and reconnections.
     ///
     /// - Throws: ``OrderStoreError/openFailed(path:reason:)`` when the database cannot be reached or refuses the login,
     ///   ``OrderStoreError/schemaTooNew(databaseVersion:knownVersion:)``, ``OrderStoreError/migrationFailed(version:name:reason:)``,
     ///   ``OrderStoreError/wrongMasterKey``.
     public static func postgres(
         _ configuration: PostgresStoreConfiguration, masterKey: MasterKey, logger: Logger = Logger(label: "ordertrack.store"),
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> SQLOrderStore {
-        let backend = try await PostgresBackend.open(configuration, logger: logger)
+        let backend = try await PostgresBackend.open(configuration, logger: logger, clock: clock)
         return try await migrated(backend: backend, masterKey: masterKey, logger: logger, now: now)
     }
 
@@ -73,7 +75,7 @@ public final class SQLOrderStore: OrderStore {
     {
         let sealer = SecretSealer(masterKey: masterKey)
         do {
-            try await Migrations.migrate(backend)
+            try await Migrations.migrate(backend, now: now)
             try await prepareSecrets(backend, sealer: sealer, now: now())
         } catch {
             try? await backend.shutdown()
