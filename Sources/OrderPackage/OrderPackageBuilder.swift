@@ -45,7 +45,7 @@ public struct OrderPackageBuilder: Sendable {
         return try assemble(orderJSON: orderJSON, orderType: orderType, assets: assets, warnings: report.warnings, signingTime: signingTime)
     }
 
-    /// Builds the package of an order validated with its files (``ValidatedOrder``): its bytes are signed as they
+    /// Builds the package of an order validated with its files (an OrderModel `ValidatedOrder`): its bytes are signed as they
     /// are, without parsing or validating them again.
     ///
     /// - Parameters:
