@@ -150,7 +150,7 @@ import Testing
         let document = try JSONValue.parse(body)
         // What the server does with a new order: collect the referenced files, validate, build the document.
         let (report, duration) = elapsed {
-            _ = OrderValidator.referencedFiles(in: document)
+            _ = OrderValidator.check(document: document, options: ValidationOptions(allowInsecureWebServiceURL: true)).referencedFiles
             let report = OrderValidator.validate(document: document)
             #expect(throws: OrderDecodingError.self) { try OrderDocument(json: document) }
             return report

@@ -74,11 +74,6 @@ public enum OrderValidator {
         return SchemaCheckedOrder(document: document, walker: walker)
     }
 
-    /// The names of the files a document references (merchant logo, line-item images, labels, receipts, provider logos).
-    public static func referencedFiles(in document: JSONValue) -> Set<String> {
-        check(document: document, options: ValidationOptions(allowInsecureWebServiceURL: true)).referencedFiles
-    }
-
     /// Apple deprecated `payment.status`, `paymentMethods` and `applePayTransactionIdentifiers` for entries of
     /// `payment.transactions[]`. Under schemaVersion 1 the status stays required (iOS 16 needs it); under 2 it may go.
     private static func checkPaymentVersion(_ order: JSONValue, walker: inout SchemaWalker) {

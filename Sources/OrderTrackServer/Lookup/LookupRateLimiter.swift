@@ -15,7 +15,7 @@ final class LookupRateLimiter: Sendable {
 
     init(limit: Int, window: Duration) {
         self.limit = limit
-        self.window = TimeInterval(window.components.seconds) + TimeInterval(window.components.attoseconds) / 1e18
+        self.window = window.seconds
     }
 
     /// Counts one lookup by `keyID`; `nil` when it is within the limit, otherwise the whole seconds until the window

@@ -30,8 +30,7 @@ actor APNsClientPool {
     ) {
         self.configuration = configuration
         self.credentials = credentials
-        let interval = configuration.credentialRecheckInterval.components
-        self.recheckInterval = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
+        self.recheckInterval = configuration.credentialRecheckInterval.seconds
         self.clock = clock
         self.connect = connect
         (retired, retiring) = AsyncStream.makeStream(of: (any APNsSending).self)

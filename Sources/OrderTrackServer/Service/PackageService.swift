@@ -236,7 +236,7 @@ final class PackageService: Service, Sendable {
         if dropped > 0 { metrics?.packagesInvalidated(dropped) }
     }
 
-    /// The merchant assets a document needs in its package: the referenced files (``OrderValidator/referencedFiles(in:)``)
+    /// The merchant assets a document needs in its package: the referenced files (a walk's `referencedFiles`)
     /// with their scaled and localized variants, and every localization's order.strings. Two reads however many files:
     /// the names, then the needed ones' bytes.
     func assetFiles(referencedBy referenced: Set<String>, merchantID: String) async throws -> [String: [UInt8]] {
