@@ -127,7 +127,9 @@ import Testing
                             status: nil, orderNumber: nil, updatedAt: Date())
                     }
                 }
-                try await Task.sleep(for: .microseconds(200 * (round % 10)))
+                // A varying head start, in scheduler turns rather than time: the writer runs on another thread meanwhile,
+                // so the cancellation lands at a different point of its loop each round.
+                for _ in 0..<(round % 10) * 20 { await Task.yield() }
                 writer.cancel()
                 _ = await writer.result
                 let current = try #require(try await store.order(type: type, id: "O1"))

@@ -7,6 +7,7 @@ import OrderModel
 import OrderPersistence
 import OrderTrackServer
 import OrderZip
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -105,14 +106,11 @@ import Testing
 
         /// A counter or gauge of `/metrics`, by its name with labels as rendered (`ordertrack_cache_hits_total{cache="orders"}`).
         func metric(_ name: String) async throws -> Double {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30))
-            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            try await ServerMetrics.value(name, at: base)
         }
 
         func waitForMetric(_ name: String, above value: Double) async throws {
-            try await MultiInstanceTests.waitUntil(timeout: .seconds(20)) { try await metric(name) > value }
+            try await Poll.expect(within: .seconds(20)) { try await metric(name) > value }
         }
     }
 
@@ -220,6 +218,7 @@ import Testing
         defer { pair.remove() }
         let (a, b, apiKey) = (pair.a, pair.b, pair.apiKey)
         try await b.waitForMetric(Self.following, above: 0)
+        // Through instance A's HTTP port, not `Client.createOrder`: the servers here are other processes.
         func createOrder() async throws -> (type: String, id: String, token: String) {
             let created = try await MultiInstanceTests.send(
                 .POST, a.base + "/api/v1/orders", authorization: "Bearer \(apiKey)", body: SampleContent.order)
@@ -289,7 +288,7 @@ import Testing
     /// A self-signed Order Type ID identity for `orderTypeIdentifier` as a PKCS#12 (password "pw"), and its
     /// certificate's DER.
     static func rotationIdentity(orderTypeIdentifier: String) throws -> (pkcs12: [UInt8], certificateDER: [UInt8]) {
-        let pkcs12 = try TenantIsolationTests.pkcs12(orderTypeIdentifier: orderTypeIdentifier, iterations: 2048)
+        let pkcs12 = try DevelopmentPKCS12.make(orderTypeIdentifier: orderTypeIdentifier, iterations: 2048)
         let pem = try ExternalTools.run(
             "/usr/bin/openssl", ["pkcs12", "-in", "/dev/stdin", "-passin", "pass:pw", "-nokeys", "-clcerts"], input: pkcs12)
         let der = try ExternalTools.run("/usr/bin/openssl", ["x509", "-outform", "DER"], input: pem)
