@@ -33,7 +33,7 @@ public final class TestClock: Clock, Sendable {
 
         var asleep: Int { sleepers.values.count { $0.continuation != nil } }
 
-        func isAsleep(until deadline: Instant) -> Bool {
+        func hasSleeper(until deadline: Instant) -> Bool {
             sleepers.values.contains { $0.continuation != nil && $0.deadline == deadline }
         }
 
@@ -125,7 +125,7 @@ public final class TestClock: Clock, Sendable {
     /// known interval ends at a known instant: this tells one sleeper (a stream's poll) from the others asleep beside
     /// it (a server's background loops, whose number the test need not know).
     public func waitForSleeper(until deadline: Instant) async {
-        await wait { $0.isAsleep(until: deadline) }
+        await wait { $0.hasSleeper(until: deadline) }
     }
 
     private func wait(for isMet: @escaping @Sendable (State) -> Bool) async {
