@@ -246,9 +246,32 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // What the test targets share: independent tools (python3, openssl, unzip), the test clock, the test
-        // database, log recording and polling for what only an outside observer sees.
+        // What the test targets share: independent tools (python3, openssl, unzip), certificates made by openssl, the
+        // test clock, the test database, log recording and polling for what only an outside observer sees.
         .target(name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support"),
+        // What the server suites share, in process and in the integration target: a server on a fresh data directory
+        // and its HTTP client, the `ordertrack serve` process, a local APNs, raw sockets, the change feed's markers.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "MockAPNs", "OrderModel", "OrderPersistence", "OrderSigning", "OrderTrackServer", "OrderZip", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/ServerSupport"
+        ),
+        // The mock APNs and the APNs client wired together, with certificates made by openssl: for the APNs unit tests
+        // and the fault tests of the integration target.
+        .target(
+            name: "APNsTestSupport",
+            dependencies: ["APNs", "MockAPNs", "TestSupport"],
+            path: "Tests/APNsSupport"
+        ),
         .testTarget(name: "OrderModelTests", dependencies: ["OrderModel", "TestSupport"]),
         .testTarget(name: "OrderZipTests", dependencies: ["OrderZip", "TestSupport"]),
         .testTarget(
@@ -265,7 +288,7 @@ let package = Package(
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs", "MockAPNs", "TestSupport", "WireFormats",
+                "APNs", "APNsTestSupport", "MockAPNs", "TestSupport", "WireFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -300,7 +323,7 @@ let package = Package(
             name: "OrderTrackServerTests",
             dependencies: [
                 "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport", "ApplePay", "QRCode",
-                "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning",
+                "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -317,6 +340,25 @@ let package = Package(
             ],
             // Apple's App Store Server Library as the order-lookup client (lookup_judge.py).
             exclude: ["lookup_judge.py"]
+        ),
+        // Real time, real networks and other processes: APNs faults and push delivery against deadlines, a kill in the
+        // middle of a fan-out, two `ordertrack serve` processes on one PostgreSQL, PostgreSQL going away, latencies
+        // under another merchant's heavy work, rate limits and slow clients. `scripts/test` runs this target alone and
+        // one test at a time, so that no other suite starves its deadlines.
+        .testTarget(
+            name: "OrderTrackIntegrationTests",
+            dependencies: [
+                "APNs", "APNsTestSupport", "MockAPNs", "OrderModel", "OrderPersistence", "OrderSigning", "OrderTrackServer", "OrderZip",
+                "ServerTestSupport", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import APNsTestSupport
 import Foundation
 import Testing
 
@@ -63,7 +64,7 @@ struct ClassificationTests {
     @Test("Bad configurations are refused with a precise error")
     func badConfigurations() throws {
         let certificate = try APNsCredential.certificate(
-            chainPEM: TestPKI.shared.clientCertificatePEM, privateKeyPEM: TestPKI.shared.clientKeyPEM)
+            chainPEM: MockAPNsPKI.shared.clientCertificatePEM, privateKeyPEM: MockAPNsPKI.shared.clientKeyPEM)
         #expect(throws: APNsClientError.invalidEndpoint("http://api.push.apple.com")) {
             try APNsClient(configuration: APNsConfiguration(endpoint: URL(string: "http://api.push.apple.com")!, credential: certificate))
         }

@@ -1,4 +1,5 @@
 import APNs
+import APNsTestSupport
 import Foundation
 import MockAPNs
 import Testing
@@ -8,7 +9,7 @@ import X509
 struct DeliveryTests {
     @Test("A push carries exactly the decided headers and body, and its apns-id comes back")
     func deliveredWithDecidedHeaders() async throws {
-        try await withMock(mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))) { server, client in
+        try await withMock(mockConfiguration(.clientCertificate(trustRootsPEM: MockAPNsPKI.shared.clientCAPEM))) { server, client in
             let token = deviceToken()
             let push = APNsPush(deviceToken: token, topic: testTopic)
             let sentAt = Date()
@@ -30,10 +31,10 @@ struct DeliveryTests {
 
     @Test("A credential from swift-certificates values authenticates like the PEM one")
     func certificateCredentialFromX509Values() async throws {
-        let certificate = try Certificate(pemEncoded: TestPKI.shared.clientCertificatePEM)
-        let key = try Certificate.PrivateKey(pemEncoded: TestPKI.shared.clientKeyPEM)
+        let certificate = try Certificate(pemEncoded: MockAPNsPKI.shared.clientCertificatePEM)
+        let key = try Certificate.PrivateKey(pemEncoded: MockAPNsPKI.shared.clientKeyPEM)
         let credential = try APNsCredential.certificate(chain: [certificate], privateKey: key)
-        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
+        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: MockAPNsPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, credential) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             #expect(result.isDeliveredForTest, "got \(result)")
@@ -70,7 +71,7 @@ struct DeliveryTests {
 
     @Test("A mock that requires a client certificate refuses a client without one")
     func clientCertificateRequired() async throws {
-        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
+        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: MockAPNsPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, tokenCredential, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             guard case .configurationError(nil, .transport(let failure)) = result, failure.code == .certificateRefused,
@@ -87,8 +88,8 @@ struct DeliveryTests {
     func foreignClientCertificateRefused() async throws {
         // The server's own certificate is a valid certificate, but not one the client CA issued.
         let foreign = try APNsCredential.certificate(
-            chainPEM: TestPKI.shared.serverCertificatePEM, privateKeyPEM: TestPKI.shared.serverKeyPEM)
-        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: TestPKI.shared.clientCAPEM))
+            chainPEM: MockAPNsPKI.shared.serverCertificatePEM, privateKeyPEM: MockAPNsPKI.shared.serverKeyPEM)
+        let mock = mockConfiguration(.clientCertificate(trustRootsPEM: MockAPNsPKI.shared.clientCAPEM))
         try await withMock(mock, client: { clientConfiguration($0, foreign, timeout: .seconds(10)) }) { server, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             guard case .configurationError(nil, .transport(let failure)) = result, failure.code == .certificateRefused,
@@ -117,12 +118,5 @@ struct DeliveryTests {
             }
             #expect(server.requests().isEmpty)
         }
-    }
-}
-
-extension APNsResult {
-    var isDeliveredForTest: Bool {
-        if case .delivered = self { return true }
-        return false
     }
 }

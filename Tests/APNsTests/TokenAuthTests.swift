@@ -1,3 +1,4 @@
+import APNsTestSupport
 import Crypto
 import Foundation
 import MockAPNs
@@ -10,7 +11,7 @@ import WireFormats
 @Suite("Token auth: ES256 provider tokens, reused and refreshed")
 struct TokenAuthTests {
     static let tokenMock = mockConfiguration(
-        .providerToken(keyID: "ABC123DEFG", teamID: "TEAM123456", publicKeyPEM: TestPKI.shared.publicKeyPEM))
+        .providerToken(keyID: "ABC123DEFG", teamID: "TEAM123456", publicKeyPEM: MockAPNsPKI.shared.publicKeyPEM))
 
     @Test("50 concurrent sends share one provider token that the mock verifies with the public key")
     func oneTokenForConcurrentSends() async throws {
@@ -42,7 +43,7 @@ struct TokenAuthTests {
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             #expect(result == .configurationError(status: 403, reason: .apns(.missingProviderToken)))
         }
-        let otherKeyID = APNsCredential.token(p8PEM: TestPKI.shared.p8PEM, keyID: "ZZZ999ZZZZ", teamID: "TEAM123456")
+        let otherKeyID = APNsCredential.token(p8PEM: MockAPNsPKI.shared.p8PEM, keyID: "ZZZ999ZZZZ", teamID: "TEAM123456")
         try await withMock(Self.tokenMock, client: { clientConfiguration($0, otherKeyID) }) { _, client in
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             #expect(result == .configurationError(status: 403, reason: .apns(.invalidProviderToken)))
@@ -70,7 +71,7 @@ struct TokenAuthTests {
     @Test("The cached token is reused until the refresh interval, then replaced")
     func refreshInterval() async throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
-        let signer = try ProviderTokenSigner(p8PEM: TestPKI.shared.p8PEM, keyID: "ABC123DEFG", teamID: "TEAM123456")
+        let signer = try ProviderTokenSigner(p8PEM: MockAPNsPKI.shared.p8PEM, keyID: "ABC123DEFG", teamID: "TEAM123456")
         let cache = ProviderTokenCache(signer: signer, refreshInterval: 40 * 60, now: { clock.date })
         let first = try await cache.token()
         clock.advance(by: .seconds(39 * 60))
@@ -104,7 +105,7 @@ struct TokenAuthTests {
         #expect(headerJSON == ["alg": "ES256", "kid": "ABC123DEFG"])
         let raw = try #require(Base64URL.decode(parts[2]))
         try #require(raw.count == 64)
-        let directory = TestPKI.shared.directory
+        let directory = MockAPNsPKI.shared.directory
         let input = directory.appendingPathComponent("jwt-input-\(UUID().uuidString)")
         let signature = directory.appendingPathComponent("jwt-sig-\(UUID().uuidString)")
         try Data("\(parts[0]).\(parts[1])".utf8).write(to: input)

@@ -1,4 +1,5 @@
 import APNs
+import APNsTestSupport
 import Foundation
 import MockAPNs
 import Testing
@@ -42,7 +43,7 @@ struct ValidationTests {
 
     @Test("Unusable TLS material is refused when the mock starts")
     func badTLSMaterial() async throws {
-        let configuration = MockAPNsConfiguration(tlsCertificateChainPEM: "not a pem", tlsPrivateKeyPEM: TestPKI.shared.serverKeyPEM)
+        let configuration = MockAPNsConfiguration(tlsCertificateChainPEM: "not a pem", tlsPrivateKeyPEM: MockAPNsPKI.shared.serverKeyPEM)
         await #expect(throws: MockAPNsError.self) { try await MockAPNsServer.start(configuration) }
     }
 }

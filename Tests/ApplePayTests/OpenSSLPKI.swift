@@ -9,21 +9,23 @@ struct OpenSSLPKI: Sendable {
     static let merchantIdentifier = "merchant.com.example.test"
     static let shared = Result { try OpenSSLPKI() }
 
-    let directory: URL
+    let files: OpenSSLCertificates
+    var directory: URL { files.directory }
 
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-    func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+    func path(_ name: String) -> String { files.path(name) }
+    func text(_ name: String) throws -> String { try files.text(name) }
 
     static func openssl(_ arguments: [String]) throws {
         _ = try ExternalTools.run("/usr/bin/env", ["openssl"] + arguments)
     }
 
     private init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("applepay-pki-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let files = try OpenSSLCertificates("applepay-pki")
+        self.files = files
         let merchantHash = try ExternalTools.python(
             "import hashlib; print(hashlib.sha256(b'\(Self.merchantIdentifier)').hexdigest().upper(), end='')")
-        let extensions = """
+        try files.write(
+            """
             [root]
             basicConstraints = critical, CA:TRUE
             keyUsage = critical, keyCertSign, cRLSign
@@ -44,48 +46,32 @@ struct OpenSSLPKI: Sendable {
             [merchant]
             1.2.840.113635.100.6.32 = ASN1:UTF8String:\(String(decoding: merchantHash, as: UTF8.self))
 
-            """
-        try extensions.write(toFile: directory.appendingPathComponent("extensions.cnf").path, atomically: true, encoding: .utf8)
-        let config = directory.appendingPathComponent("extensions.cnf").path
-        func ecKey(_ name: String) throws {
-            try Self.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path("\(name).key")])
-        }
-        func certificate(_ name: String, subject: String, section: String, issuer: String?) throws {
-            if let issuer {
-                try Self.openssl(["req", "-new", "-key", path("\(name).key"), "-subj", subject, "-out", path("\(name).csr")])
-                try Self.openssl([
-                    "x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(issuer).pem"), "-CAkey", path("\(issuer).key"),
-                    "-set_serial", String(UInt32.random(in: 1...UInt32.max)), "-days", "2", "-sha256",
-                    "-extfile", config, "-extensions", section, "-out", path("\(name).pem"),
-                ])
-            } else {
-                try Self.openssl([
-                    "req", "-x509", "-new", "-key", path("\(name).key"), "-subj", subject, "-days", "2", "-sha256",
-                    "-config", config, "-extensions", section, "-out", path("\(name).pem"),
-                ])
-            }
-        }
-        for name in ["root", "intermediate", "leaf", "merchant-ec", "foreign-root"] { try ecKey(name) }
-        try Self.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path("merchant-rsa.key")])
-        try certificate("root", subject: "/CN=Test Apple Root CA/O=OrderTrack Tests", section: "root", issuer: nil)
-        try certificate("foreign-root", subject: "/CN=Foreign Root/O=Elsewhere", section: "root", issuer: nil)
+            """, to: "extensions.cnf")
+        func section(_ name: String) -> OpenSSLCertificates.Extensions { .file("extensions.cnf", section: name) }
+        for name in ["root", "intermediate", "leaf", "merchant-ec", "foreign-root"] { try files.key(name, .ec) }
+        try files.key("merchant-rsa", .rsa)
+        try files.selfSigned("root", subject: "/CN=Test Apple Root CA/O=OrderTrack Tests", extensions: section("root"))
+        try files.selfSigned("foreign-root", subject: "/CN=Foreign Root/O=Elsewhere", extensions: section("root"))
         try FileManager.default.copyItem(atPath: path("intermediate.key"), toPath: path("intermediate-unmarked.key"))
         try FileManager.default.copyItem(atPath: path("leaf.key"), toPath: path("leaf-unmarked.key"))
-        try certificate("intermediate", subject: "/CN=Test Application Integration CA/O=OrderTrack Tests", section: "intermediate", issuer: "root")
-        try certificate(
-            "intermediate-unmarked", subject: "/CN=Test Unmarked Integration CA/O=OrderTrack Tests", section: "intermediateWithoutMarker",
-            issuer: "root")
-        try certificate("leaf", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", section: "leaf", issuer: "intermediate")
-        try certificate(
-            "leaf-unmarked", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", section: "leafWithoutMarker", issuer: "intermediate")
+        try files.issue(
+            "intermediate", subject: "/CN=Test Application Integration CA/O=OrderTrack Tests", by: "root", extensions: section("intermediate"))
+        try files.issue(
+            "intermediate-unmarked", subject: "/CN=Test Unmarked Integration CA/O=OrderTrack Tests", by: "root",
+            extensions: section("intermediateWithoutMarker"))
+        try files.issue("leaf", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", by: "intermediate", extensions: section("leaf"))
+        try files.issue(
+            "leaf-unmarked", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", by: "intermediate",
+            extensions: section("leafWithoutMarker"))
         try FileManager.default.copyItem(atPath: path("leaf.key"), toPath: path("leaf-under-unmarked.key"))
-        try certificate(
-            "leaf-under-unmarked", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", section: "leaf", issuer: "intermediate-unmarked")
+        try files.issue(
+            "leaf-under-unmarked", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=OrderTrack Tests", by: "intermediate-unmarked",
+            extensions: section("leaf"))
         try FileManager.default.copyItem(atPath: path("leaf.key"), toPath: path("leaf-foreign.key"))
-        try certificate("leaf-foreign", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=Elsewhere", section: "leaf", issuer: "foreign-root")
+        try files.issue("leaf-foreign", subject: "/CN=ecc-smp-broker-sign_UC4-TEST/O=Elsewhere", by: "foreign-root", extensions: section("leaf"))
         let merchantSubject = "/UID=\(Self.merchantIdentifier)/CN=Apple Pay Payment Processing:\(Self.merchantIdentifier)/O=OrderTrack Tests"
         for kind in ["ec", "rsa"] {
-            try certificate("merchant-\(kind)", subject: merchantSubject, section: "merchant", issuer: "root")
+            try files.issue("merchant-\(kind)", subject: merchantSubject, by: "root", extensions: section("merchant"))
         }
     }
 

@@ -8,7 +8,9 @@ import _CryptoExtras
 /// plus a "WWDR G3" intermediate from the same root that issued none of them (the wrong intermediate to embed).
 ///
 /// Certificates are issued with `openssl ca` so their validity can start in the past: packages are signed at
-/// ``BuilderTests/signingTime`` (2025) and validity is judged at the signing time.
+/// ``BuilderTests/signingTime`` (2025) and validity is judged at the signing time. That is why this hierarchy has a
+/// script of its own rather than `OpenSSLCertificates`, whose `openssl x509 -req` (OpenSSL 3.0) starts every
+/// certificate now.
 struct TestPKI: Sendable {
     /// An Order Type ID leaf: its file name in `directory`, the order type in its subject, key type and validity.
     struct Leaf: Sendable {

@@ -119,15 +119,21 @@ import Testing
             let type = fixture.orderType
             try await store.createOrder(fixture.order("O1"))
             for round in 0..<200 {
+                let (writes, wrote) = AsyncStream.makeStream(of: Void.self)
                 let writer = Task {
+                    defer { wrote.finish() }
                     while !Task.isCancelled {
                         let current = try #require(try await store.order(type: type, id: "O1"))
                         _ = try await store.updateOrder(
                             type: type, id: "O1", expectedVersion: current.version, document: Array("round \(round)".utf8),
                             status: nil, orderNumber: nil, updatedAt: Date())
+                        wrote.yield()
                     }
                 }
-                try await Task.sleep(for: .microseconds(200 * (round % 10)))
+                // Cancelled once it has finished a varying number of writes (none to nine): the writer is then somewhere in
+                // its next one, wherever the scheduler has taken it by the time the cancellation lands.
+                var finished = writes.makeAsyncIterator()
+                for _ in 0..<round % 10 { _ = await finished.next() }
                 writer.cancel()
                 _ = await writer.result
                 let current = try #require(try await store.order(type: type, id: "O1"))

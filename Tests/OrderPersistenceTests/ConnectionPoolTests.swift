@@ -6,11 +6,6 @@ import Testing
 
 /// Audit L13: the wait for a connection is bounded in time and in queue length, and ends as `busy` (503 at the edge).
 @Suite struct ConnectionPoolTests {
-    /// Polls the pool until `count` callers wait in its queue.
-    private func waitForWaiters(_ count: Int, in pool: ConnectionPool<Int>) async throws {
-        while await pool.waiting < count { try await Task.sleep(for: .milliseconds(1)) }
-    }
-
     @Test func l13_aWaiterGivesUpAfterTheDeadlineAndTheQueueIsBounded() async throws {
         // A manual clock: the deadline passes when the test says so, however slow the machine is.
         let clock = TestClock()
@@ -19,7 +14,7 @@ import Testing
 
         // Queued behind the held connection: still waiting just before the deadline, busy at it, not forever.
         let late = Task { try await pool.acquire() }
-        try await waitForWaiters(1, in: pool)
+        await pool.waitUntilWaiting(1)
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(299))
         #expect(await pool.waiting == 1)
@@ -34,9 +29,9 @@ import Testing
 
         // Two may wait; a third is refused at once.
         let first = Task { try await pool.acquire() }
-        try await waitForWaiters(1, in: pool)
+        await pool.waitUntilWaiting(1)
         let second = Task { try await pool.acquire() }
-        try await waitForWaiters(2, in: pool)
+        await pool.waitUntilWaiting(2)
         await clock.waitForSleepers(2)
         await #expect {
             _ = try await pool.acquire()
@@ -60,7 +55,7 @@ import Testing
         let pool = ConnectionPool(connections: [1], maximumWait: .seconds(60), clock: TestClock())
         let held = try await pool.acquire()
         let waiter = Task { try await pool.acquire() }
-        try await waitForWaiters(1, in: pool)
+        await pool.waitUntilWaiting(1)
         waiter.cancel()
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
         #expect(await pool.waiting == 0)

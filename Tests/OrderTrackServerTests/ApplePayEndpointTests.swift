@@ -4,6 +4,7 @@ import Logging
 import OrderModel
 import OrderTrackBenchmarks
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 import X509

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import OrderModel
+import ServerTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -19,44 +20,29 @@ struct MockApplePayGateway {
     /// Certificates made by `openssl`: the gateway's CA and server certificate, the CA that issues merchant identity
     /// certificates, and one such certificate (RSA 2048, as Apple requires) as PKCS#12.
     struct PKI {
-        let directory: URL
+        let files: OpenSSLCertificates
         let gatewayRootPEM: String
         let merchantIdentityPKCS12: [UInt8]
         static let password = "merchant-identity-password"
 
         init() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apple-pay-gateway-\(UUID().uuidString)")
-            self.directory = directory
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            func openssl(_ arguments: [String]) throws { _ = try ExternalTools.requireOpenSSL(arguments, in: directory) }
-            for (name, subject) in [("gateway-ca", "/CN=Test Gateway CA"), ("client-ca", "/CN=Test Merchant Identity CA")] {
-                try openssl([
-                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", subject, "-keyout", "\(name).key", "-out", "\(name).pem",
-                ])
-            }
-            try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(
-                to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
-            try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr"])
-            try openssl([
-                "x509", "-req", "-in", "server.csr", "-CA", "gateway-ca.pem", "-CAkey", "gateway-ca.key", "-CAcreateserial", "-days", "2",
-                "-extfile", "server.ext", "-out", "server.pem",
+            let files = try OpenSSLCertificates("apple-pay-gateway")
+            self.files = files
+            try files.selfSigned("gateway-ca", subject: "/CN=Test Gateway CA", key: .rsa)
+            try files.selfSigned("client-ca", subject: "/CN=Test Merchant Identity CA", key: .rsa)
+            try files.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n", to: "server.ext")
+            try files.issue("server", subject: "/CN=localhost", key: .rsa, by: "gateway-ca", extensions: .file("server.ext"))
+            try files.issue("client", subject: "/UID=merchant.test.ordertrack/CN=Merchant ID: merchant.test.ordertrack", key: .rsa, by: "client-ca")
+            try files.openssl([
+                "pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-out", "client.p12", "-passout", "pass:\(Self.password)",
             ])
-            try openssl([
-                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/UID=merchant.test.ordertrack/CN=Merchant ID: merchant.test.ordertrack", "-keyout",
-                "client.key", "-out", "client.csr",
-            ])
-            try openssl([
-                "x509", "-req", "-in", "client.csr", "-CA", "client-ca.pem", "-CAkey", "client-ca.key", "-CAcreateserial", "-days", "2", "-out",
-                "client.pem",
-            ])
-            try openssl(["pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-out", "client.p12", "-passout", "pass:\(Self.password)"])
-            gatewayRootPEM = try String(contentsOf: directory.appendingPathComponent("gateway-ca.pem"), encoding: .utf8)
-            merchantIdentityPKCS12 = Array(try Data(contentsOf: directory.appendingPathComponent("client.p12")))
+            gatewayRootPEM = try files.text("gateway-ca.pem")
+            merchantIdentityPKCS12 = try files.bytes("client.p12")
         }
 
-        func remove() { try? FileManager.default.removeItem(at: directory) }
+        func remove() { files.remove() }
 
-        func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func file(_ name: String) -> String { files.path(name) }
     }
 
     /// What the gateway answers and what it received.

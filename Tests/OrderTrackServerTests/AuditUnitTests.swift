@@ -1,6 +1,7 @@
 import Foundation
 import OrderModel
 import OrderPersistence
+import ServerTestSupport
 import Testing
 
 @testable import OrderTrackServer

@@ -3,6 +3,7 @@ import HTTPTypes
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import ServerTestSupport
 import Testing
 
 /// The checkout playground over real HTTP: its page behind the dashboard sign-in, and its two calls, which reach the

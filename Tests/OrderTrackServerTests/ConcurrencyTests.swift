@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// Many real connections at once: nothing lost, nothing duplicated.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// No lost updates: every order answer carries its version as `ETag`, and a `PATCH` with `If-Match` of a version the
@@ -84,7 +85,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await DashboardTests.createOrder(client, number: "C-1")
+            let (type, id, _) = try await client.createOrder(number: "C-1").details
             let browser = try await DashboardTests.signIn(client, apiKey: client.apiKey)
             let page = try await client.call(.get, "/dashboard/orders/\(type)/\(id)", headers: [.cookie: browser.cookie])
             #expect(page.text.contains(#"data-version="1""#))

@@ -3,6 +3,7 @@ import HTTPTypes
 import OrderModel
 import OrderTrackBenchmarks
 import OrderZip
+import ServerTestSupport
 import Testing
 
 /// Issue 29: what Apple's current artifacts look like, judged as Apple judges them.

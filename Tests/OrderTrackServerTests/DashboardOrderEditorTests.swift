@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// The order page's editor keeps the order's authentication token out of the page: it validates and applies its edit
@@ -10,7 +11,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await DashboardTests.createOrder(client, number: "E-1")
+            let (type, id, _) = try await client.createOrder(number: "E-1").details
             let order = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)")
             let token = try #require(order.json["order"]?["authenticationToken"]?.stringValue)
             let browser = try await DashboardTests.signIn(client, apiKey: client.apiKey)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// The order types page's uploads: a PKCS#12 adds or replaces an order type's certificate, a .p8 makes its pushes use
@@ -12,7 +13,7 @@ import Testing
     @Test func aCertificateAndAnAPNsKeyAreUploadedThroughThePage() async throws {
         let server = try TestServer()
         defer { server.remove() }
-        let pkcs12 = try TenantIsolationTests.pkcs12(orderTypeIdentifier: Self.newType, iterations: 2048)
+        let pkcs12 = try DevelopmentPKCS12.make(orderTypeIdentifier: Self.newType, iterations: 2048)
         try await server.run { client in
             let browser = try await DashboardTests.signIn(client, apiKey: client.apiKey)
             let headers: HTTPFields = [.cookie: browser.cookie, .contentType: "application/json", DashboardTests.csrfHeader: browser.csrfToken]

@@ -4,6 +4,7 @@ import HTTPTypes
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -38,14 +39,6 @@ import Testing
     static func csrfToken(in html: String) -> String? {
         guard let range = html.range(of: #"<meta name="csrf-token" content="([^"]+)">"#, options: .regularExpression) else { return nil }
         return html[range].split(separator: "\"").dropFirst(3).first.map(String.init)
-    }
-
-    static func createOrder(_ client: Client, number: String? = nil) async throws -> (type: String, id: String) {
-        let content = SampleContent.order(number: number ?? SampleContent.uniqueNumber())
-        let reply = try await client.merchant(.post, "/api/v1/orders", json: content)
-        #expect(reply.status == .created)
-        let details = reply.json["orderDetails"]
-        return (try #require(details?["orderTypeIdentifier"]?.stringValue), try #require(details?["orderIdentifier"]?.stringValue))
     }
 
     @Test func signInPageHasTheFormAndTheSecurityHeaders() async throws {
@@ -146,7 +139,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await Self.createOrder(client)
+            let (type, id, _) = try await client.createOrder().details
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
             let patch = Array(#"{"status": "completed"}"#.utf8)
             let path = "/dashboard/api/orders/\(type)/\(id)"
@@ -174,8 +167,8 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await Self.createOrder(client, number: "A-1001")
-            _ = try await Self.createOrder(client, number: "A-1002")
+            let (type, id, _) = try await client.createOrder(number: "A-1001").details
+            _ = try await client.createOrder(number: "A-1002")
             let owner = try await Self.signIn(client, apiKey: client.apiKey)
             let list = try await client.call(.get, "/dashboard", headers: [.cookie: owner.cookie])
             #expect(list.headers[.contentSecurityPolicy] == Self.contentSecurityPolicy)
@@ -214,8 +207,8 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            var created: [(type: String, id: String)] = []
-            for index in 1...27 { created.append(try await Self.createOrder(client, number: "N-\(100 + index)")) }
+            var created: [CreatedTestOrder] = []
+            for index in 1...27 { created.append(try await client.createOrder(number: "N-\(100 + index)")) }
             let first = try #require(created.first)
             let order = try await client.merchant(.get, "/api/v1/orders/\(first.type)/\(first.id)")
             let token = try #require(order.json["order"]?["authenticationToken"]?.stringValue)
@@ -253,7 +246,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await Self.createOrder(client, number: "P-1")
+            let (type, id, _) = try await client.createOrder(number: "P-1").details
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
             let page = "/dashboard/orders/\(type)/\(id)"
             let package = try await client.call(.get, "\(page)/package", headers: [.cookie: browser.cookie])
@@ -315,7 +308,7 @@ import Testing
             let uploaded = try await client.call(
                 .put, "/api/v1/assets/fr.lproj/order.strings", headers: [.authorization: "Bearer \(client.apiKey)"], body: strings)
             #expect(uploaded.status == .ok)
-            let (type, id) = try await Self.createOrder(client)
+            let (type, id, _) = try await client.createOrder().details
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
             let page = "/dashboard/orders/\(type)/\(id)"
             let french = try await client.call(.get, "\(page)?locale=fr", headers: [.cookie: browser.cookie])
@@ -346,32 +339,35 @@ import Testing
         }
     }
 
-    @Test func eventsTellAnOpenPageThatItsOrderChanged() async throws {
-        let server = try TestServer()
+    /// How often an event stream asks the store for its page's revision (`DashboardEvents.pollInterval`).
+    static let eventsPollInterval = Duration.seconds(2)
+
+    /// The server on a clock the test holds: a stream has read its starting point once it sleeps for its first poll.
+    static func serverOnHeldClock() throws -> (TestServer, TestClock) {
+        let clock = TestClock()
+        var server = try TestServer()
+        server.clock = ServerClock(clock, startingAt: Date())
+        return (server, clock)
+    }
+
+    @Test(.timeLimit(.minutes(10))) func eventsTellAnOpenPageThatItsOrderChanged() async throws {
+        let (server, clock) = try Self.serverOnHeldClock()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await Self.createOrder(client)
+            let (type, id, _) = try await client.createOrder().details
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
-            let reply = try await withThrowingTaskGroup(of: Client.Reply?.self) { group in
-                group.addTask { try await client.call(.get, "/dashboard/events?order=\(type)/\(id)", headers: [.cookie: browser.cookie]) }
-                // Changes until the stream reports one (it reads its starting point at some moment of its own). Through the
-                // store: the test client's one connection is busy with the stream, as another instance's change would be.
-                group.addTask {
-                    for _ in 1...60 {
-                        let current = try #require(try await client.store.order(type: type, id: id))
-                        _ = try await client.store.updateOrder(
-                            type: type, id: id, expectedVersion: current.version, document: current.document, status: current.status,
-                            orderNumber: current.orderNumber, updatedAt: Date())
-                        try await Task.sleep(for: .seconds(1))
-                    }
-                    return nil
-                }
-                defer { group.cancelAll() }
-                while let next = try await group.next() {
-                    if let reply = next { return reply }
-                }
-                throw CancellationError()
-            }
+            let stream = Task { try await client.call(.get, "/dashboard/events?order=\(type)/\(id)", headers: [.cookie: browser.cookie]) }
+            // The stream reads its starting point, then sleeps for a poll interval: the one sleeper of exactly 2 s among
+            // the server's loops on the clock standing still.
+            await clock.waitForSleeper(until: clock.now.advanced(by: Self.eventsPollInterval))
+            // A change through the store: the test client's one connection is busy with the stream, as another
+            // instance's change would be.
+            let current = try #require(try await client.store.order(type: type, id: id))
+            _ = try await client.store.updateOrder(
+                type: type, id: id, expectedVersion: current.version, document: current.document, status: current.status,
+                orderNumber: current.orderNumber, updatedAt: Date())
+            clock.advance(by: Self.eventsPollInterval)
+            let reply = try await stream.value
             #expect(reply.status == .ok)
             #expect(reply.headers[.contentType] == "text/event-stream")
             // An order page's event names the order's version: a push attempt moves the revision, not the content.
@@ -384,40 +380,35 @@ import Testing
         }
     }
 
-    @Test func theListRefreshesWhenAPushToOneOfItsRowsIsRecorded() async throws {
-        let server = try TestServer()
+    @Test(.timeLimit(.minutes(10))) func theListRefreshesWhenAPushToOneOfItsRowsIsRecorded() async throws {
+        let (server, clock) = try Self.serverOnHeldClock()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await Self.createOrder(client)
+            let (type, id, _) = try await client.createOrder().details
             let browser = try await Self.signIn(client, apiKey: client.apiKey)
             let list = try await client.call(.get, "/dashboard", headers: [.cookie: browser.cookie])
             let events = "/dashboard/events?listed=\(type)/\(id)"
             #expect(list.text.contains(#"data-events="\#(events)&amp;since=1.0""#), "the list names its rows and its revision to the stream")
             // A stream opened with the revision a page was rendered at reports a change made in between at once.
-            let stale = try await client.call(.get, "/dashboard/events?order=\(type)/\(id)&since=0.0.0", headers: [.cookie: browser.cookie])
-            #expect(stale.text.hasSuffix("event: changed\ndata: {\"version\":1}\n\n"), "\(stale.text)")
-            let reply = try await withThrowingTaskGroup(of: Client.Reply?.self) { group in
-                group.addTask { try await client.call(.get, events, headers: [.cookie: browser.cookie]) }
-                // A push attempt recorded for the row, as the dispatcher records one (no order change).
-                group.addTask {
-                    for attempt in 1...60 {
-                        let job = PushJob(
-                            id: -1, orderTypeIdentifier: type, pushToken: String(repeating: "ab", count: 32), orderIdentifier: id, generation: 0,
-                            attempts: attempt, enqueuedAt: Date(), leaseOwner: "test", position: PushQueuePosition(availableAt: 0, id: -1))
-                        let entry = PushLogEntry(
-                            orderTypeIdentifier: type, orderIdentifier: id, tokenSuffix: "abababab", attempt: attempt, status: 200, reason: nil,
-                            apnsID: nil, outcome: .delivered, at: Date())
-                        try await client.store.resolvePushJobs([(job, .park, entry)])
-                        try await Task.sleep(for: .seconds(1))
-                    }
-                    return nil
-                }
-                defer { group.cancelAll() }
-                while let next = try await group.next() {
-                    if let reply = next { return reply }
-                }
-                throw CancellationError()
+            let staleStream = Task {
+                try await client.call(.get, "/dashboard/events?order=\(type)/\(id)&since=0.0.0", headers: [.cookie: browser.cookie])
             }
+            await clock.waitForSleeper(until: clock.now.advanced(by: Self.eventsPollInterval))
+            clock.advance(by: Self.eventsPollInterval)
+            let stale = try await staleStream.value
+            #expect(stale.text.hasSuffix("event: changed\ndata: {\"version\":1}\n\n"), "\(stale.text)")
+            let stream = Task { try await client.call(.get, events, headers: [.cookie: browser.cookie]) }
+            await clock.waitForSleeper(until: clock.now.advanced(by: Self.eventsPollInterval))
+            // A push attempt recorded for the row, as the dispatcher records one (no order change).
+            let job = PushJob(
+                id: -1, orderTypeIdentifier: type, pushToken: String(repeating: "ab", count: 32), orderIdentifier: id, generation: 0,
+                attempts: 1, enqueuedAt: Date(), leaseOwner: "test", position: PushQueuePosition(availableAt: 0, id: -1))
+            let entry = PushLogEntry(
+                orderTypeIdentifier: type, orderIdentifier: id, tokenSuffix: "abababab", attempt: 1, status: 200, reason: nil,
+                apnsID: nil, outcome: .delivered, at: Date())
+            try await client.store.resolvePushJobs([(job, .park, entry)])
+            clock.advance(by: Self.eventsPollInterval)
+            let reply = try await stream.value
             #expect(reply.text.hasSuffix("event: changed\ndata: {}\n\n"))
             #expect(try await client.store.order(type: type, id: id)?.version == 1, "the order did not change: the push alone did it")
         }
@@ -439,7 +430,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await Self.createOrder(client)
+            let (type, id, _) = try await client.createOrder().details
             var order = try #require(try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)").json["order"])
             let valid = try await client.merchant(.post, "/api/v1/orders/validate", json: order)
             #expect(valid.status == .ok)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OrderModel
 import OrderPersistence
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id) = try await DashboardTests.createOrder(client, number: "T-1")
+            let (type, id, _) = try await client.createOrder(number: "T-1").details
             let order = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)")
             let token = try #require(order.json["order"]?["authenticationToken"]?.stringValue)
             let pushToken = String(repeating: "5e", count: 32)

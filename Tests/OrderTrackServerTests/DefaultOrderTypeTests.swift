@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OrderModel
 import OrderPersistence
+import ServerTestSupport
 import Testing
 
 /// A second brand breaks nothing: a create that names no order type gets the merchant's default order type (the first
@@ -76,7 +77,7 @@ extension DefaultOrderTypeTests {
 
             let second = RestrictedKeyTests.otherOrderType
             try await RestrictedKeyTests.addOrderType(client, server, merchantID: client.credentials.merchantID, second)
-            let (_, firstID) = try await DashboardTests.createOrder(client)
+            let (_, firstID, _) = try await client.createOrder().details
             var other = SampleContent.order
             other["orderTypeIdentifier"] = .string(second)
             let created = try await client.merchant(.post, "/api/v1/orders", json: other)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OrderModel
 import OrderTrackServer
+import ServerTestSupport
 import Testing
 
 /// Development mode never sends a development identity's pushes to Apple's APNs, which would refuse them: they are
@@ -11,17 +12,13 @@ import Testing
         let server = try TestServer(push: PushConfiguration(endpoint: URL(string: "https://api.push.apple.com")!))
         defer { server.remove() }
         try await server.run { client in
-            let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-            let details = try #require(created.json["orderDetails"])
-            let type = try #require(details["orderTypeIdentifier"]?.stringValue)
-            let id = try #require(details["orderIdentifier"]?.stringValue)
-            let token = try #require(details["authenticationToken"]?.stringValue)
+            let (type, id, token) = try await client.createOrder().details
             let registered = try await client.device(
                 .post, "/wallet/v1/devices/dev-1/registrations/\(type)/\(id)", token: token,
                 json: ["pushToken": .string(String(repeating: "ab", count: 32))])
             #expect(registered.status == .created)
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "completed"]).status == .ok)
-            let log = try await PushDeliveryTests().waitForLog(client, type, id) { !$0.isEmpty }
+            let log = try await client.pushLog(type, id) { !$0.isEmpty }
             let entry = try #require(log.first, "the push was recorded")
             #expect(entry["outcome"] == "parked")
             let reason = entry["reason"]?.stringValue ?? ""

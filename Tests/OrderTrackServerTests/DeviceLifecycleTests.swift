@@ -3,6 +3,7 @@ import HTTPTypes
 import OrderModel
 import OrderPackage
 import OrderZip
+import ServerTestSupport
 import Testing
 
 /// A Wallet device simulator walking an order's whole life over real HTTP.

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import OrderModel
+import ServerTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// Errors that say what happened (issue #27 item 10): each names the thing at fault and what to do.

@@ -1,23 +1,16 @@
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// Every error status of every endpoint, each with a precise message and nothing written.
 @Suite struct ErrorStatusTests {
-    /// Creates an order and returns (type, id, token).
-    func createOrder(_ client: Client, content: JSONValue = SampleContent.order) async throws -> (String, String, String) {
-        let created = try await client.merchant(.post, "/api/v1/orders", json: content)
-        #expect(created.status == .created, "\(created.text)")
-        let details = try #require(created.json["orderDetails"])
-        return (details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!, details["authenticationToken"]!.stringValue!)
-    }
-
     @Test func deviceEndpoints() async throws {
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, token) = try await createOrder(client)
+            let (type, id, token) = try await client.createOrder().details
             let orderPath = "/wallet/v1/orders/\(type)/\(id)"
             let registration = "/wallet/v1/devices/dev-1/registrations/\(type)/\(id)"
             let pushToken: JSONValue = ["pushToken": .string(String(repeating: "a1", count: 32))]
@@ -173,7 +166,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, _) = try await createOrder(client, content: SampleContent.order(number: "1001"))
+            let (type, id, _) = try await client.createOrder(SampleContent.order(number: "1001")).details
             let path = "/api/v1/orders/\(type)/\(id)"
             #expect(try await client.merchant(.get, "/api/v1/orders/\(type)/missing").status == .notFound)
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/missing", json: ["status": "completed"]).status == .notFound)

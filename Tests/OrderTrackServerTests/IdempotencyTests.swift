@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// Audit M1: an Idempotency-Key makes concurrent retries create one order, on SQLite and PostgreSQL alike (scripts/test

@@ -3,6 +3,7 @@ import HTTPTypes
 import OrderLookupSigning
 import OrderModel
 import OrderPersistence
+import ServerTestSupport
 import TestSupport
 import Testing
 

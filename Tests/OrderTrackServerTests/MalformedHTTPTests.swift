@@ -1,11 +1,7 @@
 import Foundation
-import NIOPosix
 import OrderModel
+import ServerTestSupport
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Bytes the HTTP parser refuses are answered like every other error: 400, `application/json`, the error envelope,
 /// then the connection closes; the server goes on serving other connections. Sent over raw sockets, because HTTP
@@ -13,39 +9,19 @@ import Testing
 @Suite struct MalformedHTTPTests {
     /// Writes `bytes` to a new connection to `port` and reads until the server closes it (or 10 s pass).
     static func exchange(port: Int, _ bytes: [UInt8]) async throws -> [UInt8] {
-        try await NIOThreadPool.singleton.runIfActive {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw RawSocketError(operation: "socket") }
-            defer { close(socket) }
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw RawSocketError(operation: "connect") }
+        try await RawSocket.with(port: port, receiveTimeout: .seconds(10)) { socket in
             var sent = 0
             while sent < bytes.count {
-                let written = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let written = socket.send(bytes[sent...])
                 // The server may answer and close before it has read everything (an oversized header block).
                 guard written > 0 else { break }
                 sent += written
             }
             var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = recv(socket, &buffer, buffer.count, 0)
-                guard count > 0 else { break }
-                received += buffer[..<count]
-            }
+            while case .bytes(let chunk) = socket.receive() { received += chunk }
             return received
         }
     }
-
-    struct RawSocketError: Error { var operation: String }
 
     /// One HTTP/1.1 response split into status, lower-cased header names and body.
     struct RawResponse {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// Order numbers identify orders within an order type, as a shop's numbers do: a second order with a number is 409

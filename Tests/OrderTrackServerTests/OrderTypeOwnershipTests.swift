@@ -5,6 +5,7 @@ import OrderModel
 import OrderPersistence
 import OrderSigning
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -100,7 +101,7 @@ import Testing
     @Test func m2_aPKCS12CarryingItsIssuerIsAcceptedOnlyInDevelopmentMode() async throws {
         try await Self.withTenants { store, _, other in
             let identity = IdentityConfig.pkcs12(
-                bytes: try TenantIsolationTests.pkcs12(orderTypeIdentifier: "order.com.example.p12", iterations: 2048), password: "pw", wwdrPEM: nil)
+                bytes: try DevelopmentPKCS12.make(orderTypeIdentifier: "order.com.example.p12", iterations: 2048), password: "pw", wwdrPEM: nil)
             let refused = await Self.refusal(
                 Administration(store: store, trust: .apple), merchant: other, type: "order.com.example.p12", identity: identity)
             #expect(refused?.contains("does not chain to Apple") == true, "\(refused ?? "accepted")")
@@ -151,7 +152,7 @@ import Testing
         defer { server.remove() }
         // Row 32: `ordertrack identity create-dev`'s chain, its stand-in WWDR in the .p12.
         @Sendable func upload(_ client: Client, key: String, _ type: String) async throws -> Client.Reply {
-            let pkcs12 = try TenantIsolationTests.pkcs12(orderTypeIdentifier: type, iterations: 2048)
+            let pkcs12 = try DevelopmentPKCS12.make(orderTypeIdentifier: type, iterations: 2048)
             return try await RestrictedKeyTests.call(
                 client, key, .put, "/api/v1/order-types/\(type)", json: ["pkcs12": .string(Data(pkcs12).base64EncodedString()), "password": "pw"])
         }

@@ -4,6 +4,7 @@ import OrderModel
 import OrderTrackServer
 import OrderZip
 import QRCode
+import ServerTestSupport
 import TestSupport
 import Testing
 

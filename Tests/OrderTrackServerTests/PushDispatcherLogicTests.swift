@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OrderPersistence
 import OrderSigning
+import ServerTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing

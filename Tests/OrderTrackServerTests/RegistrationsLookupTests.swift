@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -165,7 +166,7 @@ import Testing
         }
         for await _ in locked.stream {}
         let reading = Task { try await Self.list(lookup) }
-        try await MultiInstanceTests.waitUntil(timeout: .seconds(10)) {
+        try await Poll.expect(within: .seconds(10)) {
             try await database.other.read("count waiting reads") { db in
                 try await db.raw(
                     "SELECT count(*) AS waiting FROM pg_locks WHERE NOT granted AND relation = 'registrations'::regclass"
@@ -202,13 +203,13 @@ import Testing
         // The list is kept (see above); each change through the other instance shows up by its announcement.
         #expect(try await Self.list(lookup) == ["A"])
         try await database.register(id: "B")
-        try await MultiInstanceTests.waitUntil(timeout: .seconds(10)) { try await Self.list(lookup) == ["A", "B"] }
+        try await Poll.expect(within: .seconds(10)) { try await Self.list(lookup) == ["A", "B"] }
         let tag = try #require(try await lookup.changedOrders(device: Self.device, orderTypeIdentifier: Self.type, after: nil)).lastChange
         #expect(try await Self.list(lookup, after: tag).isEmpty)
         try await database.change(id: "A")
-        try await MultiInstanceTests.waitUntil(timeout: .seconds(10)) { try await Self.list(lookup, after: tag) == ["A"] }
+        try await Poll.expect(within: .seconds(10)) { try await Self.list(lookup, after: tag) == ["A"] }
         _ = try await database.other.unregister(deviceLibraryIdentifier: Self.device, orderTypeIdentifier: Self.type, orderIdentifier: "B")
-        try await MultiInstanceTests.waitUntil(timeout: .seconds(10)) { try await Self.list(lookup) == ["A"] }
+        try await Poll.expect(within: .seconds(10)) { try await Self.list(lookup) == ["A"] }
         follower.cancel()
         _ = try? await follower.value
 

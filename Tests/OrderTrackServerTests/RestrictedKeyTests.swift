@@ -5,6 +5,7 @@ import OrderModel
 import OrderPersistence
 import OrderSigning
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import OrderPersistence
+import ServerTestSupport
 import Testing
 
 @testable import OrderTrackServer

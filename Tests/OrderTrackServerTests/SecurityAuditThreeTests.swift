@@ -3,6 +3,7 @@ import HTTPTypes
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import OrderModel
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OrderModel
+import ServerTestSupport
 import Testing
 
 /// `POST /api/v1/orders/validate` judges what `POST /api/v1/orders` would store: the same body, filled as creation

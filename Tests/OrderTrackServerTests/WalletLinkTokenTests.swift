@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import OrderModel
 import OrderPersistence
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -17,12 +18,6 @@ import Testing
     static let orderDevice = "order-device-0001"
     static let linkPushToken = String(repeating: "cd", count: 32)
     static let orderPushToken = String(repeating: "ef", count: 32)
-
-    /// An order made through the API: its type, identifier and own token.
-    static func createOrder(_ client: Client) async throws -> (type: String, id: String, token: String) {
-        let created = try await client.createOrder()
-        return (created.type, created.id, created.token)
-    }
 
     /// A new link to the order, opened once: its id, its path and the device token its package carries.
     static func openLink(_ client: Client, type: String, id: String, expiresIn: Int = 3600) async throws
@@ -53,7 +48,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, orderToken) = try await Self.createOrder(client)
+            let (type, id, orderToken) = try await client.createOrder().details
             let link = try await Self.openLink(client, type: type, id: id)
             #expect(link.deviceToken != orderToken, "the link's package never carries the order's token")
             #expect(AuthenticationTokenStrength.weakness(of: link.deviceToken) == nil)
@@ -70,7 +65,7 @@ import Testing
             #expect(try await Self.devices(client, type: type, id: id) == [Self.linkDevice, Self.orderDevice])
 
             // It opens only the link's order.
-            let (otherType, otherID, _) = try await Self.createOrder(client)
+            let (otherType, otherID, _) = try await client.createOrder().details
             #expect(try await client.device(.get, "/wallet/v1/orders/\(otherType)/\(otherID)", token: link.deviceToken).status == .unauthorized)
 
             let revoked = try await client.merchant(.delete, "/api/v1/wallet-links/\(link.id)")
@@ -101,7 +96,7 @@ import Testing
         server.now = { clock.date }
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, orderToken) = try await Self.createOrder(client)
+            let (type, id, orderToken) = try await client.createOrder().details
             let link = try await Self.openLink(client, type: type, id: id, expiresIn: 60)
             #expect(try await Self.register(client, Self.linkDevice, Self.linkPushToken, type: type, id: id, token: link.deviceToken) == .created)
             #expect(try await Self.register(client, Self.orderDevice, Self.orderPushToken, type: type, id: id, token: orderToken) == .created)
@@ -132,7 +127,7 @@ import Testing
         let server = try TestServer(push: apns.push())
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, _) = try await Self.createOrder(client)
+            let (type, id, _) = try await client.createOrder().details
             let link = try await Self.openLink(client, type: type, id: id)
             let body: JSONValue = ["pushToken": .string(Self.linkPushToken)]
             #expect(try await client.device(.post, "/wallet/v1/push", token: link.deviceToken, json: body).status == .created)
@@ -159,7 +154,7 @@ import Testing
         let server = try TestServer(push: apns.push())
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, oldToken) = try await Self.createOrder(client)
+            let (type, id, oldToken) = try await client.createOrder().details
             let link = try await Self.openLink(client, type: type, id: id)
             #expect(try await Self.register(client, Self.orderDevice, Self.orderPushToken, type: type, id: id, token: oldToken) == .created)
             #expect(try await Self.register(client, Self.linkDevice, Self.linkPushToken, type: type, id: id, token: link.deviceToken) == .created)
@@ -221,7 +216,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
-            let (type, id, orderToken) = try await Self.createOrder(client)
+            let (type, id, orderToken) = try await client.createOrder().details
             // A link as schema version 16 stored it: the URL token's hash and no device token.
             let token = Secrets.randomToken(bytes: 24)
             let now = Date()

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(WorkTally) import OrderModel
+import ServerTestSupport
 import Testing
 
 /// An order is parsed and validated once per change (#30): the counts of a create and of a PATCH, with several assets

@@ -28,16 +28,20 @@ public final class TestClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Int: Sleeper] = [:]
         var nextID = 0
-        /// Tests waiting in ``waitForSleepers(_:)``: how many sleepers each waits for.
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tests waiting in ``waitForSleepers(_:)`` or ``waitForSleeper(until:)``: what each waits for.
+        var watchers: [(isMet: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
         var asleep: Int { sleepers.values.count { $0.continuation != nil } }
 
-        /// Removes the watchers whose count of sleepers is reached, for the caller to resume outside the lock.
+        func hasSleeper(until deadline: Instant) -> Bool {
+            sleepers.values.contains { $0.continuation != nil && $0.deadline == deadline }
+        }
+
+        /// Removes the watchers whose condition is met, for the caller to resume outside the lock.
         mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
-            let asleep = asleep
-            let due = watchers.filter { $0.count <= asleep }.map(\.continuation)
-            watchers.removeAll { $0.count <= asleep }
+            let state = self
+            let due = watchers.filter { $0.isMet(state) }.map(\.continuation)
+            watchers.removeAll { $0.isMet(state) }
             return due
         }
     }
@@ -114,10 +118,21 @@ public final class TestClock: Clock, Sendable {
 
     /// Returns once at least `count` tasks sleep on the clock: the sleeper that makes the count resumes it.
     public func waitForSleepers(_ count: Int) async {
+        await wait { $0.asleep >= count }
+    }
+
+    /// Returns once a task sleeps on the clock until exactly `deadline`. On a clock that stands still, a sleep of a
+    /// known interval ends at a known instant: this tells one sleeper (a stream's poll) from the others asleep beside
+    /// it (a server's background loops, whose number the test need not know).
+    public func waitForSleeper(until deadline: Instant) async {
+        await wait { $0.hasSleeper(until: deadline) }
+    }
+
+    private func wait(for isMet: @escaping @Sendable (State) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.asleep >= count { return true }
-                state.watchers.append((count, continuation))
+                if isMet(state) { return true }
+                state.watchers.append((isMet, continuation))
                 return false
             }
             if ready { continuation.resume() }

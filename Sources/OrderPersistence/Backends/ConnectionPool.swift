@@ -30,6 +30,16 @@ actor ConnectionPool<Connection: Sendable> {
     /// How many callers wait for a connection now.
     var waiting: Int { waiters.count }
 
+    /// Callers of ``waitUntilWaiting(_:)``, resumed by the waiter that makes their count: a test knows a caller has
+    /// joined the queue without polling (its deadline's sleep on the test clock comes before it joins).
+    private var queueWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once at least `count` callers wait for a connection.
+    func waitUntilWaiting(_ count: Int) async {
+        guard waiters.count < count else { return }
+        await withCheckedContinuation { queueWatchers.append((count, $0)) }
+    }
+
     /// Leases a connection, waiting for one if all are in use.
     func acquire() async throws -> Connection {
         guard !closed else { throw OrderStoreError.storeClosed }
@@ -49,7 +59,12 @@ actor ConnectionPool<Connection: Sendable> {
 
     private func wait(id: Int) async throws -> Connection {
         try expiredEarly.join(id)
-        return try await withCheckedThrowingContinuation { waiters.append((id, $0)) }
+        return try await withCheckedThrowingContinuation {
+            waiters.append((id, $0))
+            let joined = waiters.count
+            for watcher in queueWatchers where watcher.count <= joined { watcher.continuation.resume() }
+            queueWatchers.removeAll { $0.count <= joined }
+        }
     }
 
     private func expire(id: Int, with error: any Error) {

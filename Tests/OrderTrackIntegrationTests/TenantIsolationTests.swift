@@ -6,6 +6,7 @@ import NIOHTTP1
 import OrderModel
 import OrderSigning
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
         defer { server.remove() }
         try await server.run { client in
             let probe = try await Probe.cachedFetch(client)
-            let (type, target, _) = try await Self.createOrder(client, SampleContent.order)
+            let (type, target, _) = try await client.createOrder().details
 
             // H1: an amount of "42." and four million zeros, near the 4 MiB body limit.
             var hugeAmount = SampleContent.order
@@ -72,7 +73,7 @@ import Testing
         let server = try TestServer()
         defer { server.remove() }
         // 600,000 iterations, the most a file may have: loading it derives keys for a while on one core.
-        let pkcs12 = try Self.pkcs12(orderTypeIdentifier: Self.otherType, iterations: 600_000)
+        let pkcs12 = try DevelopmentPKCS12.make(orderTypeIdentifier: Self.otherType, iterations: 600_000)
         let otherKey = try await server.run { client in
             let probe = try await Probe.cachedFetch(client)
             let (merchantB, apiKey) = try await Administration(store: client.store).createMerchant(name: "Merchant B")
@@ -123,7 +124,7 @@ import Testing
     @Test func m3_aPKCS12WithTenMillionIterationsIsRefusedAtOnce() async throws {
         let server = try TestServer()
         defer { server.remove() }
-        let pkcs12 = try Self.pkcs12(orderTypeIdentifier: Self.otherType, iterations: 10_000_000)
+        let pkcs12 = try DevelopmentPKCS12.make(orderTypeIdentifier: Self.otherType, iterations: 10_000_000)
         try await server.run { client in
             let start = ContinuousClock.now
             let refused = try await client.merchant(
@@ -162,13 +163,6 @@ import Testing
 
     static let otherType = "order.com.merchantb"
 
-    static func createOrder(_ client: Client, _ content: JSONValue) async throws -> (type: String, id: String, token: String) {
-        let created = try await client.merchant(.post, "/api/v1/orders", json: content)
-        #expect(created.status == .created, "\(created.text)")
-        let details = try #require(created.json["orderDetails"])
-        return (details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!, details["authenticationToken"]!.stringValue!)
-    }
-
     /// A valid order of about 3.7 MB: 250 fulfillments with 200 line items each, every one to validate and normalize.
     static func largeValidOrder() -> JSONValue {
         var order = SampleContent.order
@@ -183,31 +177,6 @@ import Testing
                 ]
             })
         return order
-    }
-
-    /// A PKCS#12 made by openssl with a self-signed certificate for `orderTypeIdentifier`, password "pw".
-    static func pkcs12(orderTypeIdentifier: String, iterations: Int) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-p12-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // A development identity's chain (its stand-in WWDR travels in the PKCS#12): development mode accepts it, never
-        // a self-signed certificate.
-        let identity = directory.appendingPathComponent("identity", isDirectory: true)
-        _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identity, validity: 2 * 86_400)
-        let key = identity.appendingPathComponent("key.pem").path
-        let certificate = identity.appendingPathComponent("certificate.pem").path
-        let wwdr = identity.appendingPathComponent("wwdr.pem").path
-        let output = directory.appendingPathComponent("identity.p12").path
-        // Above the cap only the key bag is encrypted and there is no MAC: openssl then derives once, not three
-        // times, and the file is still refused on its key bag.
-        let cheap = iterations > 600_000 ? ["-nomac", "-certpbe", "NONE"] : []
-        _ = try ExternalTools.run(
-            "/usr/bin/openssl",
-            [
-                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", wwdr, "-passout", "pass:pw", "-iter", String(iterations),
-                "-out", output,
-            ] + cheap)
-        return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
     }
 }
 
@@ -226,7 +195,7 @@ struct Probe: Sendable {
 
     /// Creates an order of the development merchant and fetches it once, so its package is cached.
     static func cachedFetch(_ client: Client) async throws -> Probe {
-        let (type, id, token) = try await TenantIsolationTests.createOrder(client, SampleContent.order)
+        let (type, id, token) = try await client.createOrder().details
         let probe = Probe(base: "http://127.0.0.1:\(client.port)", fetchPath: "/wallet/v1/orders/\(type)/\(id)", token: token)
         try await probe.fetch()
         return probe

@@ -1,4 +1,5 @@
 import APNs
+import APNsTestSupport
 import Foundation
 import MockAPNs
 import Testing
@@ -68,7 +69,7 @@ struct FaultTests {
         try await withMock { server, client in
             #expect(await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic)).isDeliveredForTest)
             await server.dropConnections()
-            try await Task.sleep(for: .milliseconds(100))
+            try await clientSeesTheClose()
             #expect(await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic)).isDeliveredForTest)
             #expect(Set(server.pushes().map(\.connectionID)).count == 2)
         }
@@ -79,7 +80,7 @@ struct FaultTests {
         try await withMock { server, client in
             #expect(await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic)).isDeliveredForTest)
             await server.goAway()
-            try await Task.sleep(for: .milliseconds(100))
+            try await clientSeesTheClose()
             for _ in 0..<3 {
                 #expect(await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic)).isDeliveredForTest)
             }

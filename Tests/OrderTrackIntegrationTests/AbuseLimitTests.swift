@@ -6,12 +6,9 @@ import NIOCore
 import NIOPosix
 import OrderModel
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The abuse limits of audit findings M5, M6 and M9, and the lows L4, L8 and L12, over real HTTP on loopback.
 @Suite struct AbuseLimitTests {
@@ -22,7 +19,7 @@ import Testing
         server.limits.maximumRegistrationsPerOrder = 3
         defer { server.remove() }
         try await server.run { client in
-            let order = try await Self.createOrder(client)
+            let order = try await client.createOrder().details
             for device in 1...3 {
                 #expect(try await Self.register(client, order, device: "device-\(device)", pushToken: device).status == .created)
             }
@@ -50,7 +47,7 @@ import Testing
         server.limits.maximumRegistrationsPerOrder = 5
         defer { server.remove() }
         try await server.run { client in
-            let order = try await Self.createOrder(client)
+            let order = try await client.createOrder().details
             let base = "http://127.0.0.1:\(client.port)"
             let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
                 for index in 0..<40 {
@@ -104,8 +101,8 @@ import Testing
         server.limits.perOrderToken = RateLimit(perSecond: Self.noRefill, burst: 3)
         defer { server.remove() }
         try await server.run { client in
-            let order = try await Self.createOrder(client)
-            let other = try await Self.createOrder(client)
+            let order = try await client.createOrder().details
+            let other = try await client.createOrder().details
             let path = "/wallet/v1/orders/\(order.type)/\(order.id)"
             for _ in 0..<3 { #expect(try await client.device(.get, path, token: order.token).status == .ok) }
             try Self.expectRateLimited(try await client.device(.get, path, token: order.token), naming: "--rate-limit-per-order-token")
@@ -127,7 +124,10 @@ import Testing
 
     @Test func m5_repeated401sFromOneAddressBackOff() async throws {
         var server = try TestServer()
-        // One token per 4 s: the burst and the refusals fit in that window on a loaded machine.
+        // One token per 4 s, on a clock that moves only when the test says: no refill before the test waits out
+        // Retry-After, however slow the machine.
+        let clock = TestClock()
+        server.clock = ServerClock(clock, startingAt: Date())
         server.limits.failedAuthentication = RateLimit(perSecond: 0.25, burst: 3)
         defer { server.remove() }
         try await server.run { client in
@@ -140,7 +140,7 @@ import Testing
             #expect(try await client.call(.get, "/healthz").status == .ok, "requests without credentials are served")
             // A back-off, not a lock-out: after Retry-After the right key works again.
             let retryAfter = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
-            try await Task.sleep(for: .seconds(retryAfter) + .milliseconds(100))
+            clock.advance(by: .seconds(retryAfter))
             #expect(try await client.merchant(.get, "/api/v1/orders").status == .ok)
         }
     }
@@ -262,30 +262,20 @@ import Testing
         try await server.run { client in
             var content = SampleContent.order
             content["orderNumber"] = "Commande-été-42"
-            let order = try await Self.createOrder(client, content)
+            let order = try await client.createOrder(content).details
             let download = try await client.merchant(.get, "/api/v1/orders/\(order.type)/\(order.id)/package")
             #expect(download.status == .ok)
             let disposition = try #require(download.headers[.contentDisposition])
             #expect(disposition.unicodeScalars.allSatisfy { $0.isASCII }, "\(disposition)")
             #expect(disposition == "attachment; filename=\"Commande-_t_-42.order\"; filename*=UTF-8''Commande-%C3%A9t%C3%A9-42.order")
             // A plain ASCII number needs no filename*.
-            let plain = try await Self.createOrder(client, SampleContent.order(number: "1001"))
+            let plain = try await client.createOrder(SampleContent.order(number: "1001")).details
             let plainDownload = try await client.merchant(.get, "/api/v1/orders/\(plain.type)/\(plain.id)/package")
             #expect(plainDownload.headers[.contentDisposition] == "attachment; filename=\"1001.order\"")
         }
     }
 
     // MARK: Helpers
-
-    static func createOrder(_ client: Client, _ content: JSONValue = SampleContent.order) async throws -> (type: String, id: String, token: String) {
-        let created = try await client.merchant(.post, "/api/v1/orders", json: content)
-        #expect(created.status == .created, "\(created.text)")
-        let details = try #require(created.json["orderDetails"])
-        return (
-            try #require(details["orderTypeIdentifier"]?.stringValue), try #require(details["orderIdentifier"]?.stringValue),
-            try #require(details["authenticationToken"]?.stringValue)
-        )
-    }
 
     static func register(_ client: Client, _ order: (type: String, id: String, token: String), device: String, pushToken: Int) async throws
         -> Client.Reply
@@ -319,40 +309,25 @@ import Testing
     /// Sends `chunks` to a new connection one every `interval`, reading whatever the server answers, until the server
     /// closes the connection or 5 s after the last chunk.
     static func trickle(port: Int, chunks: [[UInt8]], every interval: Duration) async throws -> Trickle {
-        try await NIOThreadPool.singleton.runIfActive {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw MalformedHTTPTests.RawSocketError(operation: "socket") }
-            defer { close(socket) }
-            let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
-            var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: __suseconds_t((milliseconds % 1000) * 1000))
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw MalformedHTTPTests.RawSocketError(operation: "connect") }
+        try await RawSocket.with(port: port, receiveTimeout: interval) { socket in
             let started = ContinuousClock.now
             var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65_536)
             var pending = chunks[...]
             var quietSince = ContinuousClock.now
             while true {
                 if let chunk = pending.popFirst() {
-                    let written = chunk.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if written <= 0 { return Trickle(closedByServer: true, elapsed: ContinuousClock.now - started, received: received) }
+                    if socket.send(chunk[...]) <= 0 {
+                        return Trickle(closedByServer: true, elapsed: ContinuousClock.now - started, received: received)
+                    }
                     quietSince = ContinuousClock.now
                 } else if ContinuousClock.now - quietSince > .seconds(5) {
                     return Trickle(closedByServer: false, elapsed: ContinuousClock.now - started, received: received)
                 }
                 // Waits up to one interval for an answer or the close.
-                let count = recv(socket, &buffer, buffer.count, 0)
-                if count == 0 { return Trickle(closedByServer: true, elapsed: ContinuousClock.now - started, received: received) }
-                if count > 0 { received += buffer[..<count] }
-                if count < 0, errno != EAGAIN, errno != EWOULDBLOCK {
-                    return Trickle(closedByServer: true, elapsed: ContinuousClock.now - started, received: received)
+                switch socket.receive() {
+                case .bytes(let chunk): received += chunk
+                case .closed: return Trickle(closedByServer: true, elapsed: ContinuousClock.now - started, received: received)
+                case .timedOut: continue
                 }
             }
         }

@@ -6,6 +6,7 @@ import NIOHTTP1
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -68,8 +69,14 @@ import Testing
                 body: ["status": "completed"])
             #expect(updated.status == 200)
         }
-        try await Self.waitUntil(timeout: .seconds(300)) { try await store.pushQueueDepth().pending == 0 && apns.server.count >= Self.orders }
-        try await Task.sleep(for: .seconds(1))
+        // Settled when the queue is empty and every push the mock accepted has been answered to its sender (the two
+        // instances' sent counters add up to the mock's count): a second send of a job, had there been one, is then
+        // already in the count rather than still on its way.
+        try await Poll.expect(within: .seconds(300)) {
+            guard try await store.pushQueueDepth().pending == 0, apns.server.count >= Self.orders else { return false }
+            let sent = try await ServerMetrics.value(Self.pushesSent, at: bases[0]) + ServerMetrics.value(Self.pushesSent, at: bases[1])
+            return Int(sent) == apns.server.count
+        }
         let firstRound = apns.server.pushes().map(\.deviceToken)
         #expect(firstRound.count == Self.orders, "\(firstRound.count - Self.orders) pushes were sent twice")
         #expect(Set(firstRound) == tokens)
@@ -83,13 +90,13 @@ import Testing
                     .PATCH, bases[1] + "/api/v1/orders/\(order.type)/\(order.id)", authorization: "Bearer \(apiKey)", body: ["status": "open"])
             }
         }
-        try await Self.waitUntil(timeout: .seconds(300)) { apns.server.count >= Self.orders + Self.orders / 5 }
+        try await Poll.expect(within: .seconds(300)) { apns.server.count >= Self.orders + Self.orders / 5 }
         first.kill()
         #expect(apns.server.count < 2 * Self.orders, "the kill must land mid fan-out")
         _ = try await updates.value
         // A push the mock received may not have its outcome committed yet, and the killed instance's claims stay
         // pending until their leases end: the queue empties after the last delivery, not with it.
-        try await Self.waitUntil(timeout: .seconds(300)) {
+        try await Poll.expect(within: .seconds(300)) {
             var counts: [String: Int] = [:]
             for push in apns.server.pushes() { counts[push.deviceToken, default: 0] += 1 }
             guard tokens.allSatisfy({ counts[$0, default: 0] >= 2 }) else { return false }
@@ -99,6 +106,8 @@ import Testing
         try await store.shutdown()
         try await apns.stop()
     }
+
+    static let pushesSent = "ordertrack_pushes_sent_total"
 
     struct Reply: Sendable {
         var status: UInt
@@ -130,13 +139,6 @@ import Testing
                 if let (index, value) = try await group.next() { results[index] = value }
             }
             return indices.map { results[$0]! }
-        }
-    }
-
-    /// Waits for what other processes do; records an issue if `condition` does not hold within `timeout`.
-    static func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
-        if try await !Poll.until(timeout: timeout, every: .milliseconds(200), condition) {
-            Issue.record("condition not met within \(timeout)")
         }
     }
 }

@@ -7,6 +7,7 @@ import OrderModel
 import OrderPersistence
 import OrderTrackServer
 import OrderZip
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -105,24 +106,17 @@ import Testing
 
         /// A counter or gauge of `/metrics`, by its name with labels as rendered (`ordertrack_cache_hits_total{cache="orders"}`).
         func metric(_ name: String) async throws -> Double {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30))
-            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            try await ServerMetrics.value(name, at: base)
         }
 
         func waitForMetric(_ name: String, above value: Double) async throws {
-            try await MultiInstanceTests.waitUntil(timeout: .seconds(20)) { try await metric(name) > value }
+            try await Poll.expect(within: .seconds(20)) { try await metric(name) > value }
         }
     }
 
-    static let orderHits = #"ordertrack_cache_hits_total{cache="orders"}"#
-    static let registrationsHits = #"ordertrack_cache_hits_total{cache="registrations"}"#
     static let registrationsInvalidations = #"ordertrack_cache_invalidations_total{cache="registrations"}"#
     static let orderInvalidations = #"ordertrack_cache_invalidations_total{cache="orders"}"#
     static let packageInvalidations = #"ordertrack_cache_invalidations_total{cache="packages"}"#
-    static let interruptions = "ordertrack_change_feed_interruptions_total"
-    static let following = "ordertrack_change_feed_following"
 
     /// The order's document as the package carries it.
     static func document(in package: [UInt8]) throws -> JSONValue {
@@ -137,7 +131,7 @@ import Testing
         let store = try await OrderTrackApplication.openStore(
             configuration: developmentConfiguration(dataDirectory: pair.dataDirectory.path, databaseURL: pair.database),
             logger: Logger(label: "shared-cache-test"))
-        try await b.waitForMetric(Self.following, above: 0)
+        try await b.waitForMetric(ChangeFeed.following, above: 0)
 
         let created = try await MultiInstanceTests.send(
             .POST, a.base + "/api/v1/orders", authorization: "Bearer \(apiKey)", body: SampleContent.order)
@@ -159,9 +153,9 @@ import Testing
         // B reads the order once (after applying the announcement of its creation), then answers from memory.
         try await pair.settle(b)
         #expect(try await statusServedByB() == "open")
-        let hits = try await b.metric(Self.orderHits)
+        let hits = try await b.metric(ChangeFeed.orderHits)
         #expect(try await statusServedByB() == "open")
-        #expect(try await b.metric(Self.orderHits) > hits, "the second fetch came from B's memory")
+        #expect(try await b.metric(ChangeFeed.orderHits) > hits, "the second fetch came from B's memory")
 
         // A change through A: B drops its copy when PostgreSQL announces the commit; its next fetch is the new version.
         let invalidations = try await b.metric(Self.orderInvalidations)
@@ -174,19 +168,19 @@ import Testing
 
         // B's notification connection is killed; a change made before it is back is still seen, as B dropped everything
         // on the interruption and re-reads after it listens again.
-        let interruptions = try await b.metric(Self.interruptions)
+        let interruptions = try await b.metric(ChangeFeed.interruptions)
         #expect(try pair.terminateListeners() >= 2, "both listeners were terminated")
         try await patch("cancelled")
-        try await b.waitForMetric(Self.interruptions, above: interruptions)
-        try await b.waitForMetric(Self.following, above: 0)
+        try await b.waitForMetric(ChangeFeed.interruptions, above: interruptions)
+        try await b.waitForMetric(ChangeFeed.following, above: 0)
         // Whether B heard of the change depends on when it listened again; either way it serves the new version.
         #expect(try await statusServedByB() == "cancelled")
         try await pair.settle(b)
         #expect(try await statusServedByB() == "cancelled")
         // Following again: B keeps the order and drops it on the next announced change.
-        let hitsAfter = try await b.metric(Self.orderHits)
+        let hitsAfter = try await b.metric(ChangeFeed.orderHits)
         #expect(try await statusServedByB() == "cancelled")
-        #expect(try await b.metric(Self.orderHits) > hitsAfter)
+        #expect(try await b.metric(ChangeFeed.orderHits) > hitsAfter)
         let invalidationsAfter = try await b.metric(Self.orderInvalidations)
         try await patch("open")
         try await b.waitForMetric(Self.orderInvalidations, above: invalidationsAfter)
@@ -219,7 +213,8 @@ import Testing
         let pair = try await Pair.start()
         defer { pair.remove() }
         let (a, b, apiKey) = (pair.a, pair.b, pair.apiKey)
-        try await b.waitForMetric(Self.following, above: 0)
+        try await b.waitForMetric(ChangeFeed.following, above: 0)
+        // Through instance A's HTTP port, not `Client.createOrder`: the servers here are other processes.
         func createOrder() async throws -> (type: String, id: String, token: String) {
             let created = try await MultiInstanceTests.send(
                 .POST, a.base + "/api/v1/orders", authorization: "Bearer \(apiKey)", body: SampleContent.order)
@@ -239,10 +234,10 @@ import Testing
         let listed = try await b.registrations(device, type)
         #expect(listed.ids == [one.id])
         let tag = try #require(listed.tag)
-        let hits = try await b.metric(Self.registrationsHits)
+        let hits = try await b.metric(ChangeFeed.registrationsHits)
         #expect(try await b.registrations(device, type).ids == [one.id])
         #expect(try await b.registrations(device, type, after: tag).ids == [])
-        #expect(try await b.metric(Self.registrationsHits) >= hits + 2, "B answered from memory")
+        #expect(try await b.metric(ChangeFeed.registrationsHits) >= hits + 2, "B answered from memory")
 
         // A registration through A: B drops the list when PostgreSQL announces it.
         let two = try await createOrder()
@@ -263,21 +258,21 @@ import Testing
         #expect(try await b.registrations(device, type).ids == [two.id, one.id])
 
         // B's notification connection is killed; an unregistration through A before it is back is still seen.
-        let interruptions = try await b.metric(Self.interruptions)
+        let interruptions = try await b.metric(ChangeFeed.interruptions)
         #expect(try pair.terminateListeners() >= 2, "both listeners were terminated")
         var request = HTTPClientRequest(url: a.base + "/wallet/v1/devices/\(device)/registrations/\(type)/\(two.id)")
         request.method = .DELETE
         request.headers.add(name: "Authorization", value: "AppleOrder \(two.token)")
         #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status == .ok)
-        try await b.waitForMetric(Self.interruptions, above: interruptions)
-        try await b.waitForMetric(Self.following, above: 0)
+        try await b.waitForMetric(ChangeFeed.interruptions, above: interruptions)
+        try await b.waitForMetric(ChangeFeed.following, above: 0)
         #expect(try await b.registrations(device, type).ids == [one.id])
         try await pair.settle(b)
         #expect(try await b.registrations(device, type).ids == [one.id])
         // Following again: kept, and dropped on the next announced registration.
-        let hitsAfter = try await b.metric(Self.registrationsHits)
+        let hitsAfter = try await b.metric(ChangeFeed.registrationsHits)
         #expect(try await b.registrations(device, type).ids == [one.id])
-        #expect(try await b.metric(Self.registrationsHits) > hitsAfter)
+        #expect(try await b.metric(ChangeFeed.registrationsHits) > hitsAfter)
         let invalidationsAfter = try await b.metric(Self.registrationsInvalidations)
         #expect(try await a.register(device, type, two.id, token: two.token) == 201)
         try await b.waitForMetric(Self.registrationsInvalidations, above: invalidationsAfter)
@@ -289,7 +284,7 @@ import Testing
     /// A self-signed Order Type ID identity for `orderTypeIdentifier` as a PKCS#12 (password "pw"), and its
     /// certificate's DER.
     static func rotationIdentity(orderTypeIdentifier: String) throws -> (pkcs12: [UInt8], certificateDER: [UInt8]) {
-        let pkcs12 = try TenantIsolationTests.pkcs12(orderTypeIdentifier: orderTypeIdentifier, iterations: 2048)
+        let pkcs12 = try DevelopmentPKCS12.make(orderTypeIdentifier: orderTypeIdentifier, iterations: 2048)
         let pem = try ExternalTools.run(
             "/usr/bin/openssl", ["pkcs12", "-in", "/dev/stdin", "-passin", "pass:pw", "-nokeys", "-clcerts"], input: pkcs12)
         let der = try ExternalTools.run("/usr/bin/openssl", ["x509", "-outform", "DER"], input: pem)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OrderModel
 import SQLKit
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -77,7 +78,7 @@ import Testing
             // The listener's connection goes too: once the instance has noticed, it keeps nothing and reads fail as well.
             let interruptions = try await client.metric(ChangeFeed.interruptions)
             try await sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)")
-            try await MultiInstanceTests.waitUntil(timeout: .seconds(30)) {
+            try await Poll.expect(within: .seconds(30)) {
                 try await client.metric(ChangeFeed.interruptions) > interruptions
             }
             #expect(try await client.metric(ChangeFeed.following) == 0)

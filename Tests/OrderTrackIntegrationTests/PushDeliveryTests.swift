@@ -5,60 +5,10 @@ import MockAPNs
 import OrderModel
 import OrderPersistence
 import OrderTrackServer
+import ServerTestSupport
 import TestSupport
 import Testing
 
-/// A local APNs over real TLS and HTTP/2, with a self-signed certificate made by `openssl`.
-struct LocalAPNs {
-    let server: MockAPNsServer
-    let caPEM: String
-    let directory: URL
-
-    static func start(faults: [String: MockAPNsFault] = [:], configure: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> LocalAPNs {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", "key.pem", "-out", "cert.pem",
-        ]
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let certificate = try String(contentsOf: directory.appendingPathComponent("cert.pem"), encoding: .utf8)
-        let key = try String(contentsOf: directory.appendingPathComponent("key.pem"), encoding: .utf8)
-        var configuration = MockAPNsConfiguration(tlsCertificateChainPEM: certificate, tlsPrivateKeyPEM: key)
-        configuration.faults = faults
-        configure(&configuration)
-        return LocalAPNs(server: try await MockAPNsServer.start(configuration), caPEM: certificate, directory: directory)
-    }
-
-    var endpoint: URL { URL(string: "https://127.0.0.1:\(server.port)")! }
-    var caFile: String { directory.appendingPathComponent("cert.pem").path }
-
-    func push(configuration: PushConfiguration = PushConfiguration()) -> PushConfiguration {
-        var configuration = configuration
-        configuration.endpoint = endpoint
-        configuration.extraTrustRootsPEM = caPEM
-        configuration.initialBackoff = 0.05
-        configuration.maximumBackoff = 0.2
-        configuration.pollInterval = .milliseconds(100)
-        // Far above a loaded machine's answer times: an answer slower than the timeout is retried, which would change the
-        // outcomes these tests assert. Timeouts are tested in APNsTests' FaultTests.
-        configuration.timeout = .seconds(20)
-        return configuration
-    }
-
-    func stop() async throws {
-        try await server.shutdown()
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-// Serialized: the slow-push and retry tests measure real APNs answer times against deadlines.
 @Suite(.serialized) struct PushDeliveryTests {
     static let good = String(repeating: "ab", count: 32)
     static let rotated = String(repeating: "cd", count: 32)
@@ -70,27 +20,13 @@ struct LocalAPNs {
 
     /// Creates an order and registers `tokens` (device `dev-i` gets `tokens[i]`); returns (type, id, token).
     func orderWithDevices(_ client: Client, tokens: [String]) async throws -> (String, String, String) {
-        let created = try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-        let details = try #require(created.json["orderDetails"])
-        let (type, id, token) = (
-            details["orderTypeIdentifier"]!.stringValue!, details["orderIdentifier"]!.stringValue!, details["authenticationToken"]!.stringValue!
-        )
+        let (type, id, token) = try await client.createOrder().details
         for (index, pushToken) in tokens.enumerated() {
             let registered = try await client.device(
                 .post, "/wallet/v1/devices/dev-\(index)/registrations/\(type)/\(id)", token: token, json: ["pushToken": .string(pushToken)])
             #expect(registered.status == .created)
         }
         return (type, id, token)
-    }
-
-    /// The order's push log once `done` holds of it, or as it is after 20 s (the expectations then say what is missing).
-    func waitForLog(_ client: Client, _ type: String, _ id: String, until done: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
-        var log: [JSONValue] = []
-        try await Poll.until(timeout: .seconds(20)) {
-            log = try await client.merchant(.get, "/api/v1/orders/\(type)/\(id)/pushes").json["data"]?.arrayValue ?? []
-            return done(log)
-        }
-        return log
     }
 
     /// Waits (at most 20 s) until no push job is pending; returns whether that happened.
@@ -108,7 +44,7 @@ struct LocalAPNs {
             let shipped = try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["status": "completed"])
             #expect(shipped.status == .ok)
 
-            let log = try await waitForLog(client, type, id) { log in
+            let log = try await client.pushLog(type, id) { log in
                 Set(log.compactMap { $0["outcome"]?.stringValue }).isSuperset(of: ["delivered", "token-removed", "parked"])
                     && log.filter { $0["outcome"] == "delivered" }.count == 2
             }
@@ -235,12 +171,12 @@ struct LocalAPNs {
                 log.filter { $0["tokenSuffix"]?.stringValue == String(token.suffix(8)) && $0["outcome"] == "delivered" }.count
             }
             // The fast push is recorded while the slow one is still waiting for its answer.
-            let first = try await waitForLog(client, type, id) { delivered($0, Self.good) == 1 }
+            let first = try await client.pushLog(type, id) { delivered($0, Self.good) == 1 }
             #expect(delivered(first, Self.good) == 1)
             #expect(delivered(first, slow) == 0 && !apns.server.requests().contains { $0.deviceToken == slow })
             // The order changes again while the slow push is in flight: its job must go out once more afterwards.
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["statusDescription": "Packed"]).status == .ok)
-            let log = try await waitForLog(client, type, id) { delivered($0, slow) == 2 && delivered($0, Self.good) == 2 }
+            let log = try await client.pushLog(type, id) { delivered($0, slow) == 2 && delivered($0, Self.good) == 2 }
             #expect(delivered(log, slow) == 2 && delivered(log, Self.good) == 2)
             #expect(apns.server.pushes().filter { $0.deviceToken == slow }.count == 2)
         }

@@ -12,42 +12,42 @@ import TestSupport
 import Testing
 
 /// A server on a fresh data directory, driven over real HTTP on loopback.
-struct TestServer {
-    static let publicURL = "https://orders.example.test"
+package struct TestServer {
+    package static let publicURL = "https://orders.example.test"
 
-    let dataDirectory: URL
+    package let dataDirectory: URL
     /// `nil` for SQLite in the data directory; a fresh PostgreSQL schema when the suite runs on PostgreSQL.
-    let database: String?
-    let push: PushConfiguration
+    package let database: String?
+    package let push: PushConfiguration
     /// How long a request body may take (the server's default unless a test shortens it).
-    var requestBodyTimeout: Duration = .seconds(30)
+    package var requestBodyTimeout: Duration = .seconds(30)
     /// How long a connection may stay without a request (the server's default unless a test shortens it).
-    var idleTimeout: Duration = .seconds(75)
+    package var idleTimeout: Duration = .seconds(75)
     /// Registration cap and request rates: the server's defaults, which ordinary tests stay well within.
-    var limits = LimitsConfiguration()
+    package var limits = LimitsConfiguration()
     /// The server's dates: the wall clock unless a test moves time itself (its waits stay on the continuous clock).
-    var now: @Sendable () -> Date = Date.init
+    package var now: @Sendable () -> Date = Date.init
     /// The server's whole clock, dates and waits, when a test holds time still; replaces ``now``.
-    var clock: ServerClock?
+    package var clock: ServerClock?
     /// The lowest level the server logs at.
-    var logLevel: Logger.Level = .warning
+    package var logLevel: Logger.Level = .warning
     /// Apple Pay trust and gateway (Apple's alone unless a test adds its own root or gateway).
-    var applePay = ApplePayConfiguration()
+    package var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
-    var lookup = LookupConfiguration()
+    package var lookup = LookupConfiguration()
     /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
     /// data directory may run as production with the generated master key.
-    var developmentMode = true
+    package var developmentMode = true
 
     /// Without a mock APNs, pushes go to a closed local port: tests never reach the real APNs.
     /// `database` overrides the test database for this server.
-    init(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), database: String? = nil) throws {
+    package init(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), database: String? = nil) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-test-\(UUID().uuidString)", isDirectory: true)
         self.database = try database ?? TestDatabase.storeURL()
         self.push = push
     }
 
-    func configuration() throws -> ServerConfiguration {
+    package func configuration() throws -> ServerConfiguration {
         var configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory.path, databaseURL: database, publicURL: Self.publicURL, push: push)
         configuration.requestBodyTimeout = requestBodyTimeout
@@ -65,7 +65,7 @@ struct TestServer {
     /// The server logs warnings and errors to `logger`, by default the console. `testing` is `.live` (real HTTP on
     /// loopback) unless a test wants the requests answered in its own task (`.router`, where task-locals reach the
     /// handlers).
-    func run<Value: Sendable>(
+    package func run<Value: Sendable>(
         logger: Logger = Logger(label: "ordertrack-test"), testing: TestingSetup = .live, _ body: @Sendable (Client) async throws -> Value
     ) async throws -> Value {
         var logger = logger
@@ -85,42 +85,43 @@ struct TestServer {
         }
     }
 
-    func loadCredentials() throws -> DevelopmentCredentials {
+    package func loadCredentials() throws -> DevelopmentCredentials {
         let data = try Data(contentsOf: dataDirectory.appendingPathComponent("dev-credentials.json"))
         return try JSONDecoder().decode(DevelopmentCredentials.self, from: data)
     }
 
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 }
 
 /// HTTP calls as a merchant and as a Wallet device would make them.
-struct Client: Sendable {
-    let client: any TestClientProtocol
-    let apiKey: String
-    let credentials: DevelopmentCredentials
+package struct Client: Sendable {
+    package let client: any TestClientProtocol
+    package let apiKey: String
+    package let credentials: DevelopmentCredentials
     /// The server's own store, for setup that has no HTTP endpoint (operator commands).
-    let store: any OrderStore
+    package let store: any OrderStore
 
-    struct Reply: Sendable {
-        var status: HTTPResponse.Status
-        var headers: HTTPFields
-        var body: [UInt8]
+    package struct Reply: Sendable {
+        package var status: HTTPResponse.Status
+        package var headers: HTTPFields
+        package var body: [UInt8]
 
-        var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
-        var text: String { String(decoding: body, as: UTF8.self) }
+        package var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    var port: Int { client.port ?? 0 }
+    package var port: Int { client.port ?? 0 }
 
-    func call(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: [UInt8]? = nil) async throws -> Reply {
+    package func call(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: [UInt8]? = nil) async throws -> Reply {
         let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
         return Reply(status: response.status, headers: response.headers, body: Array(response.body.readableBytesView))
     }
 
     /// A merchant API call with the development API key (Bearer), a JSON body if given.
-    func merchant(_ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws -> Reply {
+    package func merchant(_ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws -> Reply
+    {
         var headers = extra
         headers[.authorization] = "Bearer \(apiKey)"
         if json != nil { headers[.contentType] = "application/json" }
@@ -128,7 +129,8 @@ struct Client: Sendable {
     }
 
     /// A device call with `AppleOrder <token>`.
-    func device(_ method: HTTPRequest.Method, _ path: String, token: String?, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async throws
+    package func device(_ method: HTTPRequest.Method, _ path: String, token: String?, json: JSONValue? = nil, headers extra: HTTPFields = [:])
+        async throws
         -> Reply
     {
         var headers = extra
@@ -138,18 +140,20 @@ struct Client: Sendable {
 }
 
 /// An order made through the merchant API: the four orderDetails values Apple Pay would hand Wallet, and the answer.
-struct CreatedTestOrder: Sendable {
-    var type: String
-    var id: String
-    var token: String
-    var reply: Client.Reply
+package struct CreatedTestOrder: Sendable {
+    package var type: String
+    package var id: String
+    package var token: String
+    package var reply: Client.Reply
     /// The order's merchant API path.
-    var path: String { "/api/v1/orders/\(type)/\(id)" }
+    package var path: String { "/api/v1/orders/\(type)/\(id)" }
+    /// The three values to destructure: `let (type, id, token) = try await client.createOrder().details`.
+    package var details: (type: String, id: String, token: String) { (type, id, token) }
 }
 
 extension Client {
     /// Creates `content` (a sample order by default), expecting 201, and reads its orderDetails.
-    func createOrder(_ content: JSONValue = SampleContent.order, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    package func createOrder(_ content: JSONValue = SampleContent.order, sourceLocation: SourceLocation = #_sourceLocation) async throws
         -> CreatedTestOrder
     {
         let reply = try await merchant(.post, "/api/v1/orders", json: content)
@@ -160,17 +164,33 @@ extension Client {
             id: try #require(details["orderIdentifier"]?.stringValue, sourceLocation: sourceLocation),
             token: try #require(details["authenticationToken"]?.stringValue, sourceLocation: sourceLocation), reply: reply)
     }
+
+    /// The order's push log (as the merchant API lists it) once `done` holds of it, or as it is after 20 s (the
+    /// expectations then say what is missing).
+    package func pushLog(_ type: String, _ id: String, until done: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
+        var log: [JSONValue] = []
+        try await Poll.until(timeout: .seconds(20)) {
+            log = try await merchant(.get, "/api/v1/orders/\(type)/\(id)/pushes").json["data"]?.arrayValue ?? []
+            return done(log)
+        }
+        return log
+    }
+
+    /// Creates a sample order numbered `number` (order numbers are unique within an order type), expecting 201.
+    package func createOrder(number: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> CreatedTestOrder {
+        try await createOrder(SampleContent.order(number: number), sourceLocation: sourceLocation)
+    }
 }
 
 /// Order content a merchant sends at payment completion.
-enum SampleContent {
+package enum SampleContent {
     /// An order with an order number of its own: order numbers are unique within an order type.
-    static var order: JSONValue { order(number: uniqueNumber()) }
+    package static var order: JSONValue { order(number: uniqueNumber()) }
 
     /// A fresh order number (`T-` and 8 hexadecimal digits).
-    static func uniqueNumber() -> String { "T-" + UUID().uuidString.prefix(8).lowercased() }
+    package static func uniqueNumber() -> String { "T-" + UUID().uuidString.prefix(8).lowercased() }
 
-    static func order(number: String) -> JSONValue {
+    package static func order(number: String) -> JSONValue {
         [
             "merchant": ["displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"],
             "orderManagementURL": .string("https://shop.example.com/orders/\(number)"),
@@ -183,18 +203,18 @@ enum SampleContent {
 }
 
 /// Entry names of a zip archive, read with our reader.
-enum ZipNames {
-    static func of(_ archive: [UInt8]) -> [String] {
+package enum ZipNames {
+    package static func of(_ archive: [UInt8]) -> [String] {
         ZipReader.inspect(archive).files.map(\.name)
     }
 }
 
 /// The master key of every store this test target opens directly.
-let testMasterKey = MasterKey.generate()
+package let testMasterKey = MasterKey.generate()
 
 /// A configuration in development mode (the data directory's generated master key and demo merchant), as the
 /// `ordertrack serve --dev` processes of a test use it.
-func developmentConfiguration(dataDirectory: String, databaseURL: String?) throws -> ServerConfiguration {
+package func developmentConfiguration(dataDirectory: String, databaseURL: String?) throws -> ServerConfiguration {
     var configuration = try ServerConfiguration(dataDirectory: dataDirectory, databaseURL: databaseURL)
     configuration.developmentMode = true
     return configuration
