@@ -152,7 +152,21 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/Dashboard")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/Track")]
+        ),
+        // The merchants' dashboard: pages, the checkout playground and the session, over the server's services. The
+        // server does not depend on it; the command line and the tests add it to the server's routes.
+        .target(
+            name: "OrderTrackDashboard",
+            dependencies: [
+                "OrderTrackServer", "OrderModel", "OrderPersistence", "OrderSigning", "WireFormats",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources/Dashboard")]
         ),
         // APNs provider client: HTTP/2, certificate or token auth, one long-lived connection per credential.
         .target(
@@ -233,8 +247,8 @@ let package = Package(
         .executableTarget(
             name: "ordertrack",
             dependencies: [
-                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackBenchmarks", "MockAPNs",
-                "OrderLookupSigning",
+                "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "OrderTrackServer", "OrderTrackDashboard",
+                "OrderTrackBenchmarks", "MockAPNs", "OrderLookupSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -254,7 +268,7 @@ let package = Package(
         .target(
             name: "ServerTestSupport",
             dependencies: [
-                "MockAPNs", "OrderModel", "OrderPersistence", "OrderSigning", "OrderTrackServer", "OrderZip", "TestSupport",
+                "MockAPNs", "OrderModel", "OrderPersistence", "OrderSigning", "OrderTrackDashboard", "OrderTrackServer", "OrderZip", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -322,8 +336,8 @@ let package = Package(
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [
-                "OrderTrackServer", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport", "ApplePay", "QRCode",
-                "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
+                "OrderTrackServer", "OrderTrackDashboard", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport",
+                "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

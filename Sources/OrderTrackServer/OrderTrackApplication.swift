@@ -8,8 +8,9 @@ import OrderModel
 import OrderPersistence
 import UnixSignals
 
-/// The OrderTrack server: the Wallet Orders web service under `/wallet`, the merchant API under `/api/v1` and the
-/// merchants' dashboard under `/dashboard`.
+/// The OrderTrack server: the Wallet Orders web service under `/wallet`, the merchant API under `/api/v1`, Track in
+/// Wallet under `/track`, and the routes of the modules above it (``OrderTrackRoutes``: the merchants' dashboard under
+/// `/dashboard`).
 public struct OrderTrackApplication: Sendable {
     public let configuration: ServerConfiguration
     public let store: any OrderStore
@@ -22,12 +23,13 @@ public struct OrderTrackApplication: Sendable {
         developmentCredentials.map { DevelopmentBootstrap.exampleCommand($0, publicURL: configuration.publicURL) }
     }
 
-    /// Opens the database (creating it and a development identity on first start) and assembles the routes.
+    /// Opens the database (creating it and a development identity on first start) and assembles the routes: the
+    /// server's own, then each of `routes` (the dashboard, for the command line and the tests).
     /// `onServerRunning` receives the bound port (useful with port 0). `clock` is the one source of time of the store
     /// and every part of the server: the wall clock unless a test controls time.
     public static func build(
-        configuration: ServerConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
-        clock: ServerClock = .system
+        configuration: ServerConfiguration, logger: Logger, routes: [any OrderTrackRoutes] = [],
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }, clock: ServerClock = .system
     ) async throws -> OrderTrackApplication {
         try await PortCheck.requireAvailable(host: configuration.host, port: configuration.port)
         let store = try await openStore(configuration: configuration, logger: logger, clock: clock)
@@ -40,7 +42,7 @@ public struct OrderTrackApplication: Sendable {
                 try await DevelopmentBootstrap.warnIfShared(store: store, logger: logger)
             }
             let application = try makeApplication(
-                configuration: configuration, store: store, logger: logger, clock: clock, onServerRunning: onServerRunning)
+                configuration: configuration, store: store, logger: logger, clock: clock, routes: routes, onServerRunning: onServerRunning)
             return OrderTrackApplication(configuration: configuration, store: store, application: application, developmentCredentials: credentials)
         } catch {
             try? await store.shutdown()
@@ -86,7 +88,7 @@ public struct OrderTrackApplication: Sendable {
     }
 
     static func makeApplication(
-        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, clock: ServerClock,
+        configuration: ServerConfiguration, store: any OrderStore, logger: Logger, clock: ServerClock, routes: [any OrderTrackRoutes],
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> Hummingbird.Application<RouterResponder<OrderTrackRequestContext>> {
         if !configuration.applePay.additionalTrustRoots.isEmpty {
@@ -137,9 +139,8 @@ public struct OrderTrackApplication: Sendable {
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.add(middleware: ClientAddressMiddleware(header: configuration.limits.clientAddressHeader.flatMap { HTTPField.Name($0) }))
-        router.add(middleware: RequestLimitMiddleware(limits: configuration.limits, clock: clock))
-        // A person who opens the server's address in a browser finds the dashboard.
-        router.get("/") { _, _ in Response.redirect(to: "/dashboard", type: .found) }
+        router.add(
+            middleware: RequestLimitMiddleware(limits: configuration.limits, secretFormPaths: Set(routes.flatMap(\.secretFormPaths)), clock: clock))
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
@@ -188,15 +189,11 @@ public struct OrderTrackApplication: Sendable {
             keys: LookupKeyService(store: store, now: now), maximumBodySize: configuration.maximumMerchantBodySize)
         lookupRoutes.add(to: router)
         lookupRoutes.add(to: merchantAPI)
-        let resources = try DashboardResources.load()
-        TrackRoutes(walletLinks: walletLinks, packages: packages, resources: resources).add(to: router)
-        DashboardRoutes(
-            sessions: DashboardSessions(store: store, administration: administration, now: now), orders: orders, assets: assets,
-            administration: administration, orderTypes: orderTypes, packages: packages, applePay: applePay, walletLinks: walletLinks, clock: clock,
-            resources: resources, cpu: cpu,
-            secureCookies: !configuration.isInsecure,
-            maximumBodySize: configuration.maximumMerchantBodySize
-        ).add(to: router)
+        TrackRoutes(walletLinks: walletLinks, packages: packages, resources: try WebResources.load("Track", from: .module)).add(to: router)
+        let services = OrderTrackServices(
+            configuration: configuration, store: store, orders: orders, assets: assets, administration: administration, orderTypes: orderTypes,
+            packages: packages, applePay: applePay, walletLinks: walletLinks, cpu: cpu, clock: clock)
+        for added in routes { try added.add(to: router, services: services) }
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
             router: router,

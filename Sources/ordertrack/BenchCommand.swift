@@ -6,6 +6,7 @@ import OrderPackage
 import OrderPersistence
 import OrderSigning
 import OrderTrackBenchmarks
+import OrderTrackDashboard
 import OrderTrackServer
 
 struct BenchCommand: AsyncParsableCommand {
@@ -86,7 +87,9 @@ enum BenchmarkServer {
         // The benchmark drives the demo merchant, on PostgreSQL too.
         configuration.developmentMode = true
         let ports = AsyncStream<Int>.makeStream()
-        let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger) { ports.continuation.yield($0) }
+        let server = try await OrderTrackApplication.build(configuration: configuration, logger: logger, routes: [Dashboard()]) {
+            ports.continuation.yield($0)
+        }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
         let value: Value
         do {

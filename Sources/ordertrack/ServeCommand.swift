@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import OrderTrackDashboard
 import OrderTrackServer
 import X509
 
@@ -216,7 +217,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "ordertrack")
         let resolved = configuration
         let server = try await reportingStoreProblems {
-            try await OrderTrackApplication.build(configuration: resolved, logger: logger) { port in
+            try await OrderTrackApplication.build(configuration: resolved, logger: logger, routes: [Dashboard()]) { port in
                 announce("OrderTrack listening on \(resolved.host):\(port); devices use \(resolved.webServiceURL)")
             }
         }

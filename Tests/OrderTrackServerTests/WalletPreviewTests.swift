@@ -1,7 +1,7 @@
 import OrderModel
 import Testing
 
-@testable import OrderTrackServer
+@testable import OrderTrackDashboard
 
 /// The order page's preview shows what Wallet shows: a pickup's window, returns and the return policy included.
 @Suite struct WalletPreviewTests {

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import OrderModel
 import OrderPersistence
+import OrderTrackDashboard
 import OrderTrackServer
 import OrderZip
 import TestSupport
@@ -71,7 +72,8 @@ package struct TestServer {
         var logger = logger
         logger.logLevel = logLevel
         let server = try await OrderTrackApplication.build(
-            configuration: try configuration(), logger: logger, clock: clock ?? ServerClock(date: now, waits: ContinuousClock()))
+            configuration: try configuration(), logger: logger, routes: [Dashboard()],
+            clock: clock ?? ServerClock(date: now, waits: ContinuousClock()))
         let credentials = try loadCredentials()
         do {
             let value = try await server.application.test(testing) { client in

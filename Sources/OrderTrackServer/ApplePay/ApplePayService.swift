@@ -15,7 +15,7 @@ import X509
 ///
 /// Decrypted card data passes through in memory only: it is never logged and never stored (a replayed checkout
 /// decrypts its token again rather than keeping the first answer's card data).
-final class ApplePayService: Sendable {
+package final class ApplePayService: Sendable {
     private let store: any ApplePayStore
     private let orders: OrderService
     private let cpu: CPUWorkPool
@@ -102,7 +102,7 @@ final class ApplePayService: Sendable {
         return stored
     }
 
-    func paymentIdentities(merchant: MerchantRecord) async throws -> [PaymentIdentityRecord] {
+    package func paymentIdentities(merchant: MerchantRecord) async throws -> [PaymentIdentityRecord] {
         try await store.paymentIdentities(merchantID: merchant.id)
     }
 
@@ -143,7 +143,7 @@ final class ApplePayService: Sendable {
     }
 
     /// A checkout's answer: the order as created (or as first created, for a replay) and the decrypted payment.
-    struct Checkout: Sendable {
+    package struct Checkout: Sendable {
         var body: [UInt8]
         var created: Bool
     }
@@ -253,7 +253,7 @@ final class ApplePayService: Sendable {
     }
 
     /// The merchant's Merchant Identity record and its parsed certificate.
-    func merchantIdentity(merchant: MerchantRecord) async throws -> (record: ApplePayMerchantIdentityRecord, identity: SigningIdentity) {
+    package func merchantIdentity(merchant: MerchantRecord) async throws -> (record: ApplePayMerchantIdentityRecord, identity: SigningIdentity) {
         guard let record = try await store.applePayMerchantIdentity(merchantID: merchant.id) else {
             throw OrderTrackError(
                 .applePayNotConfigured, "no Merchant Identity certificate is configured; PUT /api/v1/apple_pay/merchant-identity first")
@@ -270,7 +270,7 @@ final class ApplePayService: Sendable {
     }
 
     /// Asks Apple for a payment session for `domain` at the browser's `validationURL`; Apple's answer, unchanged.
-    func session(merchant: MerchantRecord, validationURL: String, domain: String) async throws -> [UInt8] {
+    package func session(merchant: MerchantRecord, validationURL: String, domain: String) async throws -> [UInt8] {
         guard let url = MerchantValidation.allowedGatewayURL(validationURL) else {
             throw OrderTrackError(
                 .validationURLNotAllowed,

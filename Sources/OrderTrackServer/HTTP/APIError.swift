@@ -7,7 +7,7 @@ import OrderModel
 ///
 /// Merchant API errors carry every validation problem at once; device endpoints use the same type, but Wallet only
 /// looks at the status.
-struct APIError: HTTPResponseError, Sendable {
+package struct APIError: HTTPResponseError, Sendable {
     enum Kind: String, Sendable {
         case invalidRequest = "invalid_request_error"
         case authentication = "authentication_error"
@@ -19,24 +19,28 @@ struct APIError: HTTPResponseError, Sendable {
         case api = "api_error"
     }
 
-    var status: HTTPResponse.Status
+    package var status: HTTPResponse.Status
     var kind: Kind
     var code: String
-    var message: String
+    package var message: String
     var param: String?
     var problems: [ValidationProblem] = []
     var extraHeaders: HTTPFields = [:]
     /// More members of the error object (a 412's current version and last change).
     var details: [String: JSONValue] = [:]
 
-    var headers: HTTPFields { extraHeaders }
+    package var headers: HTTPFields { extraHeaders }
 
-    static func badRequest(_ code: String, _ message: String, param: String? = nil) -> APIError {
+    package static func badRequest(_ code: String, _ message: String, param: String? = nil) -> APIError {
         APIError(status: .badRequest, kind: .invalidRequest, code: code, message: message, param: param)
     }
 
-    static func unauthorized(_ message: String) -> APIError {
+    package static func unauthorized(_ message: String) -> APIError {
         APIError(status: .unauthorized, kind: .authentication, code: "unauthorized", message: message)
+    }
+
+    package static func forbidden(_ code: String, _ message: String) -> APIError {
+        APIError(status: .forbidden, kind: .permission, code: code, message: message)
     }
 
     /// A key without the scope an operation needs: 403, naming the scope.
@@ -47,7 +51,7 @@ struct APIError: HTTPResponseError, Sendable {
             message: "API key \(keyID) lacks the scope \(needed) that \(operation) needs")
     }
 
-    static func notFound(_ message: String) -> APIError {
+    package static func notFound(_ message: String) -> APIError {
         APIError(status: .notFound, kind: .notFound, code: "not_found", message: message)
     }
 
@@ -76,7 +80,7 @@ struct APIError: HTTPResponseError, Sendable {
         return ["error": .object(error)]
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         try EditedResponse(status: status, headers: extraHeaders, response: body).response(from: request, context: context)
     }
 }

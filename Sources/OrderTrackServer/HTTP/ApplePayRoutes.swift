@@ -8,7 +8,7 @@ import OrderPersistence
 /// Apple Pay under `/api/v1/apple_pay`, authenticated like the rest of the merchant API.
 ///
 /// Answers that carry decrypted card data (`decrypt`, `payments`) and merchant sessions are `Cache-Control: no-store`.
-struct ApplePayRoutes: Sendable {
+package struct ApplePayRoutes: Sendable {
     /// In development mode, `"token": "tok_applepay_simulated"` makes `payments` a simulated payment (as the checkout
     /// playground's), so a server's code and the playground's copied curl run before Apple Pay is set up; production
     /// refuses it.
@@ -79,14 +79,14 @@ struct ApplePayRoutes: Sendable {
     // MARK: Shared with the checkout playground's calls, which answer exactly as these routes do.
 
     /// The request's JSON body, which must be an object.
-    static func object(_ request: Request, limit: Int, cpu: CPUWorkPool) async throws -> JSONValue {
+    package static func object(_ request: Request, limit: Int, cpu: CPUWorkPool) async throws -> JSONValue {
         let body = try await RequestParsing.jsonBody(request, limit: limit, on: cpu)
         guard body.objectValue != nil else { throw APIError.badRequest("body_not_object", "the body must be a JSON object") }
         return body
     }
 
     /// Merchant validation for the body's `validationURL` and `domain`: Apple's session, uncached.
-    static func session(_ request: Request, _ context: MerchantRequestContext, applePay: ApplePayService, body: JSONValue) async throws
+    package static func session(_ request: Request, _ context: MerchantRequestContext, applePay: ApplePayService, body: JSONValue) async throws
         -> Response
     {
         guard let validationURL = body["validationURL"]?.stringValue else {
@@ -101,7 +101,7 @@ struct ApplePayRoutes: Sendable {
     }
 
     /// The body's `order`: the order content, as POST /api/v1/orders takes it.
-    static func order(_ body: JSONValue) throws -> JSONValue {
+    package static func order(_ body: JSONValue) throws -> JSONValue {
         guard let order = body["order"], order.objectValue != nil else {
             throw APIError.badRequest("order_missing", "the body needs order: the order content as POST /api/v1/orders takes it", param: "order")
         }
@@ -109,11 +109,11 @@ struct ApplePayRoutes: Sendable {
     }
 
     /// A checkout's answer: 201 when it created the order, 200 when it answers a replay; never cached.
-    static func checkoutResponse(_ checkout: ApplePayService.Checkout, _ request: Request, _ context: MerchantRequestContext) -> Response {
+    package static func checkoutResponse(_ checkout: ApplePayService.Checkout, _ request: Request, _ context: MerchantRequestContext) -> Response {
         noStore(SerializedJSON(bytes: checkout.body).response(from: request, context: context), status: checkout.created ? .created : .ok)
     }
 
-    static func token(_ body: JSONValue) throws -> JSONValue {
+    package static func token(_ body: JSONValue) throws -> JSONValue {
         guard let token = body["token"], token.objectValue != nil else {
             throw APIError.badRequest(
                 "token_missing", "the body needs token: the ApplePayPayment token object (or its paymentData)", param: "token")

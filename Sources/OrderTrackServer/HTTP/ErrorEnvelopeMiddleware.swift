@@ -60,7 +60,7 @@ extension APIError {
     /// The answer for any error a route throws: API errors as they are, domain errors by their code, Hummingbird's own errors (404 for an unknown
     /// path, 413 for an oversized body) in the envelope, database outages and lock waits as 503 with `Retry-After`, a
     /// full disk as 507, anything else as a 500 that reveals nothing of the fault.
-    init(answering error: any Error) {
+    package init(answering error: any Error) {
         switch error {
         case let error as APIError:
             self = error

@@ -11,12 +11,17 @@ extension JSONValue: ResponseGenerator {
 }
 
 /// JSON serialized already: order documents serialized on the CPU pool, or a response stored under an idempotency key.
-struct SerializedJSON: ResponseGenerator {
+package struct SerializedJSON: ResponseGenerator {
     var bytes: [UInt8]
     /// More header fields (an order's `ETag`).
     var headers: HTTPFields = [:]
 
-    func response(from request: Request, context: some RequestContext) -> Response {
+    package init(bytes: [UInt8], headers: HTTPFields = [:]) {
+        self.bytes = bytes
+        self.headers = headers
+    }
+
+    package func response(from request: Request, context: some RequestContext) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

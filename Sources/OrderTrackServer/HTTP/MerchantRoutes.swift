@@ -10,7 +10,7 @@ import OrderSigning
 ///
 /// Routes read the request and shape the response; the services do the work and throw ``OrderTrackError``s, which
 /// the error envelope maps to statuses.
-struct MerchantRoutes: Sendable {
+package struct MerchantRoutes: Sendable {
     static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
     static let maximumAssetSize = 1024 * 1024
 
@@ -167,7 +167,7 @@ struct MerchantRoutes: Sendable {
     }
 
     /// The request's `Idempotency-Key`, if it sent one: 1–255 characters.
-    static func idempotencyKey(_ request: Request) throws -> String? {
+    package static func idempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[idempotencyKeyHeader] else { return nil }
         guard (1...255).contains(key.utf8.count) else {
             throw APIError.badRequest("idempotency_key_invalid", "Idempotency-Key must be 1–255 characters")
@@ -280,7 +280,7 @@ struct MerchantRoutes: Sendable {
     }
 
     /// A signed package as a download named after the order number (the identifier when it has none).
-    static func packageDownload(_ record: OrderRecord, _ package: [UInt8]) -> Response {
+    package static func packageDownload(_ record: OrderRecord, _ package: [UInt8]) -> Response {
         Response(
             status: .ok,
             headers: [
@@ -293,7 +293,7 @@ struct MerchantRoutes: Sendable {
 
     /// A validation report as `POST /orders/validate` answers it: every problem with its JSON path, errors and
     /// warnings alike; `valid` is false when any is an error.
-    static func validationJSON(_ report: ValidationReport) -> JSONValue {
+    package static func validationJSON(_ report: ValidationReport) -> JSONValue {
         [
             "valid": .bool(report.isValid),
             "problems": .array(

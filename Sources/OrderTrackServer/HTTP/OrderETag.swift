@@ -4,14 +4,14 @@ import RequestSyntax
 
 /// An order's entity tag is its version (`"7"`): every answer with one order carries it as `ETag`, and `PATCH` takes it
 /// back in `If-Match`, so a client's change of the version it read never overwrites a change it has not seen.
-enum OrderETag {
-    static func value(version: Int) -> String { "\"\(version)\"" }
+package enum OrderETag {
+    package static func value(version: Int) -> String { "\"\(version)\"" }
 
     /// The versions `If-Match` allows (every field of it), `nil` without the header (any version, as before), an empty
     /// set for tags that cannot be one of ours (`"bogus"`, weak tags): that condition is never met. `*` allows any.
     ///
     /// - Throws: 400 `if_match_invalid` for a value that is not `*` or a list of entity tags.
-    static func allowedVersions(_ request: Request) throws -> Set<Int>? {
+    package static func allowedVersions(_ request: Request) throws -> Set<Int>? {
         let fields = request.headers[values: .ifMatch]
         guard !fields.isEmpty else { return nil }
         guard let condition = EntityTagCondition.parse(fields.joined(separator: ", ")) else {

@@ -4,17 +4,22 @@ import OrderPersistence
 
 /// Who calls the merchant API: one slot for every way a merchant signs in (a secret API key, a dashboard session), so
 /// routes and services never see the credential.
-struct MerchantIdentity: Sendable {
+package struct MerchantIdentity: Sendable {
     /// How the merchant proved who it is.
-    enum Credential: Sendable {
+    package enum Credential: Sendable {
         /// An API key (`sk_…` or `rk_…`) and what it may do.
         case apiKey(APIKeyGrant)
         /// A dashboard session cookie; pages embed the session's CSRF token in what they send back.
         case dashboardSession(csrfToken: String)
     }
 
-    var merchant: MerchantRecord
-    var credential: Credential
+    package var merchant: MerchantRecord
+    package var credential: Credential
+
+    package init(merchant: MerchantRecord, credential: Credential) {
+        self.merchant = merchant
+        self.credential = credential
+    }
 
     /// The API key's grant; `nil` on the dashboard.
     var grant: APIKeyGrant? {
@@ -31,8 +36,8 @@ struct MerchantIdentity: Sendable {
 public struct OrderTrackRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The merchant calling the merchant API, set by ``MerchantAuthenticationMiddleware`` or
-    /// ``DashboardAuthenticationMiddleware``.
-    var merchantIdentity: MerchantIdentity?
+    /// the dashboard's session middleware (`OrderTrackDashboard`).
+    package var merchantIdentity: MerchantIdentity?
     /// The order whose `AppleOrder` token a device presented (its own or a wallet link's), set by
     /// ``AppleOrderAuthenticationMiddleware``.
     var deviceAuthorization: DeviceAuthorization?
@@ -52,14 +57,14 @@ public struct OrderTrackRequestContext: RequestContext {
 /// The context of the routes behind merchant authentication (the API key's or the dashboard session's): the merchant is
 /// always there. Made by the router from the parent context once the middleware has authenticated; without a merchant
 /// (a route added outside the authenticated group) the request is refused as unauthenticated.
-struct MerchantRequestContext: ChildRequestContext {
-    var coreContext: CoreRequestContextStorage
+package struct MerchantRequestContext: ChildRequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// Who calls, and with which credential.
-    let identity: MerchantIdentity
+    package let identity: MerchantIdentity
     /// The client's IP address, as in ``OrderTrackRequestContext/clientAddress``.
     let clientAddress: String?
 
-    init(context: OrderTrackRequestContext) throws {
+    package init(context: OrderTrackRequestContext) throws {
         guard let identity = context.merchantIdentity else { throw MerchantAuthenticationMiddleware.missingCredentials }
         coreContext = context.coreContext
         self.identity = identity
@@ -67,13 +72,13 @@ struct MerchantRequestContext: ChildRequestContext {
     }
 
     /// The authenticated merchant.
-    var merchant: MerchantRecord { identity.merchant }
+    package var merchant: MerchantRecord { identity.merchant }
 
     /// The API key's grant; `nil` on the dashboard, whose session may do everything.
     var grant: APIKeyGrant? { identity.grant }
 
     /// Who changes an order through this request, for the audit trail.
-    func author(_ channel: OrderChangeAuthor.Channel) -> OrderChangeAuthor {
+    package func author(_ channel: OrderChangeAuthor.Channel) -> OrderChangeAuthor {
         OrderChangeAuthor(channel: channel, grant: grant, address: clientAddress)
     }
 }

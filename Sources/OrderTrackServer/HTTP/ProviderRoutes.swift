@@ -7,7 +7,7 @@ import OrderPersistence
 
 /// What merchants moving from a payment provider use on the merchant API: their order defaults, which fill what the
 /// provider's simplified order form lacks, and "Track in Wallet" links.
-struct ProviderRoutes: Sendable {
+package struct ProviderRoutes: Sendable {
     let administration: Administration
     let walletLinks: WalletLinkService
     let maximumBodySize: Int
@@ -71,7 +71,7 @@ struct ProviderRoutes: Sendable {
     }
 
     /// `POST …/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link`, on the merchant API and the dashboard's alike.
-    static func createLink(_ request: Request, _ context: MerchantRequestContext, walletLinks: WalletLinkService, maximumBodySize: Int)
+    package static func createLink(_ request: Request, _ context: MerchantRequestContext, walletLinks: WalletLinkService, maximumBodySize: Int)
         async throws -> EditedResponse<JSONValue>
     {
         // The body is optional: an empty one asks for the default lifetime.

@@ -17,8 +17,11 @@ struct RequestLimitMiddleware: RouterMiddleware {
     private let perAPIKey: TokenBuckets?
     private let failedAuthentication: TokenBuckets?
     private let deviceLog: TokenBuckets?
+    /// Paths whose `POST` presents a secret in its body (the dashboard's sign-in form), counted as an `Authorization`
+    /// header is by the failed-authentication limit.
+    private let secretFormPaths: Set<String>
 
-    init(limits: LimitsConfiguration, clock: ServerClock) {
+    init(limits: LimitsConfiguration, secretFormPaths: Set<String>, clock: ServerClock) {
         func buckets(_ limit: RateLimit?) -> TokenBuckets? {
             limit.map { TokenBuckets(limit: $0, trackedKeys: limits.trackedClients, clock: clock) }
         }
@@ -27,12 +30,13 @@ struct RequestLimitMiddleware: RouterMiddleware {
         perAPIKey = buckets(limits.perAPIKey)
         failedAuthentication = buckets(limits.failedAuthentication)
         deviceLog = buckets(limits.deviceLogRequests)
+        self.secretFormPaths = secretFormPaths
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let address = context.clientAddress ?? "unknown"
         let credentials = request.headers[.authorization].flatMap(AuthorizationCredentials.parse)
-        let presentsSecret = credentials != nil || (request.method == .post && request.uri.path == DashboardRoutes.signInPath)
+        let presentsSecret = credentials != nil || (request.method == .post && secretFormPaths.contains(request.uri.path))
         if presentsSecret, let wait = failedAuthentication?.emptyFor(address) {
             throw APIError.tooManyRequests("too many failed authentications from this address (--rate-limit-failed-auth)", retryAfter: wait)
         }

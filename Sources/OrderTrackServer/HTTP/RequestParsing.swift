@@ -2,10 +2,10 @@ import Hummingbird
 import OrderModel
 
 /// Reading path parameters and bodies the same way on every endpoint, with the same errors.
-enum RequestParsing {
+package enum RequestParsing {
     /// A path parameter, percent-decoded (clients may escape `:`, `@` or `+`), that must be an identifier
     /// (``Identifiers/rule``).
-    static func identifier(_ name: String, _ context: some RequestContext) throws -> String {
+    package static func identifier(_ name: String, _ context: some RequestContext) throws -> String {
         guard let value = context.parameters.get(name)?.removingPercentEncoding, Identifiers.isValid(value) else {
             throw APIError.badRequest("invalid_path", "\(name) must be \(Identifiers.rule)", param: name)
         }
@@ -22,7 +22,7 @@ enum RequestParsing {
     }
 
     /// The body, refused with 413 beyond `limit` bytes.
-    static func body(_ request: Request, limit: Int) async throws -> [UInt8] {
+    package static func body(_ request: Request, limit: Int) async throws -> [UInt8] {
         var request = request
         return Array(try await request.collectBody(upTo: limit).readableBytesView)
     }
@@ -42,7 +42,7 @@ enum RequestParsing {
     }
 
     /// The body parsed as JSON on the CPU pool: merchant bodies run to megabytes.
-    static func jsonBody(_ request: Request, limit: Int, on cpu: CPUWorkPool) async throws -> JSONValue {
+    package static func jsonBody(_ request: Request, limit: Int, on cpu: CPUWorkPool) async throws -> JSONValue {
         let bytes = try await body(request, limit: limit)
         return try await cpu.run { try json(bytes) }
     }

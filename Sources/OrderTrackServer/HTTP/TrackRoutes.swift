@@ -12,7 +12,8 @@ import QRCode
 struct TrackRoutes: Sendable {
     let walletLinks: WalletLinkService
     let packages: PackageService
-    let resources: DashboardResources
+    /// `ordertrack.js` and the page a link that opens nothing shows (`Resources/Track`).
+    let resources: WebResources
 
     func add(to router: Router<OrderTrackRequestContext>) {
         router.get("js/ordertrack.js") { request, _ in
@@ -21,7 +22,7 @@ struct TrackRoutes: Sendable {
             response.headers[.accessControlAllowOrigin] = "*"
             return response
         }
-        let track = router.group("track").add(middleware: DashboardSecurityHeaders())
+        let track = router.group("track").add(middleware: PageSecurityHeaders())
         track.get(":token") { _, context in
             switch try await walletLinks.resolve(token: try RequestParsing.identifier("token", context)) {
             case .success(let opened):

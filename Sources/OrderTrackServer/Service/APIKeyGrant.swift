@@ -3,7 +3,7 @@ import OrderPersistence
 /// What the API key behind a request may do: its scopes and order types. Authorization reads it in two places only:
 /// ``MerchantAuthenticationMiddleware`` (the route's scope, the order type in the path) and the order writes whose
 /// order type or changed fields only the body tells (``OrderService``).
-struct APIKeyGrant: Sendable, Hashable {
+package struct APIKeyGrant: Sendable, Hashable {
     /// The key's id.
     var keyID: String
     /// The key's name.

@@ -2,7 +2,7 @@ import OrderModel
 import OrderPersistence
 
 /// A merchant's asset files (images, PDFs and localizations) that order packages include.
-struct AssetService: Sendable {
+package struct AssetService: Sendable {
     let store: any AssetStore
     /// Forgets the compressed form of contents that are replaced or deleted.
     let packages: PackageService
@@ -30,7 +30,7 @@ struct AssetService: Sendable {
     }
 
     /// An asset of this merchant.
-    func asset(merchant: MerchantRecord, name: String) async throws -> Asset {
+    package func asset(merchant: MerchantRecord, name: String) async throws -> Asset {
         guard let asset = try await store.asset(merchantID: merchant.id, name: name) else {
             throw OrderTrackError(.notFound, "no asset named \(name)")
         }
@@ -45,7 +45,7 @@ struct AssetService: Sendable {
     }
 
     /// Every asset of this merchant.
-    func assets(merchant: MerchantRecord) async throws -> [AssetInfo] {
+    package func assets(merchant: MerchantRecord) async throws -> [AssetInfo] {
         try await store.assets(merchantID: merchant.id)
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// `threadCount` threads instead, so at most that many jobs compete with request handling for the cores, and the
 /// operating system time-slices them fairly against it. The threads start on first use and stop when the server
 /// shuts down, after the jobs already queued have run.
-final class CPUWorkPool: Service, Sendable {
+package final class CPUWorkPool: Service, Sendable {
     /// Why a job was not run.
     struct ShutDown: Error, CustomStringConvertible {
         var description: String { "the server is shutting down and runs no new CPU work" }
@@ -33,7 +33,7 @@ final class CPUWorkPool: Service, Sendable {
     }
 
     /// Runs `work` on one of the pool's threads; waits for a free thread first if all are busy.
-    func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    package func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try startIfIdle()
         // A measured operation's tally follows its work onto the pool's thread.
         guard let tally = WorkTally.current else { return try await threads.runIfActive(work) }
@@ -42,7 +42,7 @@ final class CPUWorkPool: Service, Sendable {
     }
 
     /// Keeps the threads until graceful shutdown, then lets queued jobs finish and stops them.
-    func run() async throws {
+    package func run() async throws {
         try startIfIdle()
         try? await gracefulShutdown()
         state.withLock { $0 = .stopped }

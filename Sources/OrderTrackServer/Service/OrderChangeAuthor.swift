@@ -2,9 +2,9 @@ import OrderModel
 import OrderPersistence
 
 /// Who changes an order and from where, as the order's transcript and audit trail name it, with the key's limits.
-struct OrderChangeAuthor: Sendable {
+package struct OrderChangeAuthor: Sendable {
     /// The way the change came in.
-    enum Channel: String, Sendable {
+    package enum Channel: String, Sendable {
         /// The merchant's server (or its partner), through `/api/v1`.
         case merchantAPI = "merchant API"
         /// A person on the dashboard's order page.

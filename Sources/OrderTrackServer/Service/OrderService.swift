@@ -4,7 +4,7 @@ import OrderModel
 import OrderPersistence
 
 /// Creating, changing and reading orders on behalf of merchants, independent of HTTP.
-struct OrderService: Sendable {
+package struct OrderService: Sendable {
     let store: any OrderRecordStore & OrderTypeStore & OrderActivityStore & RegistrationStore & MerchantStore & APIKeyStore
     /// Told of every order written here.
     let caches: CachedCopies
@@ -206,12 +206,12 @@ struct OrderService: Sendable {
     }
 
     /// An order after an update, whether the update changed it, and the warnings of its content.
-    struct UpdatedOrder: Sendable {
-        var record: OrderRecord
+    package struct UpdatedOrder: Sendable {
+        package var record: OrderRecord
         /// The record's document as a tree: answers show it without parsing it again.
-        var document: JSONValue
-        var changed: Bool
-        var warnings: [ValidationProblem]
+        package var document: JSONValue
+        package var changed: Bool
+        package var warnings: [ValidationProblem]
     }
 
     /// Applies a partial update; an update that changes nothing leaves the order (and its devices) alone.
@@ -220,7 +220,7 @@ struct OrderService: Sendable {
     ///   order is at another version, nothing is written and ``OrderTrackError/Code/versionMismatch`` names the current
     ///   version and its last change. The version is compared with the one the store then replaces, so a change
     ///   committed in between by another request or instance is never overwritten.
-    func updateOrder(
+    package func updateOrder(
         merchant: MerchantRecord, type: String, id: String, patch: [UInt8], author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
@@ -408,7 +408,7 @@ struct OrderService: Sendable {
     }
 
     /// An order of this merchant; 404 for unknown orders and for other merchants' orders alike.
-    func order(merchant: MerchantRecord, type: String, id: String) async throws -> OrderRecord {
+    package func order(merchant: MerchantRecord, type: String, id: String) async throws -> OrderRecord {
         guard let record = try await store.order(type: type, id: id), record.merchantID == merchant.id else {
             throw OrderTrackError(.notFound, "no order \(id) of type \(type)")
         }
@@ -438,7 +438,7 @@ struct OrderService: Sendable {
     /// Validates a complete order.json as `ordertrack validate` does, with the merchant's assets standing in for the
     /// package's files and this server's options, as `POST /orders` validates before storing. A document that is not
     /// JSON is a problem at the root, not an error: the problems are the answer.
-    func validate(merchant: MerchantRecord, orderJSON: [UInt8]) async throws -> ValidationReport {
+    package func validate(merchant: MerchantRecord, orderJSON: [UInt8]) async throws -> ValidationReport {
         let parsed = try await cpu.run { () -> Result<JSONValue, JSONParseError> in
             do throws(JSONParseError) {
                 return .success(try JSONValue.parse(orderJSON))
@@ -455,7 +455,7 @@ struct OrderService: Sendable {
     /// Validates what ``updateOrder(merchant:type:id:patch:author:allowedVersions:)`` would store: `patch` applied to the order's current
     /// document, through the same validator as ``validate(merchant:orderJSON:)``. A patch that cannot apply (one that
     /// changes `orderIdentifier`, say) is a problem at its path, as the update would refuse it.
-    func validatePatch(merchant: MerchantRecord, type: String, id: String, patch: JSONValue) async throws -> ValidationReport {
+    package func validatePatch(merchant: MerchantRecord, type: String, id: String, patch: JSONValue) async throws -> ValidationReport {
         let current = try await order(merchant: merchant, type: type, id: id)
         let patched = try await cpu.run { () -> Result<JSONValue, OrderPatchError> in
             let existing = try JSONValue.parse(current.document)
@@ -519,7 +519,7 @@ struct OrderService: Sendable {
 
     /// A page of the merchant's orders newest first, for people browsing them: optionally one status, or the orders
     /// whose order number or identifier is `search`; `cursor` is the previous page's `nextCursor`.
-    func recentOrders(
+    package func recentOrders(
         merchant: MerchantRecord, orderTypeIdentifier: String? = nil, status: String?, search: String?, cursor: String?, limit: Int
     ) async throws -> OrderPage {
         do {
@@ -533,7 +533,7 @@ struct OrderService: Sendable {
     /// A mark that changes whenever what the merchant's pages show may have changed: with `order`, that order's
     /// version, activity and push attempts; without, any change of any of the merchant's orders, and any push attempt
     /// for the `listed` orders (the rows of the list page that asks). Pages compare it over time to know when to refresh.
-    func revision(merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey] = []) async throws -> Revision {
+    package func revision(merchant: MerchantRecord, order key: OrderKey?, listed: [OrderKey] = []) async throws -> Revision {
         guard let key else {
             return Revision(mark: try await listRevision(merchant: merchant, changes: try await latestChange(merchant: merchant), listed: listed))
         }
@@ -545,49 +545,49 @@ struct OrderService: Sendable {
 
     /// A page's revision mark and, for an order page, the order's version read with it (a push attempt moves the mark,
     /// not the version: the page tells a content change by the version).
-    struct Revision: Sendable, Equatable {
-        var mark: String
-        var version: Int? = nil
+    package struct Revision: Sendable, Equatable {
+        package var mark: String
+        package var version: Int? = nil
     }
 
     /// The change sequence of the merchant's latest order change: the list page reads it before its rows.
-    func latestChange(merchant: MerchantRecord) async throws -> Int64 {
+    package func latestChange(merchant: MerchantRecord) async throws -> Int64 {
         try await store.latestChangeSequence(merchantID: merchant.id)
     }
 
     /// The list's revision from a change sequence read earlier and the latest push attempt for the `listed` rows.
-    func listRevision(merchant: MerchantRecord, changes: Int64, listed: [OrderKey]) async throws -> String {
+    package func listRevision(merchant: MerchantRecord, changes: Int64, listed: [OrderKey]) async throws -> String {
         "\(changes).\(try await store.latestPushLogID(merchantID: merchant.id, of: listed))"
     }
 
     /// How many devices are registered for each of these orders of the merchant (other merchants' orders count 0).
-    func registeredDeviceCounts(merchant: MerchantRecord, orders: [OrderRecord]) async throws -> [OrderKey: Int] {
+    package func registeredDeviceCounts(merchant: MerchantRecord, orders: [OrderRecord]) async throws -> [OrderKey: Int] {
         let owned = orders.filter { $0.merchantID == merchant.id }
         return try await store.registrationCounts(
             of: owned.map { OrderKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier) })
     }
 
     /// The latest activity (changes, registrations, fetches) of an order of this merchant, newest first.
-    func activity(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [OrderActivity] {
+    package func activity(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [OrderActivity] {
         let record = try await order(merchant: merchant, type: type, id: id)
         return try await store.orderActivity(
             orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
     }
 
     /// The latest push attempts for an order of this merchant, newest first.
-    func pushLog(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [PushLogEntry] {
+    package func pushLog(merchant: MerchantRecord, type: String, id: String, limit: Int) async throws -> [PushLogEntry] {
         let record = try await order(merchant: merchant, type: type, id: id)
         return try await store.pushLog(orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, limit: limit)
     }
 
     /// Pushes the current version to every registered device again, without changing the order.
-    func notifyDevices(merchant: MerchantRecord, type: String, id: String) async throws -> Int {
+    package func notifyDevices(merchant: MerchantRecord, type: String, id: String) async throws -> Int {
         let record = try await order(merchant: merchant, type: type, id: id)
         return try await notifier.renotify(record)
     }
 
     /// The signed package of an order's current version.
-    func package(merchant: MerchantRecord, type: String, id: String) async throws -> (OrderRecord, [UInt8]) {
+    package func package(merchant: MerchantRecord, type: String, id: String) async throws -> (OrderRecord, [UInt8]) {
         let record = try await order(merchant: merchant, type: type, id: id)
         return (record, try await packages.package(for: record))
     }
@@ -623,7 +623,7 @@ struct OrderService: Sendable {
 
 extension ValidationProblem {
     /// A warning as the API's answers list it: its path and its message.
-    var warningJSON: JSONValue {
+    package var warningJSON: JSONValue {
         ["path": .string(path), "message": .string(message)]
     }
 }

@@ -6,7 +6,7 @@ import OrderSigning
 /// Configuring a merchant's order types from uploaded credentials, for the merchant API and the dashboard alike:
 /// reads the upload's fields, lets ``Administration/setOrderType(merchantID:orderTypeIdentifier:identity:apnsToken:)``
 /// check and store them, then hands the parsed identity to package building and drops the type's APNs connections.
-struct OrderTypeService: Sendable {
+package struct OrderTypeService: Sendable {
     /// The largest PKCS#12 file accepted: a certificate chain and one key take a few kilobytes.
     static let maximumPKCS12Size = 64 * 1024
     /// The largest `.p8` key accepted: a P-256 key in PEM is about 250 bytes.
@@ -18,7 +18,7 @@ struct OrderTypeService: Sendable {
     let credentialChanged: @Sendable (String) async -> Void
 
     /// The signing identity an upload carries: `{"pkcs12": "<base64>", "password": "…", "wwdrPEM": "…"}`.
-    static func identity(from body: JSONValue) throws -> IdentityConfig {
+    package static func identity(from body: JSONValue) throws -> IdentityConfig {
         guard let encoded = body["pkcs12"]?.stringValue, let pkcs12 = Data(base64Encoded: encoded), !pkcs12.isEmpty else {
             throw OrderTrackError(
                 .pkcs12Missing, "the body needs pkcs12: the Order Type ID certificate and key as a base64 PKCS#12 (.p12) file", field: "pkcs12")
@@ -32,7 +32,7 @@ struct OrderTypeService: Sendable {
     }
 
     /// The APNs token key an upload carries: `{"p8": "<PEM text>", "keyID": "…", "teamID": "…"}`.
-    static func apnsKey(from body: JSONValue) throws -> APNsTokenConfig {
+    package static func apnsKey(from body: JSONValue) throws -> APNsTokenConfig {
         guard let p8 = body["p8"]?.stringValue, !p8.isEmpty else {
             throw OrderTrackError(.p8Missing, "the body needs p8: the text of the APNs key's .p8 file", field: "p8")
         }
@@ -57,13 +57,13 @@ struct OrderTypeService: Sendable {
     }
 
     /// Replaces an order type's signing identity (or adds the order type), keeping the APNs key it pushes with.
-    func replaceIdentity(merchant: MerchantRecord, orderTypeIdentifier: String, identity: IdentityConfig) async throws {
+    package func replaceIdentity(merchant: MerchantRecord, orderTypeIdentifier: String, identity: IdentityConfig) async throws {
         let existing = try await owned(merchant: merchant, orderTypeIdentifier: orderTypeIdentifier)
         try await configure(merchant: merchant, orderTypeIdentifier: orderTypeIdentifier, identity: identity, apnsToken: existing?.apnsToken)
     }
 
     /// Makes an existing order type push with an APNs token key, keeping its signing identity.
-    func setAPNsKey(merchant: MerchantRecord, orderTypeIdentifier: String, key: APNsTokenConfig) async throws {
+    package func setAPNsKey(merchant: MerchantRecord, orderTypeIdentifier: String, key: APNsTokenConfig) async throws {
         guard let existing = try await owned(merchant: merchant, orderTypeIdentifier: orderTypeIdentifier) else {
             throw OrderTrackError(.notFound, "no order type \(orderTypeIdentifier): add it with its certificate first")
         }

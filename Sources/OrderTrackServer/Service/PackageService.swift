@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// As a service it runs the builds ``prepare(_:)`` asks for, a bounded number at a time, and at shutdown waits for
 /// the running ones, at most ``shutdownGrace``, before the store closes (audit L14).
-final class PackageService: Service, Sendable {
+package final class PackageService: Service, Sendable {
     private struct CacheKey: Hashable {
         var orderTypeIdentifier: String
         var orderIdentifier: String
@@ -151,7 +151,7 @@ final class PackageService: Service, Sendable {
 
     /// Runs queued builds, as many at once as the CPU pool has threads; at graceful shutdown drops the queued ones and
     /// waits for the running ones, cancelling them after ``shutdownGrace``.
-    func run() async throws {
+    package func run() async throws {
         let limit = cpu.threadCount
         await withTaskGroup(of: Bool.self) { group in
             var running = 0
@@ -198,7 +198,7 @@ final class PackageService: Service, Sendable {
     }
 
     /// The signing identity of an order type (``CredentialProvider/identity(for:)``).
-    func identity(for orderTypeIdentifier: String) async throws -> SigningIdentity {
+    package func identity(for orderTypeIdentifier: String) async throws -> SigningIdentity {
         try await credentials.identity(for: orderTypeIdentifier)
     }
 

@@ -3,9 +3,9 @@ import Foundation
 import WireFormats
 
 /// Random secrets and their comparison.
-enum Secrets {
+package enum Secrets {
     /// `count` bytes from the system CSPRNG as unpadded base64url.
-    static func randomToken(bytes count: Int) -> String {
+    package static func randomToken(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return Base64URL.encode(bytes)
@@ -29,12 +29,12 @@ enum Secrets {
     static func restrictedAPIKey() -> String { "rk_" + randomToken(bytes: 32) }
 
     /// Lowercase hex SHA-256 of a secret, the form keys are stored and looked up by.
-    static func sha256Hex(_ text: some DataProtocol) -> String {
+    package static func sha256Hex(_ text: some DataProtocol) -> String {
         SHA256.hash(data: text).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Compares secrets in time that depends only on their lengths, never on where they differ.
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+    package static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)
         let right = Array(rhs.utf8)
         // The length difference at full width: truncated to a byte, lengths 256 apart would compare equal.

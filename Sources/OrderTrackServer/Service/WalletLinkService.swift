@@ -9,7 +9,7 @@ import OrderPersistence
 /// endpoints accept it for the link's order while the link lives. A link that leaks therefore opens the order until it
 /// expires or is revoked; after that neither its URL nor the token its packages carried fetches or registers anything,
 /// and the registrations made with that token are deleted (audit M13).
-struct WalletLinkService: Sendable {
+package struct WalletLinkService: Sendable {
     /// How long a link works unless the merchant asks otherwise.
     static let defaultLifetime: TimeInterval = 7 * 24 * 3600
     /// The longest lifetime a merchant may ask for.

@@ -4,9 +4,10 @@ import Hummingbird
 import Mustache
 import NIOCore
 
-/// The dashboard's templates and static files (`Resources/Dashboard`), loaded once at start: a page render is a
-/// dictionary lookup, and a missing template fails the start rather than a request.
-struct DashboardResources: Sendable {
+/// A module's HTML templates and static files (a resource folder with `templates/` and `static/`), loaded once at
+/// start: a page render is a dictionary lookup, and a missing template fails the start rather than a request. The Track
+/// in Wallet pages load the server's (`Resources/Track`), the dashboard its own.
+package struct WebResources: Sendable {
     /// A static file as served: its bytes, content type and entity tag.
     struct StaticFile: Sendable {
         var bytes: ByteBuffer
@@ -21,8 +22,8 @@ struct DashboardResources: Sendable {
 
         var description: String {
             switch self {
-            case .missing(let path): "the dashboard resource \(path) is missing from the OrderTrackServer bundle"
-            case .template(let name, let reason): "the dashboard template \(name) does not parse: \(reason)"
+            case .missing(let path): "the web resource \(path) is missing from its module's bundle"
+            case .template(let name, let reason): "the template \(name) does not parse: \(reason)"
             }
         }
     }
@@ -32,9 +33,10 @@ struct DashboardResources: Sendable {
     let library: MustacheLibrary
     let files: [String: StaticFile]
 
-    /// Reads every template and static file from the module's bundle.
-    static func load() throws -> DashboardResources {
-        guard let root = Bundle.module.url(forResource: "Dashboard", withExtension: nil) else { throw LoadError.missing("Dashboard") }
+    /// Reads every template and static file of the folder `directory` of `bundle` (the calling module's
+    /// `Bundle.module`).
+    package static func load(_ directory: String, from bundle: Bundle) throws -> WebResources {
+        guard let root = bundle.url(forResource: directory, withExtension: nil) else { throw LoadError.missing(directory) }
         var templates: [String: MustacheTemplate] = [:]
         for url in try contents(of: root.appendingPathComponent("templates")) where url.pathExtension == "mustache" {
             let name = url.deletingPathExtension().lastPathComponent
@@ -51,7 +53,7 @@ struct DashboardResources: Sendable {
             let etag = "\"" + String(Secrets.sha256Hex(bytes).prefix(16)) + "\""
             files[url.lastPathComponent] = StaticFile(bytes: ByteBuffer(bytes: bytes), contentType: contentType, etag: etag)
         }
-        return DashboardResources(library: MustacheLibrary(templates: templates), files: files)
+        return WebResources(library: MustacheLibrary(templates: templates), files: files)
     }
 
     private static func contents(of directory: URL) throws -> [URL] {
@@ -63,7 +65,7 @@ struct DashboardResources: Sendable {
     }
 
     /// An HTML page from a template; pages hold per-merchant data, so nothing may cache them.
-    func page(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+    package func page(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
         let html = library.render(values, withTemplate: template) ?? ""
         return Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
@@ -71,7 +73,7 @@ struct DashboardResources: Sendable {
     }
 
     /// A static file, revalidated by its entity tag after five minutes (the files change only with a new build).
-    func staticFile(_ name: String, request: Request) -> Response? {
+    package func staticFile(_ name: String, request: Request) -> Response? {
         guard let file = files[name] else { return nil }
         var headers: HTTPFields = [.contentType: file.contentType, .cacheControl: "public, max-age=300", .eTag: file.etag]
         if request.headers[.ifNoneMatch] == file.etag {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import OrderModel
 import OrderPersistence
+import OrderTrackServer
 import WireFormats
 
 /// Dashboard sign-in sessions, kept in the database so that every instance behind a load balancer knows them.

@@ -1,6 +1,7 @@
 import Foundation
 import OrderModel
 import OrderPersistence
+import OrderTrackServer
 
 /// What the checkout playground's page starts with: an Apple Pay JS payment request and order content that fit
 /// together (the request's total is the order's `payment.total`, which a real checkout checks), for the merchant's

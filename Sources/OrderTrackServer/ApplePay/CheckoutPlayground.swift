@@ -5,13 +5,18 @@ import OrderPersistence
 /// `POST /api/v1/apple_pay/payments` runs it; without one (a simulation, in any browser) it creates the order through
 /// the same ``OrderService/createOrder(merchant:content:idempotency:now:responseBody:)`` and answers the same
 /// `orderDetails` (``OrderService/CreatedOrder/responseJSON(webServiceURL:)``), with `simulated: true` and no `payment`.
-struct CheckoutPlayground: Sendable {
+package struct CheckoutPlayground: Sendable {
     let orders: OrderService
-    let applePay: ApplePayService
+    package let applePay: ApplePayService
+
+    package init(orders: OrderService, applePay: ApplePayService) {
+        self.orders = orders
+        self.applePay = applePay
+    }
 
     /// Pays for `order` with `token`, or simulates the payment when there is none. `attempt` (the page's
     /// `Idempotency-Key`) makes a repeated simulation answer the first one's order rather than create another.
-    func pay(merchant: MerchantRecord, token: JSONValue?, order: JSONValue, attempt: String?, author: OrderChangeAuthor) async throws
+    package func pay(merchant: MerchantRecord, token: JSONValue?, order: JSONValue, attempt: String?, author: OrderChangeAuthor) async throws
         -> ApplePayService.Checkout
     {
         if let token { return try await applePay.checkout(merchant: merchant, token: token, order: order, author: author) }

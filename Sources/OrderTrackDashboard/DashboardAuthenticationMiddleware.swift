@@ -1,9 +1,10 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import OrderTrackServer
 
 /// Authenticates dashboard requests by the session cookie and puts the merchant in the context, as
-/// ``MerchantAuthenticationMiddleware`` does for API keys; routes never look at the cookie.
+/// `MerchantAuthenticationMiddleware` does for API keys; routes never look at the cookie.
 ///
 /// Every request that can change something (any method but GET and HEAD) must also carry the session's CSRF token, in
 /// the `X-CSRF-Token` header (the pages' scripts) or as the `csrf` field of a form; it is compared in constant time.
@@ -38,9 +39,7 @@ struct DashboardAuthenticationMiddleware: RouterMiddleware {
         if request.method != .get, request.method != .head {
             let presented = try await Self.presentedCSRFToken(&request)
             guard let presented, Secrets.constantTimeEquals(presented, session.csrfToken) else {
-                throw APIError(
-                    status: .forbidden, kind: .permission, code: "csrf_token_invalid",
-                    message: "this request lacks the page's CSRF token; reload the page and try again")
+                throw APIError.forbidden("csrf_token_invalid", "this request lacks the page's CSRF token; reload the page and try again")
             }
         }
         var context = context

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import OrderPersistence
+import OrderTrackServer
 import ServiceLifecycle
 
 /// `GET /dashboard/events[?order=TYPE/ID | ?listed=TYPE/ID&listed=…][&since=REVISION]`: server-sent events that tell an open page when

@@ -1,6 +1,7 @@
 import Hummingbird
 import OrderModel
 import OrderPersistence
+import OrderTrackServer
 
 /// The JSON calls of the dashboard's pages, under `/dashboard/api`, authenticated by the session cookie and its CSRF
 /// token.

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import OrderModel
 import OrderPersistence
+import OrderTrackServer
 
 /// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list, the order page and the checkout
 /// playground, and their static files. Pages are rendered on the server from the services' answers; the session
@@ -27,7 +28,7 @@ struct DashboardRoutes: Sendable {
     /// Makes the "Track in Wallet" links the checkout playground offers after a payment.
     let walletLinks: WalletLinkService
     let clock: ServerClock
-    let resources: DashboardResources
+    let resources: WebResources
     let cpu: CPUWorkPool
     /// Whether the cookie is `Secure`: when the public URL is https, so that it never travels in clear.
     let secureCookies: Bool
@@ -37,7 +38,7 @@ struct DashboardRoutes: Sendable {
     func add(to router: Router<OrderTrackRequestContext>) {
         // The playground's short address; its page lives under /dashboard, where the session cookie is sent.
         router.get("checkout") { _, _ in Response.redirect(to: Self.checkoutPath, type: .normal) }
-        let dashboard = router.group("dashboard").add(middleware: DashboardSecurityHeaders())
+        let dashboard = router.group("dashboard").add(middleware: PageSecurityHeaders())
         dashboard.get("static/:file") { request, context in
             guard let name = context.parameters.get("file"), let response = resources.staticFile(name, request: request) else {
                 throw APIError.notFound("no such dashboard file")
