@@ -26,7 +26,7 @@ import WireFormats
 
     @Test func afterShipEstimateRevisionWithoutCheckpointsUsesTheEventTime() throws {
         let event = try Fixture.event("aftership-edd-revise", .aftership)
-        #expect(event.occurredAt == Date(timeIntervalSince1970: 1_764_090_000))
+        #expect(event.occurredAt == Date(timeIntervalSince1970: 1_795_626_000))
         #expect(event.estimatedDelivery == EstimatedDelivery(at: date("2026-11-28T00:00:00Z"), windowDuration: "PT24H"))
         #expect(event.carrierName == "UPS")
         // No courier link in the payload: UPS's own tracking page.
@@ -214,7 +214,7 @@ import WireFormats
         #expect(CarrierNames.displayName(for: "DHLExpress") == "DHL Express")
         #expect(CarrierNames.displayName(for: "Veho") == "Veho")
         let body =
-            #"{"event":"tracking_update","event_id":"x","ts":1764090000,"msg":{"tracking_number":"1","tag":"HeldAtCustoms2027","slug":"veho"}}"#
+            #"{"event":"tracking_update","event_id":"x","ts":1795626000,"msg":{"tracking_number":"1","tag":"HeldAtCustoms2027","slug":"veho"}}"#
         guard case .event(let event) = try CarrierWebhookParser.parse(Array(body.utf8), provider: .aftership, headers: CarrierRequestHeaders([:]))
         else {
             Issue.record("not an event")
