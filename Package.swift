@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "ApplePay", targets: ["ApplePay"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "OrderLookupSigning", targets: ["OrderLookupSigning"]),
+        .library(name: "CarrierTracking", targets: ["CarrierTracking"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -220,6 +221,27 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // Carrier tracking webhooks (AfterShip, EasyPost, Shippo, ShipEngine and our generic format): signatures checked
+        // on the raw body, bounded parsers to one event shape, and the mapping to Wallet's shipping statuses. Pure: the
+        // server owns HTTP, storage and key fetching.
+        .target(
+            name: "CarrierTracking",
+            dependencies: [
+                "OrderModel", "WireFormats",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Fixtures written from each provider's public documentation; signatures cross-checked with openssl.
+        .testTarget(
+            name: "CarrierTrackingTests",
+            dependencies: [
+                "CarrierTracking", "OrderModel", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
         ),
         // Judged by OpenSSL's strict mode and by Apple's SignedDataVerifier (verify_transactions.py).
         .testTarget(
