@@ -52,6 +52,25 @@ import Testing
                     #expect(!text.contains("TEMP B-TREE") && !text.contains("Sort"), "\(entry.name): the index gives the order:\n\(text)")
                 }
             }
+            // The rows' push log (the list's revision) and device counts: lookups of the listed rows, not a walk of the
+            // merchant's orders or of a table.
+            let listed = (0..<25).map { OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "o1-\($0 * 7)") }
+            for (name, query) in [
+                ("push log", { @Sendable db in SQLOrderStore.latestPushLogQuery(db, merchantID: fixture.merchant.id, of: listed) }),
+                ("devices", { @Sendable db in SQLOrderStore.registrationCountsQuery(db, of: listed) }),
+            ] as [(String, @Sendable (any SQLDatabase) -> SQLSelectBuilder)] {
+                let plan = try await store.read("explain") { db in
+                    if TestDatabase.usesPostgres {
+                        return try await db.raw("EXPLAIN \(query(db).select)").all(decodingColumn: "QUERY PLAN", as: String.self)
+                    }
+                    return try await db.raw("EXPLAIN QUERY PLAN \(query(db).select)").all(decodingColumn: "detail", as: String.self)
+                }
+                let text = plan.joined(separator: "\n")
+                // PostgreSQL plans by statistics and rightly reads the test's empty push log and registrations whole.
+                #expect(
+                    !text.contains("orders_merchant") && !text.contains("Seq Scan on orders") && !plan.contains { $0.hasPrefix("SCAN") },
+                    "\(name):\n\(text)")
+            }
         }
     }
 }

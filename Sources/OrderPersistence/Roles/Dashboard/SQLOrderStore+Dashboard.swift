@@ -145,28 +145,35 @@ extension SQLOrderStore {
     public func latestPushLogID(merchantID: String, of orders: [OrderKey]) async throws -> Int64 {
         guard !orders.isEmpty else { return 0 }
         return try await read("read the latest push of \(orders.count) orders") { db in
-            let matches = orders.prefix(Self.maximumPageSize).map { key in
-                SQLBinaryExpression(
-                    SQLBinaryExpression(SQLColumn("order_type_identifier", table: "push_log"), .equal, SQLBind(key.orderTypeIdentifier)), .and,
-                    SQLBinaryExpression(SQLColumn("order_identifier", table: "push_log"), .equal, SQLBind(key.orderIdentifier)))
-            }
-            return try await db.select()
-                .column(
-                    SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("id", table: "push_log")), SQLLiteral.numeric("0")), as: "latest"
-                )
-                .from("push_log")
-                .join(
-                    "orders", method: SQLJoinMethod.inner,
-                    on: SQLBinaryExpression(
-                        SQLBinaryExpression(
-                            SQLColumn("order_type_identifier", table: "orders"), .equal, SQLColumn("order_type_identifier", table: "push_log")),
-                        .and,
-                        SQLBinaryExpression(SQLColumn("order_identifier", table: "orders"), .equal, SQLColumn("order_identifier", table: "push_log")))
-                )
-                .where(SQLColumn("merchant_id", table: "orders"), .equal, SQLBind(merchantID))
-                .where(SQLGroupExpression(SQLList(matches, separator: SQLRaw(" OR "))))
-                .first(decodingColumn: "latest", as: Int64.self) ?? 0
+            try await Self.latestPushLogQuery(db, merchantID: merchantID, of: orders).first(decodingColumn: "latest", as: Int64.self) ?? 0
         }
+    }
+
+    /// The query of ``latestPushLogID(merchantID:of:)``, for it and for checking its plan.
+    static func latestPushLogQuery(_ db: any SQLDatabase, merchantID: String, of orders: [OrderKey]) -> SQLSelectBuilder {
+        let matches = orders.prefix(Self.maximumPageSize).map { key in
+            SQLBinaryExpression(
+                SQLBinaryExpression(SQLColumn("order_type_identifier", table: "push_log"), .equal, SQLBind(key.orderTypeIdentifier)), .and,
+                SQLBinaryExpression(SQLColumn("order_identifier", table: "push_log"), .equal, SQLBind(key.orderIdentifier)))
+        }
+        return db.select()
+            .column(
+                SQLFunction("COALESCE", args: SQLFunction("MAX", args: SQLColumn("id", table: "push_log")), SQLLiteral.numeric("0")), as: "latest"
+            )
+            .from("push_log")
+            .join(
+                "orders", method: SQLJoinMethod.inner,
+                on: SQLBinaryExpression(
+                    SQLBinaryExpression(
+                        SQLColumn("order_type_identifier", table: "orders"), .equal, SQLColumn("order_type_identifier", table: "push_log")),
+                    .and,
+                    SQLBinaryExpression(SQLColumn("order_identifier", table: "orders"), .equal, SQLColumn("order_identifier", table: "push_log")))
+            )
+            // The merchant as an expression no index serves: otherwise SQLite without statistics walks all the
+            // merchant's orders (100,000 took 50 ms a page) to probe the push log, rather than looking up the listed
+            // rows' push log entries and then each one's order by its key.
+            .where(SQLQueryString("\(ident: "orders").\(ident: "merchant_id") || '' = \(bind: merchantID)"))
+            .where(SQLGroupExpression(SQLList(matches, separator: SQLRaw(" OR "))))
     }
 
     /// How many devices are registered for each of these orders, in one query over the registrations' order index.
@@ -176,18 +183,7 @@ extension SQLOrderStore {
             var counts: [OrderKey: Int] = [:]
             // Two binds per order: chunks stay far below SQLite's and PostgreSQL's bind limits.
             for chunk in orders.chunked(into: 200) {
-                let matches = chunk.map { key in
-                    SQLBinaryExpression(
-                        SQLBinaryExpression(SQLColumn("order_type_identifier"), .equal, SQLBind(key.orderTypeIdentifier)), .and,
-                        SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(key.orderIdentifier)))
-                }
-                let rows = try await db.select()
-                    .column("order_type_identifier").column("order_identifier").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
-                    .from("registrations")
-                    .where(SQLGroupExpression(SQLList(matches, separator: SQLRaw(" OR "))))
-                    .groupBy("order_type_identifier").groupBy("order_identifier")
-                    .all()
-                for row in rows {
+                for row in try await Self.registrationCountsQuery(db, of: chunk).all() {
                     let key = OrderKey(
                         orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"))
                     counts[key] = try row.int("devices")
@@ -195,5 +191,19 @@ extension SQLOrderStore {
             }
             return counts
         }
+    }
+
+    /// The query of ``registrationCounts(of:)`` for one chunk of orders, for it and for checking its plan.
+    static func registrationCountsQuery(_ db: any SQLDatabase, of orders: some Collection<OrderKey>) -> SQLSelectBuilder {
+        let matches = orders.map { key in
+            SQLBinaryExpression(
+                SQLBinaryExpression(SQLColumn("order_type_identifier"), .equal, SQLBind(key.orderTypeIdentifier)), .and,
+                SQLBinaryExpression(SQLColumn("order_identifier"), .equal, SQLBind(key.orderIdentifier)))
+        }
+        return db.select()
+            .column("order_type_identifier").column("order_identifier").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
+            .from("registrations")
+            .where(SQLGroupExpression(SQLList(matches, separator: SQLRaw(" OR "))))
+            .groupBy("order_type_identifier").groupBy("order_identifier")
     }
 }
