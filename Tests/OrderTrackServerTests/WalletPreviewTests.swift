@@ -5,6 +5,17 @@ import Testing
 
 /// The order page's preview shows what Wallet shows: a pickup's window, returns and the return policy included.
 @Suite struct WalletPreviewTests {
+    /// The dashboard's dates: UTC, said so, every month's name, before 1970 too.
+    @Test(arguments: [
+        ("2026-11-23T16:04:05Z", false, "23 Nov 2026, 16:04 UTC"), ("2026-11-23T16:04:05Z", true, "23 Nov 2026, 16:04:05 UTC"),
+        ("2026-01-01T00:00:00Z", false, "1 Jan 2026, 00:00 UTC"), ("2025-09-30T23:59:59Z", true, "30 Sep 2025, 23:59:59 UTC"),
+        ("2024-02-29T09:05:00Z", false, "29 Feb 2024, 09:05 UTC"), ("1969-12-31T23:00:00Z", false, "31 Dec 1969, 23:00 UTC"),
+    ])
+    func datesReadInUTC(date: String, withSeconds: Bool, shown: String) throws {
+        let parsed = try #require(DateTimeFormat.parseRFC3339(date))
+        #expect(OrderRow.format(parsed, withSeconds: withSeconds) == shown)
+    }
+
     @Test func aPickupShowsItsWindowFromPickupAtAndItsDuration() {
         let order: JSONValue = [
             "fulfillments": [
