@@ -35,15 +35,11 @@ import Testing
                 ("search with status", "open", "N1-42", ["orders_merchant_order_number", "orders_merchant_identifier"], true),
             ]
             for entry in cases {
-                let plan = try await store.read("explain") { db in
-                    let query = SQLOrderStore.recentOrdersQuery(
+                let plan = try await store.plan(analyze: true) { db in
+                    SQLOrderStore.recentOrdersQuery(
                         db, merchantID: fixture.merchant.id, orderTypeIdentifier: nil, status: entry.status, search: entry.search, before: 12_345,
-                        limit: 26)
-                    if TestDatabase.usesPostgres {
-                        try await db.raw("ANALYZE").run()
-                        return try await db.raw("EXPLAIN \(query.select)").all(decodingColumn: "QUERY PLAN", as: String.self)
-                    }
-                    return try await db.raw("EXPLAIN QUERY PLAN \(query.select)").all(decodingColumn: "detail", as: String.self)
+                        limit: 26
+                    ).select
                 }
                 let text = plan.joined(separator: "\n")
                 for index in entry.indexes { #expect(text.contains(index), "\(entry.name): \(index) in plan:\n\(text)") }
@@ -56,15 +52,10 @@ import Testing
             // merchant's orders or of a table.
             let listed = (0..<25).map { OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "o1-\($0 * 7)") }
             for (name, query) in [
-                ("push log", { @Sendable db in SQLOrderStore.latestPushLogQuery(db, merchantID: fixture.merchant.id, of: listed) }),
-                ("devices", { @Sendable db in SQLOrderStore.registrationCountsQuery(db, of: listed) }),
-            ] as [(String, @Sendable (any SQLDatabase) -> SQLSelectBuilder)] {
-                let plan = try await store.read("explain") { db in
-                    if TestDatabase.usesPostgres {
-                        return try await db.raw("EXPLAIN \(query(db).select)").all(decodingColumn: "QUERY PLAN", as: String.self)
-                    }
-                    return try await db.raw("EXPLAIN QUERY PLAN \(query(db).select)").all(decodingColumn: "detail", as: String.self)
-                }
+                ("push log", { db in SQLOrderStore.latestPushLogQuery(db, merchantID: fixture.merchant.id, of: listed) }),
+                ("devices", { db in SQLOrderStore.registrationCountsQuery(db, of: listed) }),
+            ] as [(String, (any SQLDatabase) -> SQLSelectBuilder)] {
+                let plan = try await store.plan { query($0).select }
                 let text = plan.joined(separator: "\n")
                 // PostgreSQL plans by statistics and rightly reads the test's empty push log and registrations whole.
                 #expect(

@@ -256,15 +256,11 @@ import Testing
                     leaseOwner: "w", leaseUntil: now + 60_000, now: now + 1_000, limit: 250, after: position,
                     skipLocked: store.backend.skipLockedClause)
                 if TestDatabase.usesPostgres {
-                    let plan = try await store.read("explain") { db in
-                        try await db.raw("EXPLAIN \(claim)").all(decodingColumn: "QUERY PLAN", as: String.self)
-                    }
+                    let plan = try await store.plan { _ in claim }
                     #expect(plan.contains { $0.contains("Index Scan using push_jobs_due") }, "plan: \(plan)")
                     #expect(!plan.contains { $0.contains("Sort") || $0.contains("Bitmap") }, "plan: \(plan)")
                 } else {
-                    let plan = try await store.read("explain") { db in
-                        try await db.raw("EXPLAIN QUERY PLAN \(claim)").all(decodingColumn: "detail", as: String.self)
-                    }
+                    let plan = try await store.plan { _ in claim }
                     #expect(plan.contains { $0.contains("push_jobs_due") }, "plan: \(plan)")
                     #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
                 }

@@ -31,16 +31,11 @@ import Testing
             let query = SQLOrderStore.registeredOrdersQuery(
                 deviceLibraryIdentifier: "device-7", orderTypeIdentifier: fixture.orderType, changedAfter: 5)
             if TestDatabase.usesPostgres {
-                let plan = try await store.read("explain") { db in
-                    try await db.raw("ANALYZE").run()
-                    return try await db.raw("EXPLAIN " + query).all(decodingColumn: "QUERY PLAN", as: String.self)
-                }
+                let plan = try await store.plan(analyze: true) { _ in query }
                 #expect(plan.filter { $0.contains("Index") }.count >= 2, "both tables are read through an index; plan: \(plan)")
                 #expect(!plan.contains { $0.contains("Seq Scan") }, "plan: \(plan)")
             } else {
-                let plan = try await store.read("explain") { db in
-                    try await db.raw("EXPLAIN QUERY PLAN " + query).all(decodingColumn: "detail", as: String.self)
-                }
+                let plan = try await store.plan { _ in query }
                 #expect(plan.count == 2, "plan: \(plan)")
                 #expect(plan.allSatisfy { $0.hasPrefix("SEARCH") }, "plan: \(plan)")
                 #expect(!plan.contains { $0.contains("SCAN") }, "plan: \(plan)")
