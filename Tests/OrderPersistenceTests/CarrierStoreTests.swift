@@ -210,6 +210,35 @@ import Testing
         }
     }
 
+    /// A worker finishing events unmatched while order writes give fulfillments their tracking numbers, at the same
+    /// time (PostgreSQL: on separate connections): no event is left waiting for a number a fulfillment has.
+    @Test func anEventFinishedUnmatchedWhileItsNumberArrivesIsNotStranded() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            let count = 40
+            try await store.insertOrders((0..<count).map { fixture.order("R\($0)") })
+            for index in 0..<count { _ = try await store.receiveCarrierEvent(Self.event("r\(index)", trackingNumber: "RACE-\(index)")) }
+            let claims = try await store.claimCarrierEvents(limit: count, leaseDuration: 60)
+            try #require(claims.count == count)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for claim in claims {
+                    let index = try #require(Int(claim.trackingNumber.dropFirst("RACE-".count)))
+                    group.addTask {
+                        _ = try await store.finishCarrierEvent(id: claim.id, attempt: claim.attempts, state: .unmatched, outcome: "none", match: nil)
+                    }
+                    group.addTask {
+                        try await store.replaceFulfillmentTracking(
+                            order: OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "R\(index)"), merchantID: fixture.merchant.id,
+                            entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: claim.trackingNumber, carrier: nil)])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let states = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: count).map(\.state)
+            #expect(states.count == count && states.allSatisfy { $0 == .pending }, "\(states.filter { $0 != .pending })")
+        }
+    }
+
     @Test func scansOnlyMoveForwardAndANewTrackingNumberForgetsTheOld() async throws {
         try await withStore { store, _ in
             let (fixture, order) = try await Self.prepare(store)
