@@ -171,7 +171,7 @@ extension SQLOrderStore {
         }
     }
 
-    /// Deletes applied and ignored carrier events received before `date`, oldest first, at most ``pruneBatch`` per
+    /// Deletes applied and ignored carrier events received before `date`, oldest first, at most 5,000 per
     /// transaction; returns the number deleted. Unmatched and failed events stay for the merchant to see.
     public func deleteCarrierEvents(before date: Date) async throws -> Int {
         let cutoff = date.millisecondsSince1970
