@@ -14,7 +14,7 @@ import Testing
     /// Distinctive text inside every secret, to look for in dumps.
     static let markers = [
         "PKCS12-ORDER-TYPE-MARKER", "order-type-p12-password-marker", "P8-APNS-KEY-MARKER", "APPLE-PAY-PAYMENT-KEY-MARKER",
-        "APPLE-PAY-MERCHANT-P12-MARKER", "apple-pay-p12-password-marker", "LOOKUP-LEAF-KEY-MARKER",
+        "APPLE-PAY-MERCHANT-P12-MARKER", "apple-pay-p12-password-marker", "LOOKUP-LEAF-KEY-MARKER", "CARRIER-WEBHOOK-SECRET-MARKER",
     ]
 
     /// Stores one of every secret the store keeps (with the markers inside) and answers the merchant id.
@@ -39,6 +39,9 @@ import Testing
             LookupSigningChainRecord(
                 leafPrivateKeyPEM: "-----BEGIN PRIVATE KEY-----\nLOOKUP-LEAF-KEY-MARKER\n-----END PRIVATE KEY-----", leafCertificatePEM: "LEAF",
                 intermediateCertificatePEM: "INTERMEDIATE", rootCertificatePEM: "ROOT", createdAt: Date()))
+        try await store.addCarrierConnection(
+            CarrierConnectionRecord(
+                id: "carrier-1", merchantID: merchant.id, provider: "generic", secret: "CARRIER-WEBHOOK-SECRET-MARKER", createdAt: Date()))
         return merchant.id
     }
 
@@ -52,6 +55,7 @@ import Testing
         #expect(merchantIdentity.pkcs12 == Array("APPLE-PAY-MERCHANT-P12-MARKER".utf8))
         #expect(merchantIdentity.password == "apple-pay-p12-password-marker")
         #expect(try await store.lookupSigningChain()?.leafPrivateKeyPEM.contains("LOOKUP-LEAF-KEY-MARKER") == true)
+        #expect(try await store.carrierConnection(id: "carrier-1")?.secret == "CARRIER-WEBHOOK-SECRET-MARKER")
     }
 
     /// The markers found in `dump`, also as the JSON byte arrays a PKCS#12 is encoded as in an identity.

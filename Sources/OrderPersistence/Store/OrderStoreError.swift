@@ -47,6 +47,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case stillHasOrders(subject: String, count: Int)
     /// The wallet link was revoked or expired: its device token registers nothing.
     case walletLinkClosed(id: String)
+    /// No carrier connection has this id (it was deleted).
+    case carrierConnectionNotFound(id: String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -98,6 +100,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(subject) still has \(count) order(s); delete them with it only with --force (devices of those orders get no further updates)"
         case .walletLinkClosed(let id):
             "wallet link \(id) was revoked or has expired; its device token registers nothing"
+        case .carrierConnectionNotFound(let id):
+            "carrier connection \(id) does not exist; connect the carrier again and give the aggregator the new webhook URL"
         }
     }
 }

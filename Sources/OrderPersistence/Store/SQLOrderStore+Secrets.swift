@@ -12,7 +12,7 @@ struct SecretColumn: Sendable {
     var isBlob = false
 
     /// Every secret the store keeps: signing identities (PKCS#12 with its password, or key paths), APNs `.p8` keys,
-    /// Apple Pay keys and Merchant Identity PKCS#12s with their passwords, the lookup signing key.
+    /// Apple Pay keys and Merchant Identity PKCS#12s with their passwords, the lookup signing key, carrier webhook secrets.
     static let all: [SecretColumn] = [
         SecretColumn(table: "order_types", keyColumn: "order_type_identifier", column: "identity"),
         SecretColumn(table: "order_types", keyColumn: "order_type_identifier", column: "apns_token"),
@@ -20,6 +20,7 @@ struct SecretColumn: Sendable {
         SecretColumn(table: "apple_pay_merchant_identities", keyColumn: "merchant_id", column: "pkcs12", isBlob: true),
         SecretColumn(table: "apple_pay_merchant_identities", keyColumn: "merchant_id", column: "password"),
         SecretColumn(table: "lookup_signing_chain", keyColumn: "id", column: "leaf_private_key_pem"),
+        SecretColumn(table: "carrier_connections", keyColumn: "id", column: "secret", isBlob: true),
     ]
 
     func slot(_ row: String) -> SecretSealer.Slot {

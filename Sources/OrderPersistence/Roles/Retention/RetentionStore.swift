@@ -18,4 +18,7 @@ public protocol RetentionStore: Sendable {
     /// Deletes the registrations made with the device tokens of links that expired before `date`; returns the number
     /// deleted.
     func deleteRegistrations(ofWalletLinksExpiredBefore date: Date) async throws -> Int
+    /// Deletes applied and ignored carrier events received before `date`, a bounded batch per transaction (unmatched and
+    /// failed ones stay for the merchant to see); returns the number deleted.
+    func deleteCarrierEvents(before date: Date) async throws -> Int
 }

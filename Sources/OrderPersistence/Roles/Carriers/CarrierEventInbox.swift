@@ -1,0 +1,29 @@
+import Foundation
+
+/// The inbox of verified carrier events: the webhook route stores them and answers at once, a worker claims and applies
+/// them. Durable and safe with several instances as the push outbox is: a claim is a lease, and a claimer that dies
+/// leaves its events to be claimed again once the lease runs out.
+///
+/// All methods throw ``OrderStoreError``.
+public protocol CarrierEventInbox: Sendable {
+    /// Stores a verified event as pending, for its connection's merchant. A redelivery (the same idempotency key on the
+    /// same connection) changes nothing and answers the first delivery's id with ``CarrierEventReceipt/isNew`` `false`.
+    /// Throws ``OrderStoreError/carrierConnectionNotFound(id:)``, or ``OrderStoreError/invalidArgument(name:reason:)`` for
+    /// a blank tracking number.
+    func receiveCarrierEvent(_ event: IncomingCarrierEvent) async throws -> CarrierEventReceipt
+    /// Claims up to `limit` pending events for `leaseDuration`, oldest first, and counts the attempt. Events another
+    /// claimer holds are skipped; events whose lease ran out are claimable again.
+    func claimCarrierEvents(limit: Int, leaseDuration: TimeInterval) async throws -> [CarrierEventRecord]
+    /// Finishes a claimed event (`attempt` is its ``CarrierEventRecord/attempts`` as claimed) in `state` with `outcome`
+    /// and the fulfillment it matched. Returns the state it ended in, or `nil` when the claim no longer holds (the
+    /// event was claimed again or finished). An event finished ``CarrierEventState/unmatched`` whose tracking number a
+    /// fulfillment got meanwhile goes back to ``CarrierEventState/pending`` instead.
+    /// Throws ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
+    func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?) async throws
+        -> CarrierEventState?
+    /// The merchant's unmatched events for a tracking number, oldest first
+    /// (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)`` sets them back to pending).
+    func unmatchedCarrierEvents(merchantID: String, trackingNumber: String) async throws -> [CarrierEventRecord]
+    /// The merchant's latest `limit` events, newest first, for the dashboard.
+    func recentCarrierEvents(merchantID: String, limit: Int) async throws -> [CarrierEventRecord]
+}

@@ -1,0 +1,221 @@
+import Foundation
+import SQLKit
+
+extension SQLOrderStore {
+    static let carrierEventColumns = """
+        id, connection_id, merchant_id, idempotency_key, provider, tracking_number, carrier, order_reference, occurred_at, event, \
+        state, attempts, claimed_until, received_at, applied_at, outcome, order_type_identifier, order_identifier, fulfillment_identifier
+        """
+
+    /// What an event set back to pending says until the worker applies it.
+    static let carrierEventRequeuedOutcome = "waiting again: a fulfillment now has this tracking number"
+
+    /// Stores a verified event as pending, with its connection's merchant and provider; a redelivery changes nothing.
+    ///
+    /// - Throws: ``OrderStoreError/carrierConnectionNotFound(id:)``, ``OrderStoreError/invalidArgument(name:reason:)`` for a
+    ///   blank tracking number.
+    public func receiveCarrierEvent(_ event: IncomingCarrierEvent) async throws -> CarrierEventReceipt {
+        let trackingNumber = Self.trimmedTrackingNumber(event.trackingNumber)
+        guard !trackingNumber.isEmpty else { throw OrderStoreError.invalidArgument(name: "trackingNumber", reason: "is blank") }
+        let now = self.now().millisecondsSince1970
+        return try await write("receive carrier event \(event.idempotencyKey) on connection \(event.connectionID)") { db in
+            // The merchant and provider come from the connection row, so an event can only ever be its connection's.
+            let inserted = try await db.raw(
+                """
+                INSERT INTO carrier_events (connection_id, merchant_id, idempotency_key, provider, tracking_number, carrier, order_reference,
+                    occurred_at, event, state, attempts, received_at)
+                SELECT id, merchant_id, \(bind: event.idempotencyKey), provider, \(bind: trackingNumber), \(bind: event.carrier),
+                    \(bind: event.orderReference), \(bind: event.occurredAt.millisecondsSince1970), \(bind: Data(event.event)), 'pending', 0, \(bind: now)
+                FROM carrier_connections WHERE id = \(bind: event.connectionID)
+                ON CONFLICT (connection_id, idempotency_key) DO NOTHING
+                RETURNING id
+                """
+            ).first(decodingColumn: "id", as: Int64.self)
+            if let inserted { return CarrierEventReceipt(id: inserted, isNew: true) }
+            let existing = try await db.select().column("id").from("carrier_events")
+                .where("connection_id", .equal, event.connectionID).where("idempotency_key", .equal, event.idempotencyKey)
+                .first(decodingColumn: "id", as: Int64.self)
+            guard let existing else { throw OrderStoreError.carrierConnectionNotFound(id: event.connectionID) }
+            return CarrierEventReceipt(id: existing, isNew: false)
+        }
+    }
+
+    /// Claims up to `limit` pending events for `leaseDuration` seconds, oldest first, and counts the attempt.
+    ///
+    /// On PostgreSQL events another instance is claiming are skipped, not waited for.
+    public func claimCarrierEvents(limit: Int, leaseDuration: TimeInterval) async throws -> [CarrierEventRecord] {
+        let now = self.now()
+        let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
+        // One statement, so no explicit transaction, as for push claims.
+        return try await writeStatement("claim carrier events") { db in
+            try await db.raw(
+                Self.carrierClaimQuery(now: now.millisecondsSince1970, leaseUntil: until, limit: limit, skipLocked: backend.skipLockedClause)
+            )
+            .all()
+            .map(Self.carrierEvent(from:))
+            .sorted { $0.id < $1.id }
+        }
+    }
+
+    /// The claim as one statement: pending events not under a live lease, in id order.
+    static func carrierClaimQuery(now: Int64, leaseUntil: Int64, limit: Int, skipLocked: String) -> SQLQueryString {
+        """
+        UPDATE carrier_events SET claimed_until = \(bind: leaseUntil), attempts = attempts + 1
+        WHERE id IN (
+            SELECT id FROM carrier_events
+            WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until <= \(bind: now))
+            ORDER BY id LIMIT \(bind: limit)\(unsafeRaw: skipLocked))
+        RETURNING \(unsafeRaw: Self.carrierEventColumns)
+        """
+    }
+
+    /// Finishes a claimed event; see ``CarrierEventInbox/finishCarrierEvent(id:attempt:state:outcome:match:)``.
+    ///
+    /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
+    public func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?) async throws
+        -> CarrierEventState?
+    {
+        guard state != .pending else {
+            throw OrderStoreError.invalidArgument(name: "state", reason: "an event is finished applied, unmatched, ignored or failed")
+        }
+        let now = self.now().millisecondsSince1970
+        return try await write("finish carrier event \(id)") { db in
+            // The row lock makes an order write that gives a fulfillment this tracking number (which locks the events it
+            // sets back to pending) either finish first, so the check below sees the fulfillment, or wait for this one.
+            let claimed = try await db.raw(
+                """
+                SELECT merchant_id, tracking_number FROM carrier_events
+                WHERE id = \(bind: id) AND attempts = \(bind: attempt) AND state = 'pending'\(unsafeRaw: backend.rowLockClause)
+                """
+            ).first()
+            guard let claimed else { return nil }
+            var final = state
+            var outcome = outcome
+            if state == .unmatched {
+                let tracked = try await db.select().column("fulfillment_identifier").from("fulfillment_tracking")
+                    .where("merchant_id", .equal, try claimed.string("merchant_id"))
+                    .where("tracking_number", .equal, try claimed.string("tracking_number"))
+                    .limit(1)
+                    .first()
+                if tracked != nil {
+                    final = .pending
+                    outcome = Self.carrierEventRequeuedOutcome
+                }
+            }
+            let appliedAt: Int64? = final == .pending ? nil : now
+            try await db.update("carrier_events")
+                .set("state", to: final.rawValue)
+                .set("claimed_until", to: SQLLiteral.null)
+                .set("applied_at", to: appliedAt)
+                .set("outcome", to: outcome)
+                .set("order_type_identifier", to: match?.order.orderTypeIdentifier)
+                .set("order_identifier", to: match?.order.orderIdentifier)
+                .set("fulfillment_identifier", to: match?.fulfillmentIdentifier)
+                .where("id", .equal, id)
+                .run()
+            return final
+        }
+    }
+
+    /// Sets the merchant's unmatched events for these tracking numbers back to pending, inside the caller's
+    /// transaction; returns how many. Pending events for them are locked too, so that a worker finishing one as
+    /// unmatched waits for this transaction and then sees its fulfillments.
+    func requeueUnmatchedCarrierEvents(_ db: any SQLDatabase, merchantID: String, trackingNumbers: [String]) async throws -> Int {
+        guard !trackingNumbers.isEmpty else { return 0 }
+        var requeued = 0
+        for numbers in Set(trackingNumbers).sorted().chunked(into: Self.statementChunk) {
+            let numbers = Array(numbers)
+            if !backend.rowLockClause.isEmpty {
+                try await db.raw(
+                    """
+                    SELECT id FROM carrier_events
+                    WHERE merchant_id = \(bind: merchantID) AND tracking_number IN (\(binds: numbers)) AND state IN ('pending', 'unmatched')
+                    ORDER BY id\(unsafeRaw: backend.rowLockClause)
+                    """
+                ).run()
+            }
+            requeued += try await db.raw(
+                """
+                UPDATE carrier_events SET state = 'pending', claimed_until = NULL, applied_at = NULL, outcome = \(bind: Self.carrierEventRequeuedOutcome)
+                WHERE merchant_id = \(bind: merchantID) AND tracking_number IN (\(binds: numbers)) AND state = 'unmatched'
+                RETURNING id
+                """
+            ).all().count
+        }
+        return requeued
+    }
+
+    /// The merchant's unmatched events for a tracking number, oldest first.
+    public func unmatchedCarrierEvents(merchantID: String, trackingNumber: String) async throws -> [CarrierEventRecord] {
+        let trackingNumber = Self.trimmedTrackingNumber(trackingNumber)
+        return try await read("read unmatched carrier events of merchant \(merchantID)") { db in
+            try await db.raw(
+                """
+                SELECT \(unsafeRaw: Self.carrierEventColumns) FROM carrier_events
+                WHERE merchant_id = \(bind: merchantID) AND tracking_number = \(bind: trackingNumber) AND state = 'unmatched'
+                ORDER BY id
+                """
+            ).all().map(Self.carrierEvent(from:))
+        }
+    }
+
+    /// The merchant's latest `limit` events, newest first.
+    public func recentCarrierEvents(merchantID: String, limit: Int) async throws -> [CarrierEventRecord] {
+        try await read("read recent carrier events of merchant \(merchantID)") { db in
+            try await db.raw(
+                """
+                SELECT \(unsafeRaw: Self.carrierEventColumns) FROM carrier_events
+                WHERE merchant_id = \(bind: merchantID) ORDER BY id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.carrierEvent(from:))
+        }
+    }
+
+    /// Deletes applied and ignored carrier events received before `date`, oldest first, at most 5,000 per
+    /// transaction; returns the number deleted. Unmatched and failed events stay for the merchant to see.
+    public func deleteCarrierEvents(before date: Date) async throws -> Int {
+        let cutoff = date.millisecondsSince1970
+        var deleted = 0
+        while true {
+            let batch = try await write("delete old carrier events") { db in
+                try await db.raw(
+                    """
+                    DELETE FROM carrier_events WHERE id IN (
+                        SELECT id FROM carrier_events WHERE state IN ('applied', 'ignored') AND received_at < \(bind: cutoff)
+                        ORDER BY id LIMIT \(bind: Self.pruneBatch))
+                    RETURNING id
+                    """
+                ).all().count
+            }
+            deleted += batch
+            if batch < Self.pruneBatch { return deleted }
+        }
+    }
+
+    /// Tracking numbers are kept as given, compared exactly (carriers' codes are case-sensitive in places), after
+    /// dropping the whitespace around them.
+    static func trimmedTrackingNumber(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func carrierEvent(from row: any SQLRow) throws -> CarrierEventRecord {
+        let stateText = try row.string("state")
+        guard let state = CarrierEventState(rawValue: stateText) else {
+            throw OrderStoreError.corruptRecord(table: "carrier_events", reason: "unknown state '\(stateText)'")
+        }
+        let match = try row.optionalString("order_type_identifier").map { type in
+            CarrierEventMatch(
+                order: OrderKey(orderTypeIdentifier: type, orderIdentifier: try row.string("order_identifier")),
+                fulfillmentIdentifier: try row.string("fulfillment_identifier"))
+        }
+        return CarrierEventRecord(
+            id: try row.int64("id"), connectionID: try row.string("connection_id"), merchantID: try row.string("merchant_id"),
+            idempotencyKey: try row.string("idempotency_key"), provider: try row.string("provider"),
+            trackingNumber: try row.string("tracking_number"), carrier: try row.optionalString("carrier"),
+            orderReference: try row.optionalString("order_reference"), occurredAt: try row.date("occurred_at"), event: try row.bytes("event"),
+            state: state, attempts: try row.int("attempts"),
+            claimedUntil: try row.decodeNil(column: "claimed_until") ? nil : try row.date("claimed_until"),
+            receivedAt: try row.date("received_at"), appliedAt: try row.decodeNil(column: "applied_at") ? nil : try row.date("applied_at"),
+            outcome: try row.optionalString("outcome"), match: match)
+    }
+}

@@ -1,0 +1,390 @@
+import Foundation
+import SQLKit
+import TestSupport
+import Testing
+
+@testable import OrderPersistence
+
+/// The carrier tracking store (#31): connections with sealed secrets, the inbox of verified events (deduplicated,
+/// leased like the push outbox, kill-safe), and the index from tracking numbers to fulfillments.
+@Suite struct CarrierStoreTests {
+    static func connection(_ id: String, merchantID: String, provider: String = "aftership", secret: String? = "whsec-carrier-1")
+        -> CarrierConnectionRecord
+    {
+        CarrierConnectionRecord(
+            id: id, merchantID: merchantID, provider: provider, secret: secret, statusMap: ["AttemptFail": "none"],
+            createdAt: milliseconds(Date()))
+    }
+
+    static func event(_ key: String, connectionID: String = "conn-a", trackingNumber: String = "1Z999AA10123456784", at date: Date = Date())
+        -> IncomingCarrierEvent
+    {
+        IncomingCarrierEvent(
+            connectionID: connectionID, idempotencyKey: key, trackingNumber: trackingNumber, carrier: "ups", orderReference: "A1",
+            occurredAt: date, event: Array(#"{"status":"InTransit","key":"\#(key)"}"#.utf8))
+    }
+
+    static func rows(_ store: SQLOrderStore, _ table: String) async throws -> Int {
+        try await store.read("count rows") { db in
+            try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(table).first(decodingColumn: "n", as: Int.self)
+                ?? 0
+        }
+    }
+
+    /// A merchant with an order and a connection.
+    static func prepare(_ store: SQLOrderStore) async throws -> (Fixture, OrderKey) {
+        let fixture = try await Fixture.make(store)
+        try await store.createOrder(fixture.order("A1"))
+        try await store.addCarrierConnection(connection("conn-a", merchantID: fixture.merchant.id))
+        return (fixture, OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A1"))
+    }
+
+    @Test func connectionsKeepTheirSecretSealedAndBelongToOneMerchant() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            let other = try await store.createMerchant(name: "Other")
+            let shipEngine = CarrierConnectionRecord(
+                id: "conn-se", merchantID: fixture.merchant.id, provider: "shipengine", secret: nil, jwksURL: "https://example.com/jwks",
+                createdAt: milliseconds(Date().addingTimeInterval(1)))
+            try await store.addCarrierConnection(shipEngine)
+            let stored = try #require(try await store.carrierConnection(id: "conn-a"))
+            #expect(stored == Self.connection("conn-a", merchantID: fixture.merchant.id).with(createdAt: stored.createdAt))
+            #expect(stored.secret == "whsec-carrier-1" && stored.statusMap == ["AttemptFail": "none"])
+            #expect(try await store.carrierConnections(merchantID: fixture.merchant.id).map(\.id) == ["conn-a", "conn-se"])
+            #expect(try await store.carrierConnection(id: "conn-se") == shipEngine)
+            #expect(try await store.carrierConnections(merchantID: other.id).isEmpty)
+
+            let raw = try await store.read("read the sealed secret") { db in
+                try await db.select().column("secret").from("carrier_connections").where("id", .equal, "conn-a").first()?.bytes("secret")
+            }
+            let sealed = String(decoding: try #require(raw), as: UTF8.self)
+            #expect(SecretSealer.isSealed(sealed) && !sealed.contains("whsec-carrier-1"), "the secret is sealed at rest")
+            #expect(SecretColumn.all.contains { $0.table == "carrier_connections" && $0.column == "secret" }, "a key rotation re-seals it")
+
+            await #expect(throws: OrderStoreError.merchantNotFound(id: "nobody")) {
+                try await store.addCarrierConnection(Self.connection("conn-x", merchantID: "nobody"))
+            }
+            _ = try await store.receiveCarrierEvent(Self.event("e1"))
+            #expect(try await store.deleteCarrierConnection(merchantID: other.id, id: "conn-a") == false, "another merchant deletes nothing")
+            #expect(try await store.carrierConnection(id: "conn-a") != nil)
+            #expect(try await store.deleteCarrierConnection(merchantID: fixture.merchant.id, id: "conn-a"))
+            #expect(try await store.carrierConnection(id: "conn-a") == nil)
+            #expect(try await Self.rows(store, "carrier_events") == 0, "the connection's events go with it")
+            #expect(try await store.deleteCarrierConnection(merchantID: fixture.merchant.id, id: "conn-a") == false)
+        }
+    }
+
+    @Test func aRedeliveryIsRecognisedAndChangesNothing() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            let first = try await store.receiveCarrierEvent(Self.event("evt-1", trackingNumber: "  1Z999AA10123456784\n"))
+            #expect(first.isNew)
+            var again = Self.event("evt-1", trackingNumber: "OTHER")
+            again.event = Array("changed".utf8)
+            let redelivered = try await store.receiveCarrierEvent(again)
+            #expect(redelivered == CarrierEventReceipt(id: first.id, isNew: false))
+            let events = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 10)
+            #expect(events.count == 1)
+            let event = try #require(events.first)
+            #expect(event.trackingNumber == "1Z999AA10123456784", "stored trimmed, as given otherwise")
+            #expect(event.event == Self.event("evt-1").event && event.state == .pending && event.attempts == 0)
+            #expect(event.provider == "aftership" && event.merchantID == fixture.merchant.id, "the connection's provider and merchant")
+
+            // The same key on another connection is another event.
+            try await store.addCarrierConnection(Self.connection("conn-b", merchantID: fixture.merchant.id, provider: "easypost"))
+            #expect(try await store.receiveCarrierEvent(Self.event("evt-1", connectionID: "conn-b")).isNew)
+
+            await #expect(throws: OrderStoreError.carrierConnectionNotFound(id: "conn-gone")) {
+                try await store.receiveCarrierEvent(Self.event("evt-2", connectionID: "conn-gone"))
+            }
+            await #expect(throws: OrderStoreError.self) {
+                try await store.receiveCarrierEvent(Self.event("evt-3", trackingNumber: "  "))
+            }
+        }
+    }
+
+    @Test func claimsLeaseEventsOldestFirstAndAnExpiredLeaseIsClaimedAgain() async throws {
+        let clock = TestClock()
+        try await withStore(now: { clock.date }) { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            var ids: [Int64] = []
+            for key in ["e1", "e2", "e3"] { ids.append(try await store.receiveCarrierEvent(Self.event(key)).id) }
+
+            let first = try await store.claimCarrierEvents(limit: 2, leaseDuration: 30)
+            #expect(first.map(\.id) == Array(ids.prefix(2)) && first.allSatisfy { $0.attempts == 1 && $0.claimedUntil != nil })
+            #expect(try await store.claimCarrierEvents(limit: 10, leaseDuration: 30).map(\.id) == [ids[2]], "leased events are not handed out")
+            #expect(try await store.claimCarrierEvents(limit: 10, leaseDuration: 30).isEmpty)
+
+            // The claimer of the first two dies; its leases run out.
+            clock.advance(by: .seconds(31))
+            let reclaimed = try await store.claimCarrierEvents(limit: 10, leaseDuration: 30)
+            #expect(reclaimed.map(\.id) == ids && reclaimed.map(\.attempts) == [2, 2, 2])
+            #expect(
+                try await store.finishCarrierEvent(id: ids[0], attempt: 1, state: .applied, outcome: "late", match: nil) == nil,
+                "the dead claimer's finish is refused")
+            let match = CarrierEventMatch(order: order, fulfillmentIdentifier: "F1")
+            #expect(try await store.finishCarrierEvent(id: ids[0], attempt: 2, state: .applied, outcome: "onTheWay", match: match) == .applied)
+            #expect(try await store.finishCarrierEvent(id: ids[0], attempt: 2, state: .failed, outcome: "again", match: nil) == nil)
+            #expect(try await store.finishCarrierEvent(id: ids[1], attempt: 2, state: .ignored, outcome: "older scan", match: match) == .ignored)
+            await #expect(throws: OrderStoreError.self) {
+                try await store.finishCarrierEvent(id: ids[2], attempt: 2, state: .pending, outcome: "", match: nil)
+            }
+
+            clock.advance(by: .seconds(31))
+            #expect(try await store.claimCarrierEvents(limit: 10, leaseDuration: 30).map(\.id) == [ids[2]], "finished events are never claimed")
+            let recent = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 2)
+            #expect(recent.map(\.id) == [ids[2], ids[1]], "newest first")
+            let applied = try #require(try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 3).last)
+            #expect(applied.state == .applied && applied.match == match && applied.outcome == "onTheWay" && applied.claimedUntil == nil)
+            #expect(applied.appliedAt == milliseconds(clock.date.addingTimeInterval(-31)))
+        }
+    }
+
+    @Test func concurrentClaimersNeverGetTheSameEvent() async throws {
+        try await withStore { store, _ in
+            _ = try await Self.prepare(store)
+            let count = 300
+            for index in 0..<count { _ = try await store.receiveCarrierEvent(Self.event("e\(index)")) }
+            let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while case let events = try await store.claimCarrierEvents(limit: 7, leaseDuration: 60), !events.isEmpty {
+                            mine += events.map(\.id)
+                        }
+                        return mine
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(claimed.count == count && Set(claimed).count == count, "every event once")
+        }
+    }
+
+    @Test func anUnmatchedEventWaitsForItsTrackingNumberAndIsMatchedOnlyExactly() async throws {
+        try await withStore { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            let other = try await Fixture.make(store, orderType: "order.com.example.other")
+            try await store.createOrder(other.order("B1"))
+            let received = try await store.receiveCarrierEvent(Self.event("e1", trackingNumber: "TRK-AbC"))
+            let claim = try #require(try await store.claimCarrierEvents(limit: 1, leaseDuration: 60).first)
+            #expect(
+                try await store.finishCarrierEvent(id: claim.id, attempt: claim.attempts, state: .unmatched, outcome: "no fulfillment", match: nil)
+                    == .unmatched)
+            #expect(try await store.unmatchedCarrierEvents(merchantID: fixture.merchant.id, trackingNumber: " TRK-AbC ").map(\.id) == [received.id])
+            #expect(try await store.unmatchedCarrierEvents(merchantID: fixture.merchant.id, trackingNumber: "TRK-ABC").isEmpty, "case matters")
+            #expect(try await store.unmatchedCarrierEvents(merchantID: other.merchant.id, trackingNumber: "TRK-AbC").isEmpty)
+            #expect(try await store.claimCarrierEvents(limit: 1, leaseDuration: 60).isEmpty)
+
+            // Another merchant's fulfillment with the same number wakes nothing.
+            let otherOrder = OrderKey(orderTypeIdentifier: other.orderType, orderIdentifier: "B1")
+            #expect(
+                try await store.replaceFulfillmentTracking(
+                    order: otherOrder, merchantID: other.merchant.id,
+                    entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "TRK-AbC", carrier: nil)]) == 0)
+            #expect(
+                try await store.replaceFulfillmentTracking(
+                    order: order, merchantID: fixture.merchant.id,
+                    entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "TRK-AbC ", carrier: "ups")]) == 1)
+            #expect(try await store.unmatchedCarrierEvents(merchantID: fixture.merchant.id, trackingNumber: "TRK-AbC").isEmpty)
+            let again = try #require(try await store.claimCarrierEvents(limit: 1, leaseDuration: 60).first)
+            #expect(again.id == received.id && again.attempts == 2)
+            let found = try await store.trackedFulfillments(merchantID: fixture.merchant.id, trackingNumber: "TRK-AbC")
+            #expect(found.map(\.order) == [order] && found.first?.entry.carrier == "ups")
+            #expect(try await store.trackedFulfillments(merchantID: fixture.merchant.id, trackingNumber: "trk-abc").isEmpty)
+
+            // A fulfillment that gets the number while the worker looks for it: finishing unmatched puts it back.
+            _ = try await store.receiveCarrierEvent(Self.event("e2", trackingNumber: "TRK-2"))
+            let racing = try #require(try await store.claimCarrierEvents(limit: 1, leaseDuration: 60).first)
+            #expect(racing.trackingNumber == "TRK-2")
+            try await store.replaceFulfillmentTracking(
+                order: order, merchantID: fixture.merchant.id,
+                entries: [
+                    FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "TRK-AbC", carrier: "ups"),
+                    FulfillmentTrackingEntry(fulfillmentIdentifier: "F2", trackingNumber: "TRK-2", carrier: nil),
+                ])
+            #expect(
+                try await store.finishCarrierEvent(id: racing.id, attempt: racing.attempts, state: .unmatched, outcome: "none", match: nil)
+                    == .pending)
+            #expect(try await store.claimCarrierEvents(limit: 5, leaseDuration: 60).map(\.id) == [racing.id])
+        }
+    }
+
+    /// A worker finishing events unmatched while order writes give fulfillments their tracking numbers, at the same
+    /// time (PostgreSQL: on separate connections): no event is left waiting for a number a fulfillment has.
+    @Test func anEventFinishedUnmatchedWhileItsNumberArrivesIsNotStranded() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            let count = 40
+            try await store.insertOrders((0..<count).map { fixture.order("R\($0)") })
+            for index in 0..<count { _ = try await store.receiveCarrierEvent(Self.event("r\(index)", trackingNumber: "RACE-\(index)")) }
+            let claims = try await store.claimCarrierEvents(limit: count, leaseDuration: 60)
+            try #require(claims.count == count)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for claim in claims {
+                    let index = try #require(Int(claim.trackingNumber.dropFirst("RACE-".count)))
+                    group.addTask {
+                        _ = try await store.finishCarrierEvent(id: claim.id, attempt: claim.attempts, state: .unmatched, outcome: "none", match: nil)
+                    }
+                    group.addTask {
+                        try await store.replaceFulfillmentTracking(
+                            order: OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "R\(index)"), merchantID: fixture.merchant.id,
+                            entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: claim.trackingNumber, carrier: nil)])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let states = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: count).map(\.state)
+            #expect(states.count == count && states.allSatisfy { $0 == .pending }, "\(states.filter { $0 != .pending })")
+        }
+    }
+
+    @Test func scansOnlyMoveForwardAndANewTrackingNumberForgetsTheOld() async throws {
+        try await withStore { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            let other = try await store.createMerchant(name: "Other")
+            let entries = [
+                FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1", carrier: "ups"),
+                FulfillmentTrackingEntry(fulfillmentIdentifier: "F2", trackingNumber: "T2", carrier: nil),
+            ]
+            try await store.replaceFulfillmentTracking(order: order, merchantID: fixture.merchant.id, entries: entries)
+            let t1 = milliseconds(Date(timeIntervalSince1970: 1_800_000_000))
+            let t2 = t1.addingTimeInterval(3_600)
+            #expect(try await store.recordFulfillmentScan(order: order, fulfillmentIdentifier: "F1", at: t2))
+            #expect(try await store.recordFulfillmentScan(order: order, fulfillmentIdentifier: "F1", at: t1) == false, "an older scan")
+            #expect(try await store.recordFulfillmentScan(order: order, fulfillmentIdentifier: "F1", at: t2), "the same time is not older")
+            #expect(try await store.recordFulfillmentScan(order: order, fulfillmentIdentifier: "F9", at: t2) == false, "not tracked")
+            #expect(try await store.trackedFulfillments(order: order).map(\.lastScanAt) == [t2, nil])
+
+            // The same number keeps its last scan, a new one (a new parcel) starts afresh, a dropped fulfillment goes.
+            try await store.replaceFulfillmentTracking(order: order, merchantID: fixture.merchant.id, entries: entries)
+            #expect(try await store.trackedFulfillments(order: order).map(\.lastScanAt) == [t2, nil])
+            try await store.replaceFulfillmentTracking(
+                order: order, merchantID: fixture.merchant.id,
+                entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1-new", carrier: "dhl")])
+            let tracked = try await store.trackedFulfillments(order: order)
+            #expect(tracked.map(\.entry) == [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1-new", carrier: "dhl")])
+            #expect(tracked.map(\.lastScanAt) == [nil])
+            #expect(try await store.trackedFulfillments(merchantID: fixture.merchant.id, trackingNumber: "T2").isEmpty)
+
+            await #expect(throws: OrderStoreError.orderNotFound(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: "A1")) {
+                try await store.replaceFulfillmentTracking(order: order, merchantID: other.id, entries: [])
+            }
+            await #expect(throws: OrderStoreError.self) {
+                try await store.replaceFulfillmentTracking(order: order, merchantID: fixture.merchant.id, entries: entries + entries)
+            }
+            try await store.replaceFulfillmentTracking(order: order, merchantID: fixture.merchant.id, entries: [])
+            #expect(try await store.trackedFulfillments(order: order).isEmpty)
+        }
+    }
+
+    @Test func deletingTheMerchantOrTheOrderTypeDeletesItsCarrierRows() async throws {
+        try await withStore { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            let kept = try await Fixture.make(store, orderType: "order.com.example.kept")
+            try await store.createOrder(kept.order("K1"))
+            try await store.addCarrierConnection(Self.connection("conn-k", merchantID: kept.merchant.id))
+            _ = try await store.receiveCarrierEvent(Self.event("k1", connectionID: "conn-k"))
+            let keptOrder = OrderKey(orderTypeIdentifier: kept.orderType, orderIdentifier: "K1")
+            let entry = FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1", carrier: nil)
+            try await store.replaceFulfillmentTracking(order: keptOrder, merchantID: kept.merchant.id, entries: [entry])
+
+            try await store.replaceFulfillmentTracking(order: order, merchantID: fixture.merchant.id, entries: [entry])
+            _ = try await store.deleteOrderType(fixture.orderType, merchantID: fixture.merchant.id, force: true)
+            #expect(try await store.trackedFulfillments(order: order).isEmpty, "an order's tracking goes with it")
+            _ = try await store.receiveCarrierEvent(Self.event("e1"))
+            _ = try await store.deleteMerchant(id: fixture.merchant.id, force: true)
+            #expect(try await store.carrierConnections(merchantID: fixture.merchant.id).isEmpty)
+            #expect(try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 10).isEmpty)
+            #expect(try await Self.rows(store, "carrier_connections") == 1)
+            #expect(try await Self.rows(store, "carrier_events") == 1)
+            #expect(try await store.trackedFulfillments(order: keptOrder).count == 1, "the other merchant's rows stay")
+        }
+    }
+
+    @Test func retentionDeletesOnlyOldAppliedAndIgnoredEvents() async throws {
+        let clock = TestClock()
+        try await withStore(now: { clock.date }) { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            for (key, state) in [("applied", CarrierEventState.applied), ("ignored", .ignored), ("unmatched", .unmatched), ("failed", .failed)] {
+                _ = try await store.receiveCarrierEvent(Self.event(key, trackingNumber: "T-\(key)"))
+                let claim = try #require(try await store.claimCarrierEvents(limit: 1, leaseDuration: 60).first)
+                _ = try await store.finishCarrierEvent(id: claim.id, attempt: claim.attempts, state: state, outcome: key, match: nil)
+            }
+            clock.advance(by: .seconds(3_600))
+            let cutoff = clock.date
+            _ = try await store.receiveCarrierEvent(Self.event("recent"))
+            let recent = try #require(try await store.claimCarrierEvents(limit: 1, leaseDuration: 60).first)
+            _ = try await store.finishCarrierEvent(id: recent.id, attempt: recent.attempts, state: .applied, outcome: "recent", match: nil)
+            #expect(try await store.deleteCarrierEvents(before: cutoff) == 2)
+            let left = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 10)
+            #expect(Set(left.map(\.idempotencyKey)) == ["unmatched", "failed", "recent"])
+        }
+    }
+
+    /// The worker's claim reads the pending events in index order, and a scan finds its fulfillments by index, however
+    /// many rows the tables hold.
+    @Test func theClaimAndTheTrackingLookupUseTheirIndexes() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            let now = Date().millisecondsSince1970
+            try await store.insertOrders((0..<3_000).map { fixture.order("bulk-\($0)") })
+            // An event's size as the server stores it (a normalized event is a few hundred bytes of JSON): PostgreSQL
+            // weighs reading the table against probing it by id by its pages.
+            let event = Data(String(repeating: "x", count: 300).utf8)
+            try await store.write("generate carrier rows") { db in
+                for chunk in Array(0..<5_000).chunked(into: 500) {
+                    var insert = db.insert(into: "carrier_events").columns(
+                        "connection_id", "merchant_id", "idempotency_key", "provider", "tracking_number", "occurred_at", "event", "state", "attempts",
+                        "received_at")
+                    for index in chunk {
+                        insert = insert.values(
+                            "conn-a", fixture.merchant.id, "bulk-\(index)", "aftership", "T\(index)", now, event,
+                            index % 100 == 0 ? "pending" : "applied", 1, now)
+                    }
+                    try await insert.run()
+                }
+                for chunk in Array(0..<3_000).chunked(into: 500) {
+                    var insert = db.insert(into: "fulfillment_tracking").columns(
+                        "order_type_identifier", "order_identifier", "fulfillment_identifier", "merchant_id", "tracking_number")
+                    for index in chunk { insert = insert.values(fixture.orderType, "bulk-\(index)", "F1", fixture.merchant.id, "T\(index)") }
+                    try await insert.run()
+                }
+            }
+            let queries: [(name: String, query: SQLQueryString, index: String)] = [
+                (
+                    "claim",
+                    SQLOrderStore.carrierClaimQuery(now: now, leaseUntil: now + 60_000, limit: 50, skipLocked: store.backend.skipLockedClause),
+                    "carrier_events_due"
+                ),
+                (
+                    "tracking lookup", SQLOrderStore.trackingLookupQuery(merchantID: fixture.merchant.id, trackingNumber: "T42"),
+                    "fulfillment_tracking_number"
+                ),
+            ]
+            for entry in queries {
+                let plan = try await store.read("explain") { db in
+                    if TestDatabase.usesPostgres {
+                        try await db.raw("ANALYZE").run()
+                        return try await db.raw("EXPLAIN \(entry.query)").all(decodingColumn: "QUERY PLAN", as: String.self)
+                    }
+                    return try await db.raw("EXPLAIN QUERY PLAN \(entry.query)").all(decodingColumn: "detail", as: String.self)
+                }
+                let text = plan.joined(separator: "\n")
+                #expect(text.contains(entry.index), "\(entry.name): \(entry.index) in plan:\n\(text)")
+                #expect(!text.contains("Seq Scan on carrier_events") && !text.contains("Seq Scan on fulfillment_tracking"), "\(entry.name):\n\(text)")
+                #expect(
+                    !plan.contains { $0.hasPrefix("SCAN carrier_events") || $0.hasPrefix("SCAN fulfillment_tracking") }, "\(entry.name):\n\(text)")
+            }
+            #expect(!(try await store.claimCarrierEvents(limit: 100, leaseDuration: 60).isEmpty))
+        }
+    }
+}
+
+extension CarrierConnectionRecord {
+    fileprivate func with(createdAt: Date) -> CarrierConnectionRecord {
+        var copy = self
+        copy.createdAt = createdAt
+        return copy
+    }
+}
