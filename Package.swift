@@ -134,7 +134,7 @@ let package = Package(
             name: "OrderTrackServer",
             dependencies: [
                 "ApplePay", "OrderModel", "OrderPackage", "OrderSigning", "OrderPersistence", "APNs", "BoundedCache", "QRCode", "RequestSyntax",
-                "WireFormats", "OrderLookupSigning",
+                "WireFormats", "OrderLookupSigning", "CarrierTracking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),

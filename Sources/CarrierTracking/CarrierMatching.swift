@@ -21,16 +21,22 @@ public enum CarrierMatching {
         let shipping = (order["fulfillments"]?.arrayValue ?? []).filter { $0["fulfillmentType"]?.stringValue == "shipping" }
         let number = normalizedTrackingNumber(event.trackingNumber)
         let tracked = shipping.filter { $0["trackingNumber"]?.stringValue.map(normalizedTrackingNumber) == number }
-        if tracked.count == 1 { return tracked[0] }
-        if tracked.count > 1 {
-            let sameCarrier = tracked.filter { fulfillment in
-                guard let carrier = fulfillment["carrier"]?.stringValue, let eventCarrier = event.carrierName else { return false }
-                return CarrierNames.displayName(for: carrier).lowercased() == eventCarrier.lowercased()
-            }
-            return sameCarrier.count == 1 ? sameCarrier[0] : nil
-        }
+        if !tracked.isEmpty { return preferred(tracked, for: event, carrier: { $0["carrier"]?.stringValue }) }
         guard byOrderReference else { return nil }
         let untracked = shipping.filter { $0["trackingNumber"]?.stringValue == nil }
         return untracked.count == 1 ? untracked[0] : nil
+    }
+
+    /// The one of several fulfillments with the event's tracking number that it is about: the only one, else the only
+    /// one whose carrier names the event's carrier (tracking numbers are recycled between carriers); `nil` when that
+    /// leaves none or several. The server uses it across orders, as ``fulfillment(in:for:byOrderReference:)`` does
+    /// within one.
+    public static func preferred<Candidate>(_ candidates: [Candidate], for event: CarrierEvent, carrier: (Candidate) -> String?) -> Candidate? {
+        if candidates.count == 1 { return candidates[0] }
+        guard let eventCarrier = event.carrierName?.lowercased() else { return nil }
+        let sameCarrier = candidates.filter { candidate in
+            carrier(candidate).map { CarrierNames.displayName(for: $0).lowercased() == eventCarrier } ?? false
+        }
+        return sameCarrier.count == 1 ? sameCarrier[0] : nil
     }
 }

@@ -131,9 +131,13 @@ public struct OrderTrackApplication: Sendable {
         let caches = CachedCopies(orders: orderRecords, registrations: registrations)
         let follower = StoreChangeFollower(
             store: store, caches: caches, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
+        let carrierEvents = WakeSignal()
         let orders = OrderService(
             store: store, caches: caches, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
-            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock)
+            webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock,
+            trackingChanged: { carrierEvents.wake() })
+        let carrierWorker = CarrierEventWorker(
+            store: store, orders: orders, configuration: configuration.carriers, signal: carrierEvents, logger: logger, clock: clock)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -204,7 +208,7 @@ public struct OrderTrackApplication: Sendable {
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
             // then the gateway client and the CPU pool, and last the store, which every other service may still use.
             services: [
-                store, cpu, gateway, packages, dispatcher, follower,
+                store, cpu, gateway, packages, dispatcher, follower, carrierWorker,
                 RetentionService(store: store, configuration: configuration.retention, logger: logger, clock: clock), fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

@@ -36,7 +36,9 @@ import Testing
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let keptForever = RetentionService(
                 store: client.store, configuration: RetentionConfiguration(pushLog: nil), logger: logger, clock: .system)
-            #expect(try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400)) == (0, 1, 0, 0, 1, 0))
+            #expect(
+                try await keptForever.prune(now: Date().addingTimeInterval(400 * 86_400))
+                    == RetentionService.Pruned(idempotencyKeys: 1, walletLinks: 1))
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.count == 1, "a push log kept forever stays")
 
             let changed = SampleContent.order.setting("orderNumber", to: "2")
@@ -46,10 +48,11 @@ import Testing
             #expect(try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/wallet-link").status == .created)
             let service = RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, clock: .system)
             #expect(
-                try await service.prune(now: Date().addingTimeInterval(31 * 86_400)) == (1, 1, 0, 2, 0, 0),
+                try await service.prune(now: Date().addingTimeInterval(31 * 86_400))
+                    == RetentionService.Pruned(pushLog: 1, idempotencyKeys: 1, activity: 2),
                 "the two orders' creations were their only activity; the link expired only 24 days ago")
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.isEmpty == true)
-            #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == (0, 0, 0, 0, 1, 0))
+            #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == RetentionService.Pruned(walletLinks: 1))
         }
     }
 }

@@ -48,3 +48,8 @@ public struct OrderKey: Sendable, Hashable {
         self.orderIdentifier = orderIdentifier
     }
 }
+
+extension OrderRecord {
+    /// The order's type and identifier.
+    public var key: OrderKey { OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier) }
+}

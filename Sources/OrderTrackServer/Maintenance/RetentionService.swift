@@ -12,15 +12,22 @@ public struct RetentionConfiguration: Sendable {
     public var idempotencyKeys: TimeInterval
     /// Time between two prunings (the first runs at start).
     public var interval: Duration
+    /// Seconds applied and ignored carrier events are kept: their idempotency keys must outlive the providers' retries
+    /// (AfterShip retries for about 68 hours). Unmatched and failed events stay until their connection is deleted.
+    public var carrierEvents: TimeInterval
 
-    public init(pushLog: TimeInterval? = 30 * 86_400, idempotencyKeys: TimeInterval = 86_400, interval: Duration = .seconds(3_600)) {
+    public init(
+        pushLog: TimeInterval? = 30 * 86_400, idempotencyKeys: TimeInterval = 86_400, interval: Duration = .seconds(3_600),
+        carrierEvents: TimeInterval = 7 * 86_400
+    ) {
         self.pushLog = pushLog
         self.idempotencyKeys = idempotencyKeys
         self.interval = interval
+        self.carrierEvents = carrierEvents
     }
 }
 
-/// Deletes expired push log entries, order activity and idempotency keys at start and then every `interval`, and the
+/// Deletes expired push log entries, order activity, idempotency keys and finished carrier events at start and then every `interval`, and the
 /// registrations made through Track in Wallet links that expired. Instances sharing a database may all run it:
 /// deleting what is already gone is harmless.
 final class RetentionService: Service, Sendable {
@@ -48,14 +55,12 @@ final class RetentionService: Service, Sendable {
     static let expiredWalletLinks: TimeInterval = 30 * 86_400
 
     /// Deletes what expired by `now`; returns the push log entries, idempotency keys, dashboard sessions, activity
-    /// entries, wallet links and registrations of expired wallet links deleted (a session is also deleted when
+    /// entries, wallet links, registrations of expired wallet links and carrier events deleted (a session is also deleted when
     /// presented after its expiry; this removes those never presented again). An expired link's device token fetches
     /// nothing from its expiry on; its registrations go here, so they neither take pushes nor count against the order's
     /// cap until the link itself is forgotten.
     @discardableResult
-    func prune(now: Date) async throws -> (
-        pushLog: Int, idempotencyKeys: Int, dashboardSessions: Int, activity: Int, walletLinks: Int, walletLinkRegistrations: Int
-    ) {
+    func prune(now: Date) async throws -> Pruned {
         var (pushLog, activity) = (0, 0)
         if let retention = configuration.pushLog {
             pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
@@ -65,7 +70,21 @@ final class RetentionService: Service, Sendable {
         let sessions = try await store.deleteDashboardSessions(expiredBefore: now)
         let links = try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(-Self.expiredWalletLinks))
         let linkRegistrations = try await store.deleteRegistrations(ofWalletLinksExpiredBefore: now)
-        return (pushLog, keys, sessions, activity, links, linkRegistrations)
+        let carrierEvents = try await store.deleteCarrierEvents(before: now.addingTimeInterval(-configuration.carrierEvents))
+        return Pruned(
+            pushLog: pushLog, idempotencyKeys: keys, dashboardSessions: sessions, activity: activity, walletLinks: links,
+            walletLinkRegistrations: linkRegistrations, carrierEvents: carrierEvents)
+    }
+
+    /// How many records of each kind one pruning deleted.
+    struct Pruned: Equatable {
+        var pushLog = 0
+        var idempotencyKeys = 0
+        var dashboardSessions = 0
+        var activity = 0
+        var walletLinks = 0
+        var walletLinkRegistrations = 0
+        var carrierEvents = 0
     }
 
     private func pruneLoggingFailures(now: Date) async {
@@ -73,7 +92,7 @@ final class RetentionService: Service, Sendable {
             let deleted = try await prune(now: now)
             let total =
                 deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.activity + deleted.walletLinks
-                + deleted.walletLinkRegistrations
+                + deleted.walletLinkRegistrations + deleted.carrierEvents
             if total > 0 {
                 logger.info(
                     "pruned expired records",
@@ -82,6 +101,7 @@ final class RetentionService: Service, Sendable {
                         "dashboard_sessions": .stringConvertible(deleted.dashboardSessions), "activity_entries": .stringConvertible(deleted.activity),
                         "wallet_links": .stringConvertible(deleted.walletLinks),
                         "wallet_link_registrations": .stringConvertible(deleted.walletLinkRegistrations),
+                        "carrier_events": .stringConvertible(deleted.carrierEvents),
                     ])
             }
         } catch {

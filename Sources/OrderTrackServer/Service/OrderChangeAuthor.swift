@@ -11,6 +11,8 @@ package struct OrderChangeAuthor: Sendable {
         case dashboard
         /// A payment completed through the Apple Pay endpoints.
         case applePay = "Apple Pay"
+        /// A carrier tracking webhook, applied by ``CarrierEventWorker``.
+        case carrierTracking = "carrier tracking"
     }
 
     var channel: Channel
@@ -18,6 +20,17 @@ package struct OrderChangeAuthor: Sendable {
     var grant: APIKeyGrant?
     /// The client's address (see ``ClientAddress``).
     var address: String?
+    /// Whether the change completes an open order once every shipment is delivered (`CarrierUpdateRules.shouldCompleteOrder`):
+    /// the carrier's rule, applied after the change passed its key's field rules, which do not let it set the order's status.
+    var completesDeliveredOrders = false
+
+    /// A carrier event's author: the provider (`carrier:aftership`) through one of the merchant's connections, limited to
+    /// what a `fulfillments:write` key may change; the audit trail names both.
+    static func carrier(provider: String, connectionID: String) -> OrderChangeAuthor {
+        OrderChangeAuthor(
+            channel: .carrierTracking, grant: APIKeyGrant(keyID: connectionID, keyName: "carrier:\(provider)", scopes: [.fulfillmentsWrite]),
+            address: nil, completesDeliveredOrders: true)
+    }
 
     /// The audit record of a change: who, from where, which top-level fields, and the diff (``JSONDiff``, with the
     /// order's `authenticationToken` never written into it: a rotation shows as `(redacted)` to `(redacted, new)`).

@@ -1,3 +1,4 @@
+import CarrierTracking
 import Foundation
 import Logging
 import OrderModel
@@ -18,6 +19,8 @@ package struct OrderService: Sendable {
     let logger: Logger
     /// The dates documents are stamped with.
     let clock: ServerClock
+    /// Told when a write gave fulfillments tracking numbers: carrier events that waited for them are pending again.
+    let trackingChanged: @Sendable () -> Void
     let updateLock = KeyedLock()
 
     struct CreatedOrder: Sendable {
@@ -96,7 +99,7 @@ package struct OrderService: Sendable {
         let now = clock.date
         let filled = try await filledForCreation(content, merchant: merchant, author: author, now: now)
         let files = try await packages.assetFiles(referencedBy: filled.checked.referencedFiles, merchantID: merchant.id)
-        let prepared = try await cpu.run { () throws -> (ValidatedOrder, CreatedOrder, response: [UInt8], ChangeNote) in
+        let prepared = try await cpu.run { () throws -> (ValidatedOrder, CreatedOrder, response: [UInt8], ChangeNote, [FulfillmentTrackingEntry]) in
             let order = try Self.valid(filled.checked, files: files)
             let normalized = order.json
             try accepting(normalized)
@@ -111,9 +114,9 @@ package struct OrderService: Sendable {
                 createdAt: created, updatedAt: updated, version: 1, changeSequence: 0, orderNumber: normalized["orderNumber"]?.stringValue)
             // The response shows the order as created; the change sequence the store assigns is not part of it.
             let shown = CreatedOrder(record: record, document: normalized, warnings: filled.translationWarnings + order.warnings)
-            return (order, shown, responseBody(shown), author.note(from: nil, to: normalized))
+            return (order, shown, responseBody(shown), author.note(from: nil, to: normalized), Self.trackingEntries(of: normalized))
         }
-        let (order, shown, response, note) = prepared
+        let (order, shown, response, note, tracking) = prepared
         let record = shown.record
         let stored: OrderRecord
         do {
@@ -121,12 +124,12 @@ package struct OrderService: Sendable {
                 let claim = IdempotencyClaim(
                     merchantID: merchant.id, key: idempotency.key,
                     record: IdempotencyRecord(requestHash: idempotency.requestHash, status: 201, body: response, createdAt: now))
-                switch try await store.createOrder(record, idempotency: claim, note: note) {
+                switch try await store.createOrder(record, idempotency: claim, note: note, tracking: tracking) {
                 case .created(let order): stored = order
                 case .replayed(let existing): return .replayed(try Self.replayable(existing, for: idempotency, grant: author.grant))
                 }
             } else {
-                stored = try await store.createOrder(record, note: note)
+                stored = try await store.createOrder(record, note: note, tracking: tracking)
             }
         } catch OrderStoreError.orderAlreadyExists {
             throw OrderTrackError(
@@ -141,6 +144,7 @@ package struct OrderService: Sendable {
         }
         caches.orderWritten(stored)
         packages.prepare(stored, order)
+        if !tracking.isEmpty { trackingChanged() }
         return .created(CreatedOrder(record: stored, document: shown.document, warnings: shown.warnings), responseBody: response)
     }
 
@@ -316,6 +320,7 @@ package struct OrderService: Sendable {
                 {
                     throw violation
                 }
+                if author.completesDeliveredOrders, CarrierUpdateRules.shouldCompleteOrder(patched) { patched["status"] = "completed" }
                 return MergedUpdate(
                     existing: existing, checked: OrderValidator.check(document: patched, options: options), translationWarnings: translationWarnings)
             }
@@ -323,19 +328,25 @@ package struct OrderService: Sendable {
                 return UpdatedOrder(record: current, document: merged.existing, changed: false, warnings: merged.translationWarnings)
             }
             let files = try await packages.assetFiles(referencedBy: checked.referencedFiles, merchantID: merchant.id)
-            let (order, note) = try await cpu.run { () throws -> (ValidatedOrder, ChangeNote) in
+            let (order, note, tracking) = try await cpu.run { () throws -> (ValidatedOrder, ChangeNote, [FulfillmentTrackingEntry]?) in
                 let order = try Self.valid(checked, files: files)
-                return (order, author.note(from: merged.existing, to: order.json))
+                let tracking = Self.trackingEntries(of: order.json)
+                // Unchanged tracking numbers cost the write no statement.
+                return (
+                    order, author.note(from: merged.existing, to: order.json),
+                    tracking == Self.trackingEntries(of: merged.existing) ? nil : tracking
+                )
             }
             do {
                 let number = order.json["orderNumber"]?.stringValue
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
                     orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
-                    authenticationToken: authenticationToken)
+                    authenticationToken: authenticationToken, tracking: tracking)
                 caches.orderWritten(stored)
                 packages.prepare(stored, order)
                 await notifier.orderChanged()
+                if tracking?.isEmpty == false { trackingChanged() }
                 return UpdatedOrder(record: stored, document: order.json, changed: true, warnings: merged.translationWarnings + order.warnings)
             } catch OrderStoreError.versionConflict {
                 continue
@@ -344,6 +355,19 @@ package struct OrderService: Sendable {
             }
         }
         throw OrderTrackError(.updateContention, "the order is being changed by many requests at once; retry")
+    }
+
+    /// The shipping fulfillments of an order that have a tracking number, as carrier events find them: the number
+    /// compared as carriers and merchants print it differently (``CarrierMatching/normalizedTrackingNumber(_:)``).
+    static func trackingEntries(of order: JSONValue) -> [FulfillmentTrackingEntry] {
+        var seen = Set<String>()
+        return (order["fulfillments"]?.arrayValue ?? []).compactMap { fulfillment in
+            guard fulfillment["fulfillmentType"]?.stringValue == "shipping", let identifier = fulfillment["fulfillmentIdentifier"]?.stringValue,
+                let number = fulfillment["trackingNumber"]?.stringValue.map(CarrierMatching.normalizedTrackingNumber), !number.isEmpty,
+                seen.insert(identifier).inserted
+            else { return nil }
+            return FulfillmentTrackingEntry(fulfillmentIdentifier: identifier, trackingNumber: number, carrier: fulfillment["carrier"]?.stringValue)
+        }
     }
 
     /// The first fulfillment of a patch that names an identifier the order lacks without saying its type: most often a

@@ -4,15 +4,16 @@ import Foundation
 ///
 /// All methods throw ``OrderStoreError``.
 public protocol OrderRecordStore: Sendable {
-    /// Stores a new order with version 1 and a new change sequence, and its `created` activity entry (with `note`'s
-    /// author); returns it as stored.
+    /// Stores a new order with version 1 and a new change sequence, its `created` activity entry (with `note`'s
+    /// author) and its fulfillments' tracking numbers (``FulfillmentTrackingStore``); returns it as stored.
     /// Throws ``OrderStoreError/orderAlreadyExists(orderTypeIdentifier:orderIdentifier:)`` on a duplicate.
     @discardableResult
-    func createOrder(_ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord
+    func createOrder(_ order: OrderRecord, note: ChangeNote, tracking: [FulfillmentTrackingEntry]) async throws -> OrderRecord
     /// Stores a new order and, in the same transaction, the response to the request that created it under the
     /// request's idempotency key. When the key already holds a response (a retry, or a concurrent request with the same
     /// key), nothing is written and that response is returned as `.replayed`.
-    func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote) async throws -> IdempotentCreationOutcome
+    func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote, tracking: [FulfillmentTrackingEntry]) async throws
+        -> IdempotentCreationOutcome
     /// The order with this type and identifier, or `nil`.
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
@@ -22,7 +23,9 @@ public protocol OrderRecordStore: Sendable {
     /// when another update came first (re-read and retry) or ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     /// `renumberedFor` names the order's merchant when the update gives it another `orderNumber`, which must then be
     /// free in the order type (``OrderStoreError/orderNumberExists(orderTypeIdentifier:orderNumber:existingOrderIdentifier:)``);
-    /// `nil` when the number stays, which costs no lookup.
+    /// `nil` when the number stays, which costs no lookup. `tracking`, when given, replaces the order's fulfillments'
+    /// tracking numbers in the same transaction (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)``);
+    /// `nil` when they stay, which costs no statement.
     func updateOrder(
         type orderTypeIdentifier: String,
         id orderIdentifier: String,
@@ -33,7 +36,8 @@ public protocol OrderRecordStore: Sendable {
         renumberedFor merchantID: String?,
         updatedAt: Date,
         note: ChangeNote,
-        authenticationToken: String?
+        authenticationToken: String?,
+        tracking: [FulfillmentTrackingEntry]?
     ) async throws -> OrderRecord
     /// A merchant's orders in creation order, optionally filtered; `after` is the cursor of the previous page.
     func listOrders(
@@ -63,12 +67,34 @@ extension OrderRecordStore {
     /// Stores a new order whose creation names no author (tools, imports, tests).
     @discardableResult
     public func createOrder(_ order: OrderRecord) async throws -> OrderRecord {
-        try await createOrder(order, note: ChangeNote())
+        try await createOrder(order, note: ChangeNote(), tracking: [])
+    }
+
+    /// Stores a new order with no tracked fulfillments.
+    @discardableResult
+    public func createOrder(_ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
+        try await createOrder(order, note: note, tracking: [])
     }
 
     /// Stores a new order under an idempotency key, naming no author.
     public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim) async throws -> IdempotentCreationOutcome {
-        try await createOrder(order, idempotency: idempotency, note: ChangeNote())
+        try await createOrder(order, idempotency: idempotency, note: ChangeNote(), tracking: [])
+    }
+
+    /// Stores a new order under an idempotency key, with no tracked fulfillments.
+    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote) async throws -> IdempotentCreationOutcome {
+        try await createOrder(order, idempotency: idempotency, note: note, tracking: [])
+    }
+
+    /// Updates an order, leaving its tracked fulfillments as they are (tools, tests).
+    public func updateOrder(
+        type orderTypeIdentifier: String, id orderIdentifier: String, expectedVersion: Int, document: [UInt8], status: String?,
+        orderNumber: String?, renumberedFor merchantID: String?, updatedAt: Date, note: ChangeNote, authenticationToken: String?
+    ) async throws -> OrderRecord {
+        try await updateOrder(
+            type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
+            orderNumber: orderNumber, renumberedFor: merchantID, updatedAt: updatedAt, note: note, authenticationToken: authenticationToken,
+            tracking: nil)
     }
 
     /// Updates an order, keeping its token and naming no author and no changed fields (tools, tests); reads the order
@@ -81,6 +107,6 @@ extension OrderRecordStore {
         return try await updateOrder(
             type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
             orderNumber: orderNumber, renumberedFor: current.flatMap { $0.orderNumber == orderNumber ? nil : $0.merchantID },
-            updatedAt: updatedAt, note: ChangeNote(), authenticationToken: nil)
+            updatedAt: updatedAt, note: ChangeNote(), authenticationToken: nil, tracking: nil)
     }
 }

@@ -17,9 +17,9 @@ extension SQLOrderStore {
     ///   ``OrderStoreError/orderTypeNotFound(orderTypeIdentifier:)``, or
     ///   ``OrderStoreError/orderTypeOwnedByAnotherMerchant(orderTypeIdentifier:)`` when the type is not the order's merchant's.
     @discardableResult
-    public func createOrder(_ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
+    public func createOrder(_ order: OrderRecord, note: ChangeNote, tracking: [FulfillmentTrackingEntry]) async throws -> OrderRecord {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
-            try await insertOrder(db, order, note: note)
+            try await insertOrder(db, order, note: note, tracking: tracking)
         }
     }
 
@@ -27,18 +27,22 @@ extension SQLOrderStore {
     /// holds a response, writes nothing and returns that response as ``IdempotentCreationOutcome/replayed(_:)``.
     ///
     /// The key is claimed first, so a concurrent request with the same key finds this response instead of creating a
-    /// second order. Throws as ``createOrder(_:note:)``.
-    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote) async throws -> IdempotentCreationOutcome {
+    /// second order. Throws as ``createOrder(_:note:tracking:)``.
+    public func createOrder(_ order: OrderRecord, idempotency: IdempotencyClaim, note: ChangeNote, tracking: [FulfillmentTrackingEntry])
+        async throws -> IdempotentCreationOutcome
+    {
         try await write("create order \(order.orderTypeIdentifier)/\(order.orderIdentifier) under an idempotency key") { db in
             // The key first: a concurrent request with the same key waits on it (PostgreSQL's unique index) or runs
             // after this transaction (SQLite's single writer), then finds this response instead of creating an order.
             if let existing = try await Self.claimIdempotencyKey(db, idempotency) { return .replayed(existing) }
-            return .created(try await insertOrder(db, order, note: note))
+            return .created(try await insertOrder(db, order, note: note, tracking: tracking))
         }
     }
 
     @discardableResult
-    private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote) async throws -> OrderRecord {
+    private func insertOrder(_ db: any SQLDatabase, _ order: OrderRecord, note: ChangeNote, tracking: [FulfillmentTrackingEntry]) async throws
+        -> OrderRecord
+    {
         try await Self.requireOrderType(db, order.orderTypeIdentifier, ownedBy: order.merchantID)
         try await Self.requireFreeAuthenticationToken(db, order.authenticationToken, except: order)
         if let number = order.orderNumber {
@@ -61,6 +65,9 @@ extension SQLOrderStore {
             throw OrderStoreError.orderAlreadyExists(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
         }
         try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .created, note: note, at: self.now())])
+        if !tracking.isEmpty {
+            try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
+        }
         return stored
     }
 
@@ -131,7 +138,8 @@ extension SQLOrderStore {
         renumberedFor merchantID: String?,
         updatedAt: Date,
         note: ChangeNote,
-        authenticationToken: String?
+        authenticationToken: String?,
+        tracking: [FulfillmentTrackingEntry]?
     ) async throws -> OrderRecord {
         try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the version
@@ -175,6 +183,9 @@ extension SQLOrderStore {
                     db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
                 let stored = try Self.order(from: updated)
                 try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .updated, note: note, at: self.now())])
+                if let tracking {
+                    try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
+                }
                 return stored
             }
             let actual = try await db.select().column("version").from("orders")

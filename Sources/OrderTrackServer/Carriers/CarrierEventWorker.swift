@@ -1,0 +1,333 @@
+import CarrierTracking
+import Foundation
+import Logging
+import OrderModel
+import OrderPersistence
+import ServiceLifecycle
+
+/// How carrier events leave the inbox.
+package struct CarrierWorkerConfiguration: Sendable {
+    /// Events claimed at once.
+    package var batchSize = 64
+    /// Parcels applied at once; one parcel's events apply one after another, in scan order.
+    package var concurrency = 16
+    /// How long a claim lasts; the events of a worker that died are applied again after it.
+    package var leaseDuration: TimeInterval = 60
+    /// Longest sleep between inbox checks when nobody signals new events (other instances' webhooks, requeued events).
+    package var pollInterval: Duration = .seconds(1)
+    /// Claims before an event that keeps failing for reasons outside it (the database) is given up as failed.
+    package var maximumAttempts = 5
+
+    package init() {}
+}
+
+/// Applies the verified carrier events of the inbox to the fulfillments they are about, through the one update path
+/// (``OrderService/updateOrder(merchant:type:id:patch:author:allowedVersions:)``): validation, a new version, the
+/// outbox and its pushes, the audit trail naming `carrier:<provider>` and the connection.
+///
+/// Safe with several instances and across a kill, as the push outbox is: events are leased, and one whose worker died
+/// is claimed again when its lease runs out. Applying an event twice changes nothing the second time, because the
+/// update rules compare it with the order as it now is. Scans apply in the order they happened, whatever order they
+/// arrive in: an older scan than the fulfillment's last applied one is ignored, and an update is written only against
+/// the version it was decided on.
+final class CarrierEventWorker: Service, Sendable {
+    typealias Store = CarrierEventInbox & CarrierConnectionStore & FulfillmentTrackingStore & MerchantStore & OrderTypeStore
+
+    private let store: any Store
+    private let orders: OrderService
+    private let configuration: CarrierWorkerConfiguration
+    private let logger: Logger
+    private let clock: ServerClock
+    /// New events (the webhook route), requeued ones (order writes that gave fulfillments tracking numbers), poll ticks.
+    private let signal: WakeSignal
+
+    init(
+        store: any Store, orders: OrderService, configuration: CarrierWorkerConfiguration, signal: WakeSignal, logger: Logger, clock: ServerClock
+    ) {
+        self.store = store
+        self.orders = orders
+        self.configuration = configuration
+        self.signal = signal
+        self.logger = logger
+        self.clock = clock
+    }
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.tickPolls() }
+                await self.applyUntilShutdown()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.signal.wake()
+        }
+    }
+
+    private func tickPolls() async {
+        while (try? await clock.sleep(for: configuration.pollInterval)) != nil { signal.wake() }
+    }
+
+    private func applyUntilShutdown() async {
+        var wakeups = signal.wakeups.makeAsyncIterator()
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let claimed: [CarrierEventRecord]
+            do {
+                claimed = try await store.claimCarrierEvents(limit: configuration.batchSize, leaseDuration: configuration.leaseDuration)
+            } catch {
+                logger.error("carrier event inbox unavailable", metadata: ["error": .string("\(error)")])
+                claimed = []
+            }
+            if claimed.isEmpty {
+                guard await wakeups.next() != nil else { return }
+                continue
+            }
+            await apply(claimed)
+        }
+    }
+
+    /// Applies a claimed batch: each parcel's events in scan order, parcels side by side.
+    private func apply(_ batch: [CarrierEventRecord]) async {
+        let context: BatchContext
+        do {
+            context = try await BatchContext(batch, store: store)
+        } catch {
+            logger.error("could not read the connections of carrier events", metadata: ["error": .string("\(error)")])
+            return
+        }
+        let parcels = Dictionary(grouping: batch) { "\($0.merchantID)\u{0}\($0.trackingNumber)" }.values.map {
+            $0.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, parcel) in parcels.enumerated() {
+                if index >= configuration.concurrency { await group.next() }
+                group.addTask {
+                    for record in parcel { await self.finish(record, await self.outcome(of: record, context: context)) }
+                }
+            }
+        }
+    }
+
+    /// Where an event ends, and the words the dashboard shows for it.
+    struct Outcome: Sendable, Equatable {
+        var state: CarrierEventState
+        var text: String
+        var match: CarrierEventMatch?
+    }
+
+    private func finish(_ record: CarrierEventRecord, _ outcome: Outcome?) async {
+        // No outcome: a failure outside the event (the database); its lease runs out and it is tried again.
+        guard let outcome else { return }
+        do {
+            _ = try await store.finishCarrierEvent(
+                id: record.id, attempt: record.attempts, state: outcome.state, outcome: outcome.text, match: outcome.match)
+        } catch {
+            logger.error("could not finish a carrier event", metadata: ["event": .stringConvertible(record.id), "error": .string("\(error)")])
+        }
+    }
+
+    /// The outcome of applying one event, or `nil` to leave it to its next claim.
+    func outcome(of record: CarrierEventRecord, context: BatchContext) async -> Outcome? {
+        do {
+            return try await apply(record, context: context)
+        } catch let error as OrderTrackError {
+            // The order refused the change (a carrier's link Wallet would not show, an order changed by many at once):
+            // trying again would be refused again.
+            return Outcome(state: .failed, text: "the order refused the change: \(error.reason)")
+        } catch {
+            guard record.attempts < configuration.maximumAttempts else {
+                return Outcome(state: .failed, text: "gave up after \(record.attempts) attempts: \(error)")
+            }
+            logger.warning(
+                "carrier event not applied; it is tried again when its claim runs out",
+                metadata: ["event": .stringConvertible(record.id), "attempt": .stringConvertible(record.attempts), "error": .string("\(error)")])
+            return nil
+        }
+    }
+
+    private func apply(_ record: CarrierEventRecord, context: BatchContext) async throws -> Outcome {
+        let event: CarrierEvent
+        do {
+            event = try JSONDecoder().decode(CarrierEvent.self, from: Data(record.event))
+        } catch {
+            return Outcome(state: .failed, text: "the stored event cannot be read: \(error)")
+        }
+        guard let connection = context.connections[record.connectionID] else {
+            return Outcome(state: .ignored, text: "its connection was deleted")
+        }
+        guard let merchant = context.merchants[record.merchantID] else {
+            return Outcome(state: .ignored, text: "its merchant was deleted")
+        }
+        let statusMap: CarrierStatusMap
+        do {
+            statusMap = try CarrierStatusMap(provider: event.provider, overrides: connection.statusMap ?? [:])
+        } catch {
+            return Outcome(state: .failed, text: "the connection's status map is invalid: \(error.message)")
+        }
+        let author = OrderChangeAuthor.carrier(provider: event.provider.rawValue, connectionID: connection.id)
+        // An update is written only against the version it was decided on; another writer in between means deciding again.
+        for _ in 0..<8 {
+            let target: Target
+            switch try await find(record, event, merchant: merchant) {
+            case .found(let found): target = found
+            case .none(let reason): return Outcome(state: .unmatched, text: reason)
+            }
+            let match = CarrierEventMatch(order: target.order.key, fulfillmentIdentifier: target.fulfillmentIdentifier)
+            let decision = CarrierUpdateRules.decide(
+                fulfillment: target.fulfillment, lastAppliedScanAt: target.lastScanAt, event: event, statusMap: statusMap)
+            switch decision {
+            case .stale:
+                return Outcome(
+                    state: .ignored,
+                    text: "older than the last scan applied (\(DateTimeFormat.formatRFC3339(target.lastScanAt ?? event.occurredAt)))",
+                    match: match)
+            case .unchanged:
+                try await store.recordFulfillmentScan(order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt)
+                let status = Self.statusWords(statusMap.outcome(for: event))
+                return Outcome(state: .applied, text: "no change Wallet shows (\(status))", match: match)
+            case .update(let update):
+                // Recorded first where the fulfillment is tracked: a concurrent newer scan makes this one stale.
+                if target.isTracked {
+                    guard
+                        try await store.recordFulfillmentScan(
+                            order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt)
+                    else { continue }
+                }
+                let updated: OrderService.UpdatedOrder
+                do {
+                    updated = try await orders.updateOrder(
+                        merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
+                        patch: update.orderPatch.serialized(), author: author, allowedVersions: [target.order.version])
+                } catch let error as OrderTrackError where error.code == .versionMismatch {
+                    continue
+                }
+                // A fulfillment found by the order reference is tracked from this update on.
+                if !target.isTracked {
+                    try await store.recordFulfillmentScan(
+                        order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt)
+                }
+                return Outcome(state: .applied, text: Self.describe(update, before: target.fulfillment, updated: updated), match: match)
+            }
+        }
+        throw OrderTrackError(.updateContention, "the order kept changing while the event was applied")
+    }
+
+    /// The fulfillment an event is about, as it is now.
+    struct Target: Sendable {
+        var order: OrderRecord
+        var fulfillment: JSONValue
+        var fulfillmentIdentifier: String
+        /// Whether the store knows the fulfillment's tracking number (it is found by it).
+        var isTracked: Bool
+        var lastScanAt: Date?
+    }
+
+    enum Found: Sendable {
+        case found(Target)
+        case none(String)
+    }
+
+    /// The one shipping fulfillment of the merchant's orders the event is about: by its tracking number (the carrier
+    /// deciding between several), else by the provider's order reference (order number, then order identifier).
+    private func find(_ record: CarrierEventRecord, _ event: CarrierEvent, merchant: MerchantRecord) async throws -> Found {
+        let tracked = try await store.trackedFulfillments(merchantID: merchant.id, trackingNumber: record.trackingNumber)
+        if !tracked.isEmpty {
+            var candidates: [Target] = []
+            for (key, entries) in Dictionary(grouping: tracked, by: \.order) {
+                guard let order = try await orderIfPresent(merchant: merchant, key: key) else { continue }
+                let document = try JSONValue.parse(order.document)
+                for entry in entries {
+                    guard
+                        let fulfillment = document["fulfillments"]?.arrayValue?.first(where: {
+                            $0["fulfillmentIdentifier"]?.stringValue == entry.entry.fulfillmentIdentifier
+                        })
+                    else { continue }
+                    candidates.append(
+                        Target(
+                            order: order, fulfillment: fulfillment, fulfillmentIdentifier: entry.entry.fulfillmentIdentifier, isTracked: true,
+                            lastScanAt: entry.lastScanAt))
+                }
+            }
+            guard let chosen = CarrierMatching.preferred(candidates, for: event, carrier: { $0.fulfillment["carrier"]?.stringValue }) else {
+                return .none(
+                    candidates.isEmpty
+                        ? "no shipping fulfillment has tracking number \(record.trackingNumber)"
+                        : "\(candidates.count) shipping fulfillments have tracking number \(record.trackingNumber) and the carrier tells none apart")
+            }
+            return .found(chosen)
+        }
+        guard let reference = event.orderReference else {
+            return .none("no shipping fulfillment has tracking number \(record.trackingNumber)")
+        }
+        let referenced = try await orders(merchant: merchant, reference: reference)
+        guard referenced.count == 1, let order = referenced.first else {
+            return .none(
+                referenced.isEmpty
+                    ? "no shipping fulfillment has tracking number \(record.trackingNumber), and no order is \(reference)"
+                    : "no shipping fulfillment has tracking number \(record.trackingNumber), and several orders are \(reference)")
+        }
+        let document = try JSONValue.parse(order.document)
+        guard let fulfillment = CarrierMatching.fulfillment(in: document, for: event, byOrderReference: true),
+            let identifier = fulfillment["fulfillmentIdentifier"]?.stringValue
+        else {
+            return .none("order \(order.orderIdentifier) (\(reference)) has no one shipping fulfillment without a tracking number")
+        }
+        // The order may have the number under another spelling the index has not seen (an order written before carrier
+        // tracking existed): its last scan is then unknown.
+        return .found(Target(order: order, fulfillment: fulfillment, fulfillmentIdentifier: identifier, isTracked: false, lastScanAt: nil))
+    }
+
+    private func orderIfPresent(merchant: MerchantRecord, key: OrderKey) async throws -> OrderRecord? {
+        do {
+            return try await orders.order(merchant: merchant, type: key.orderTypeIdentifier, id: key.orderIdentifier)
+        } catch let error as OrderTrackError where error.code == .notFound {
+            return nil
+        }
+    }
+
+    /// The merchant's orders a provider's order reference names: by order number, else by order identifier.
+    private func orders(merchant: MerchantRecord, reference: String) async throws -> [OrderRecord] {
+        let numbered = try await orders.listOrders(
+            merchant: merchant, orderTypeIdentifier: nil, orderNumber: reference, status: nil, updatedSince: nil, cursor: nil, limit: 2)
+        if !numbered.orders.isEmpty { return numbered.orders }
+        var found: [OrderRecord] = []
+        for type in try await store.orderTypes(merchantID: merchant.id) {
+            if let order = try await orderIfPresent(
+                merchant: merchant, key: OrderKey(orderTypeIdentifier: type.orderTypeIdentifier, orderIdentifier: reference))
+            {
+                found.append(order)
+            }
+        }
+        return found
+    }
+
+    private static func statusWords(_ outcome: CarrierStatusOutcome) -> String {
+        switch outcome {
+        case .status(let status, _): "maps to \(status.rawValue)"
+        case .noChange: "the status map moves nothing for it"
+        case .unmapped: "a status no row of the status map knows"
+        }
+    }
+
+    /// What an applied update did, in a few words: `onTheWay → outForDelivery, estimatedDeliveryAt; version 4`.
+    private static func describe(_ update: CarrierFulfillmentUpdate, before: JSONValue, updated: OrderService.UpdatedOrder) -> String {
+        var parts: [String] = []
+        if let status = update.status {
+            parts.append("\(before["status"]?.stringValue ?? "open") → \(status.rawValue)")
+        }
+        parts += update.members.keys.filter { $0 != "status" }.sorted()
+        if updated.document["status"]?.stringValue == "completed", updated.changed { parts.append("order completed") }
+        return parts.joined(separator: ", ") + "; version \(updated.record.version)"
+    }
+}
+
+/// What the events of one claimed batch share: their connections and merchants, read once.
+struct BatchContext: Sendable {
+    var connections: [String: CarrierConnectionRecord] = [:]
+    var merchants: [String: MerchantRecord] = [:]
+
+    init(_ batch: [CarrierEventRecord], store: any CarrierEventWorker.Store) async throws {
+        for id in Set(batch.map(\.connectionID)) { connections[id] = try await store.carrierConnection(id: id) }
+        for id in Set(batch.map(\.merchantID)) { merchants[id] = try await store.merchant(id: id) }
+    }
+}
