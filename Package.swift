@@ -359,7 +359,7 @@ let package = Package(
             name: "OrderTrackServerTests",
             dependencies: [
                 "OrderTrackServer", "OrderTrackDashboard", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport",
-                "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
+                "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport", "CarrierTracking",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -36,6 +36,12 @@ package struct TestServer {
     package var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
     package var lookup = LookupConfiguration()
+    /// How carrier events are applied: polled often, since tests put events into the inbox behind the worker's back too.
+    package var carriers: CarrierWorkerConfiguration = {
+        var configuration = CarrierWorkerConfiguration()
+        configuration.pollInterval = .milliseconds(50)
+        return configuration
+    }()
     /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
     /// data directory may run as production with the generated master key.
     package var developmentMode = true
@@ -56,6 +62,7 @@ package struct TestServer {
         configuration.limits = limits
         configuration.applePay = applePay
         configuration.lookup = lookup
+        configuration.carriers = carriers
         // Every test drives the demo merchant, on PostgreSQL too.
         configuration.developmentMode = developmentMode
         if !developmentMode { configuration.masterKey = .file(path: dataDirectory.appendingPathComponent("master.key").path) }

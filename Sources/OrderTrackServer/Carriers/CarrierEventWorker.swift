@@ -113,6 +113,8 @@ final class CarrierEventWorker: Service, Sendable {
         var state: CarrierEventState
         var text: String
         var match: CarrierEventMatch?
+        /// Unmatched: the fulfillments with its tracking number that the worker could not tell apart (none, or several).
+        var candidates = 0
     }
 
     private func finish(_ record: CarrierEventRecord, _ outcome: Outcome?) async {
@@ -120,7 +122,8 @@ final class CarrierEventWorker: Service, Sendable {
         guard let outcome else { return }
         do {
             _ = try await store.finishCarrierEvent(
-                id: record.id, attempt: record.attempts, state: outcome.state, outcome: outcome.text, match: outcome.match)
+                id: record.id, attempt: record.attempts, state: outcome.state, outcome: outcome.text, match: outcome.match,
+                candidates: outcome.candidates)
         } catch {
             logger.error("could not finish a carrier event", metadata: ["event": .stringConvertible(record.id), "error": .string("\(error)")])
         }
@@ -148,7 +151,7 @@ final class CarrierEventWorker: Service, Sendable {
     private func apply(_ record: CarrierEventRecord, context: BatchContext) async throws -> Outcome {
         let event: CarrierEvent
         do {
-            event = try JSONDecoder().decode(CarrierEvent.self, from: Data(record.event))
+            event = try CarrierEvent(inboxBytes: record.event)
         } catch {
             return Outcome(state: .failed, text: "the stored event cannot be read: \(error)")
         }
@@ -170,7 +173,7 @@ final class CarrierEventWorker: Service, Sendable {
             let target: Target
             switch try await find(record, event, merchant: merchant) {
             case .found(let found): target = found
-            case .none(let reason): return Outcome(state: .unmatched, text: reason)
+            case .none(let reason, let candidates): return Outcome(state: .unmatched, text: reason, candidates: candidates)
             }
             let match = CarrierEventMatch(order: target.order.key, fulfillmentIdentifier: target.fulfillmentIdentifier)
             let decision = CarrierUpdateRules.decide(
@@ -224,7 +227,8 @@ final class CarrierEventWorker: Service, Sendable {
 
     enum Found: Sendable {
         case found(Target)
-        case none(String)
+        /// Why none, and how many fulfillments had the tracking number.
+        case none(String, candidates: Int)
     }
 
     /// The one shipping fulfillment of the merchant's orders the event is about: by its tracking number (the carrier
@@ -252,25 +256,26 @@ final class CarrierEventWorker: Service, Sendable {
                 return .none(
                     candidates.isEmpty
                         ? "no shipping fulfillment has tracking number \(record.trackingNumber)"
-                        : "\(candidates.count) shipping fulfillments have tracking number \(record.trackingNumber) and the carrier tells none apart")
+                        : "\(candidates.count) shipping fulfillments have tracking number \(record.trackingNumber) and the carrier tells none apart",
+                    candidates: tracked.count)
             }
             return .found(chosen)
         }
         guard let reference = event.orderReference else {
-            return .none("no shipping fulfillment has tracking number \(record.trackingNumber)")
+            return .none("no shipping fulfillment has tracking number \(record.trackingNumber)", candidates: 0)
         }
         let referenced = try await orders(merchant: merchant, reference: reference)
         guard referenced.count == 1, let order = referenced.first else {
             return .none(
                 referenced.isEmpty
                     ? "no shipping fulfillment has tracking number \(record.trackingNumber), and no order is \(reference)"
-                    : "no shipping fulfillment has tracking number \(record.trackingNumber), and several orders are \(reference)")
+                    : "no shipping fulfillment has tracking number \(record.trackingNumber), and several orders are \(reference)", candidates: 0)
         }
         let document = try JSONValue.parse(order.document)
         guard let fulfillment = CarrierMatching.fulfillment(in: document, for: event, byOrderReference: true),
             let identifier = fulfillment["fulfillmentIdentifier"]?.stringValue
         else {
-            return .none("order \(order.orderIdentifier) (\(reference)) has no one shipping fulfillment without a tracking number")
+            return .none("order \(order.orderIdentifier) (\(reference)) has no one shipping fulfillment without a tracking number", candidates: 0)
         }
         // The order may have the number under another spelling the index has not seen (an order written before carrier
         // tracking existed): its last scan is then unknown.

@@ -16,14 +16,25 @@ public protocol CarrierEventInbox: Sendable {
     func claimCarrierEvents(limit: Int, leaseDuration: TimeInterval) async throws -> [CarrierEventRecord]
     /// Finishes a claimed event (`attempt` is its ``CarrierEventRecord/attempts`` as claimed) in `state` with `outcome`
     /// and the fulfillment it matched. Returns the state it ended in, or `nil` when the claim no longer holds (the
-    /// event was claimed again or finished). An event finished ``CarrierEventState/unmatched`` whose tracking number a
-    /// fulfillment got meanwhile goes back to ``CarrierEventState/pending`` instead.
+    /// event was claimed again or finished). An event finished ``CarrierEventState/unmatched`` goes back to
+    /// ``CarrierEventState/pending`` instead when more of the merchant's fulfillments have its tracking number than the
+    /// `candidates` the worker saw (none, or several it could not tell apart): one got the number meanwhile.
     /// Throws ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
-    func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?) async throws
-        -> CarrierEventState?
+    func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?, candidates: Int)
+        async throws -> CarrierEventState?
     /// The merchant's unmatched events for a tracking number, oldest first
     /// (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)`` sets them back to pending).
     func unmatchedCarrierEvents(merchantID: String, trackingNumber: String) async throws -> [CarrierEventRecord]
     /// The merchant's latest `limit` events, newest first, for the dashboard.
     func recentCarrierEvents(merchantID: String, limit: Int) async throws -> [CarrierEventRecord]
+}
+
+extension CarrierEventInbox {
+    /// Finishes a claimed event whose worker saw no fulfillment with its tracking number.
+    @discardableResult
+    public func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?) async throws
+        -> CarrierEventState?
+    {
+        try await finishCarrierEvent(id: id, attempt: attempt, state: state, outcome: outcome, match: match, candidates: 0)
+    }
 }

@@ -69,12 +69,12 @@ extension SQLOrderStore {
         """
     }
 
-    /// Finishes a claimed event; see ``CarrierEventInbox/finishCarrierEvent(id:attempt:state:outcome:match:)``.
+    /// Finishes a claimed event; see ``CarrierEventInbox/finishCarrierEvent(id:attempt:state:outcome:match:candidates:)``.
     ///
     /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
-    public func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?) async throws
-        -> CarrierEventState?
-    {
+    public func finishCarrierEvent(
+        id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?, candidates: Int
+    ) async throws -> CarrierEventState? {
         guard state != .pending else {
             throw OrderStoreError.invalidArgument(name: "state", reason: "an event is finished applied, unmatched, ignored or failed")
         }
@@ -95,9 +95,9 @@ extension SQLOrderStore {
                 let tracked = try await db.select().column("fulfillment_identifier").from("fulfillment_tracking")
                     .where("merchant_id", .equal, try claimed.string("merchant_id"))
                     .where("tracking_number", .equal, try claimed.string("tracking_number"))
-                    .limit(1)
-                    .first()
-                if tracked != nil {
+                    .limit(candidates + 1)
+                    .all()
+                if tracked.count > candidates {
                     final = .pending
                     outcome = Self.carrierEventRequeuedOutcome
                 }
