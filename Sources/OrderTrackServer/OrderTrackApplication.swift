@@ -35,7 +35,10 @@ public struct OrderTrackApplication: Sendable {
         let store = try await openStore(configuration: configuration, logger: logger, clock: clock)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
-            if configuration.database.isExclusive { try await store.releasePushLeases() }
+            if configuration.database.isExclusive {
+                try await store.releasePushLeases()
+                try await store.releaseCarrierEventLeases()
+            }
             var credentials: DevelopmentCredentials?
             if configuration.isDevelopment {
                 credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger, clock: clock)

@@ -22,6 +22,8 @@ public protocol CarrierEventInbox: Sendable {
     /// Throws ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
     func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?, candidates: Int)
         async throws -> CarrierEventState?
+    /// Frees every claim; only for a process that knows it is the database's sole worker (SQLite), after a restart.
+    func releaseCarrierEventLeases() async throws
     /// The merchant's unmatched events for a tracking number, oldest first
     /// (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)`` sets them back to pending).
     func unmatchedCarrierEvents(merchantID: String, trackingNumber: String) async throws -> [CarrierEventRecord]

@@ -57,6 +57,13 @@ extension SQLOrderStore {
         }
     }
 
+    /// Frees every claim; only for a process that knows it is the database's sole worker (SQLite), after a restart.
+    public func releaseCarrierEventLeases() async throws {
+        try await writeStatement("release carrier event leases") { db in
+            try await db.raw("UPDATE carrier_events SET claimed_until = NULL WHERE state = 'pending' AND claimed_until IS NOT NULL").run()
+        }
+    }
+
     /// The claim as one statement: pending events not under a live lease, in id order.
     static func carrierClaimQuery(now: Int64, leaseUntil: Int64, limit: Int, skipLocked: String) -> SQLQueryString {
         """
