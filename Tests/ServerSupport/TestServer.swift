@@ -36,6 +36,8 @@ package struct TestServer {
     package var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
     package var lookup = LookupConfiguration()
+    /// Carrier webhooks' key sets and caches (the server's defaults unless a test serves keys from memory).
+    package var carriers = CarrierConfiguration()
     /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
     /// data directory may run as production with the generated master key.
     package var developmentMode = true
@@ -56,6 +58,7 @@ package struct TestServer {
         configuration.limits = limits
         configuration.applePay = applePay
         configuration.lookup = lookup
+        configuration.carriers = carriers
         // Every test drives the demo merchant, on PostgreSQL too.
         configuration.developmentMode = developmentMode
         if !developmentMode { configuration.masterKey = .file(path: dataDirectory.appendingPathComponent("master.key").path) }
