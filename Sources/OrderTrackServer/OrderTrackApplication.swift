@@ -196,6 +196,17 @@ public struct OrderTrackApplication: Sendable {
             keys: LookupKeyService(store: store, now: now), maximumBodySize: configuration.maximumMerchantBodySize)
         lookupRoutes.add(to: router)
         lookupRoutes.add(to: merchantAPI)
+        let carrierRoutes = CarrierRoutes(
+            connections: CarrierConnections(store: store, publicURL: configuration.publicURL, jwksHosts: configuration.carriers.jwksHosts, now: now),
+            receiver: CarrierWebhookReceiver(
+                store: store, connections: CarrierConnectionCache(store: store, configuration: configuration.carriers, clock: clock),
+                keys: ShipEngineKeys(
+                    configuration: configuration.carriers, fetcher: configuration.carriers.keySetFetcher ?? HTTPKeySetFetcher(client: gateway),
+                    clock: clock),
+                clock: clock, wake: { carrierEvents.wake() }),
+            maximumBodySize: configuration.maximumMerchantBodySize)
+        carrierRoutes.add(to: router)
+        carrierRoutes.add(to: merchantAPI)
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: try WebResources.load("Track", from: .module)).add(to: router)
         let services = OrderTrackServices(
             configuration: configuration, store: store, orders: orders, assets: assets, administration: administration, orderTypes: orderTypes,

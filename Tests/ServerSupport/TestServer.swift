@@ -36,9 +36,10 @@ package struct TestServer {
     package var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
     package var lookup = LookupConfiguration()
-    /// How carrier events are applied: polled often, since tests put events into the inbox behind the worker's back too.
-    package var carriers: CarrierWorkerConfiguration = {
-        var configuration = CarrierWorkerConfiguration()
+    /// Carrier webhooks' key sets and caches, and how events are applied: polled often, since tests put events into
+    /// the inbox behind the worker's back too.
+    package var carriers: CarrierConfiguration = {
+        var configuration = CarrierConfiguration()
         configuration.pollInterval = .milliseconds(50)
         return configuration
     }()

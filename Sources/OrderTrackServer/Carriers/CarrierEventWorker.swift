@@ -5,22 +5,6 @@ import OrderModel
 import OrderPersistence
 import ServiceLifecycle
 
-/// How carrier events leave the inbox.
-package struct CarrierWorkerConfiguration: Sendable {
-    /// Events claimed at once.
-    package var batchSize = 64
-    /// Parcels applied at once; one parcel's events apply one after another, in scan order.
-    package var concurrency = 16
-    /// How long a claim lasts; the events of a worker that died are applied again after it.
-    package var leaseDuration: TimeInterval = 60
-    /// Longest sleep between inbox checks when nobody signals new events (other instances' webhooks, requeued events).
-    package var pollInterval: Duration = .seconds(1)
-    /// Claims before an event that keeps failing for reasons outside it (the database) is given up as failed.
-    package var maximumAttempts = 5
-
-    package init() {}
-}
-
 /// Applies the verified carrier events of the inbox to the fulfillments they are about, through the one update path
 /// (``OrderService/updateOrder(merchant:type:id:patch:author:allowedVersions:)``): validation, a new version, the
 /// outbox and its pushes, the audit trail naming `carrier:<provider>` and the connection.
@@ -35,14 +19,14 @@ final class CarrierEventWorker: Service, Sendable {
 
     private let store: any Store
     private let orders: OrderService
-    private let configuration: CarrierWorkerConfiguration
+    private let configuration: CarrierConfiguration
     private let logger: Logger
     private let clock: ServerClock
     /// New events (the webhook route), requeued ones (order writes that gave fulfillments tracking numbers), poll ticks.
     private let signal: WakeSignal
 
     init(
-        store: any Store, orders: OrderService, configuration: CarrierWorkerConfiguration, signal: WakeSignal, logger: Logger, clock: ServerClock
+        store: any Store, orders: OrderService, configuration: CarrierConfiguration, signal: WakeSignal, logger: Logger, clock: ServerClock
     ) {
         self.store = store
         self.orders = orders
