@@ -315,7 +315,8 @@ struct CarrierWebhookTests {
         try await server.run { client in
             let providers: [(CarrierProvider, String)] = Self.deliveries + [(.shipengine, "shipengine-track")]
             for (index, (provider, fixture)) in providers.enumerated() {
-                let body = try Fixture.bytes(fixture)
+                // The fixtures' scans, two days earlier: a scan dated ahead of the server's clock is refused (below).
+                let body = Array(String(decoding: try Fixture.bytes(fixture), as: UTF8.self).replacingOccurrences(of: "2026-11-2", with: "2026-11-0").utf8)
                 guard case .event(let event) = try CarrierWebhookParser.parse(body, provider: provider, headers: CarrierRequestHeaders([:])),
                     case .status(let expected, _) = CarrierStatusMap.defaults(for: provider).outcome(for: event)
                 else { throw CarrierWebhookError(.malformedBody, "fixture \(fixture) is not a mapped event") }
@@ -348,6 +349,16 @@ struct CarrierWebhookTests {
                 let history = try await client.merchant(.get, "\(order.path)/history").json["data"]?.arrayValue?.first
                 #expect(history?["keyName"] == .string("carrier:\(provider.rawValue)"), "\(provider): \(history ?? .null)")
             }
+
+            // A scan dated ahead of the server's clock would make every real scan before it look stale: refused, visibly.
+            let path = try await Self.connect(client, .generic)
+            let order = try await client.createOrder(CarrierWorkerTests.order(trackingNumber: "FUTURE-1"))
+            let body = CarrierWorkerTests.event(trackingNumber: "FUTURE-1", status: "delivered", at: Date().addingTimeInterval(2 * 3600)).serialized()
+            let accepted = try await client.call(.post, path, headers: try Self.signed(.generic, body), body: body)
+            let receipt = CarrierEventReceipt(id: try #require(accepted.json["id"]?.numberLiteral.flatMap { Int64($0) }), isNew: true)
+            let future = try await CarrierWorkerTests.finished(client, merchantID: client.credentials.merchantID, receipt)
+            #expect(future.state == .failed && future.outcome?.contains("more than an hour after the server's clock") == true)
+            #expect(try await client.merchant(.get, order.path).headers[.eTag] == "\"1\"")
         }
         try await apns.stop()
     }

@@ -139,6 +139,15 @@ final class CarrierEventWorker: Service, Sendable {
         } catch {
             return Outcome(state: .failed, text: "the stored event cannot be read: \(error)")
         }
+        // A scan dated ahead of the clock would make every real scan before that time look stale.
+        let latest = clock.date.addingTimeInterval(OrderService.maximumFutureDate)
+        guard event.occurredAt <= latest else {
+            return Outcome(
+                state: .failed,
+                text:
+                    "scanned at \(DateTimeFormat.formatRFC3339(event.occurredAt)), more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(clock.date)))"
+            )
+        }
         guard let connection = context.connections[record.connectionID] else {
             return Outcome(state: .ignored, text: "its connection was deleted")
         }
