@@ -46,6 +46,14 @@ extension SQLOrderStore {
     public func claimCarrierEvents(limit: Int, leaseDuration: TimeInterval) async throws -> [CarrierEventRecord] {
         let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
+        // Most wake-ups (an order write with a tracking number, a poll) find nothing due: a read tells so without
+        // queueing for SQLite's one writer.
+        let due = try await read("look for due carrier events") { db in
+            try await db.raw(
+                "SELECT id FROM carrier_events WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until <= \(bind: now.millisecondsSince1970)) LIMIT 1"
+            ).first()
+        }
+        guard due != nil else { return [] }
         // One statement, so no explicit transaction, as for push claims.
         return try await writeStatement("claim carrier events") { db in
             try await db.raw(
