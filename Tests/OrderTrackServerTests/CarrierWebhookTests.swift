@@ -316,7 +316,8 @@ struct CarrierWebhookTests {
             let providers: [(CarrierProvider, String)] = Self.deliveries + [(.shipengine, "shipengine-track")]
             for (index, (provider, fixture)) in providers.enumerated() {
                 // The fixtures' scans, two days earlier: a scan dated ahead of the server's clock is refused (below).
-                let body = Array(String(decoding: try Fixture.bytes(fixture), as: UTF8.self).replacingOccurrences(of: "2026-11-2", with: "2026-11-0").utf8)
+                let body = Array(
+                    String(decoding: try Fixture.bytes(fixture), as: UTF8.self).replacingOccurrences(of: "2026-11-2", with: "2026-11-0").utf8)
                 guard case .event(let event) = try CarrierWebhookParser.parse(body, provider: provider, headers: CarrierRequestHeaders([:])),
                     case .status(let expected, _) = CarrierStatusMap.defaults(for: provider).outcome(for: event)
                 else { throw CarrierWebhookError(.malformedBody, "fixture \(fixture) is not a mapped event") }

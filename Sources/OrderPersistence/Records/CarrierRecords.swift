@@ -210,3 +210,30 @@ public struct TrackedFulfillment: Sendable, Hashable {
         self.lastScanAt = lastScanAt
     }
 }
+
+/// How the worker finished a claimed event.
+public struct CarrierEventFinish: Sendable, Hashable {
+    /// The event's id.
+    public var id: Int64
+    /// Its ``CarrierEventRecord/attempts`` as claimed: the claim this finish belongs to.
+    public var attempt: Int
+    /// Where it ends (not ``CarrierEventState/pending``).
+    public var state: CarrierEventState
+    /// What happened, in a few words, for the dashboard.
+    public var outcome: String
+    /// The fulfillment it was matched to, if any.
+    public var match: CarrierEventMatch?
+    /// Unmatched: how many of the merchant's fulfillments had its tracking number when the worker looked (none, or
+    /// several it could not tell apart).
+    public var candidates: Int
+
+    /// A finish with every field given.
+    public init(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch? = nil, candidates: Int = 0) {
+        self.id = id
+        self.attempt = attempt
+        self.state = state
+        self.outcome = outcome
+        self.match = match
+        self.candidates = candidates
+    }
+}

@@ -82,14 +82,20 @@ final class CarrierEventWorker: Service, Sendable {
         let parcels = Dictionary(grouping: batch) { "\($0.merchantID)\u{0}\($0.trackingNumber)" }.values.map {
             $0.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
         }
-        await withTaskGroup(of: Void.self) { group in
+        let outcomes = await withTaskGroup(of: [(CarrierEventRecord, Outcome?)].self) { group in
+            var outcomes: [(CarrierEventRecord, Outcome?)] = []
             for (index, parcel) in parcels.enumerated() {
-                if index >= configuration.concurrency { await group.next() }
+                if index >= configuration.concurrency, let done = await group.next() { outcomes += done }
                 group.addTask {
-                    for record in parcel { await self.finish(record, await self.outcome(of: record, context: context)) }
+                    var done: [(CarrierEventRecord, Outcome?)] = []
+                    for record in parcel { done.append((record, await self.outcome(of: record, context: context))) }
+                    return done
                 }
             }
+            for await done in group { outcomes += done }
+            return outcomes
         }
+        await finish(outcomes)
     }
 
     /// Where an event ends, and the words the dashboard shows for it.
@@ -101,15 +107,19 @@ final class CarrierEventWorker: Service, Sendable {
         var candidates = 0
     }
 
-    private func finish(_ record: CarrierEventRecord, _ outcome: Outcome?) async {
-        // No outcome: a failure outside the event (the database); its lease runs out and it is tried again.
-        guard let outcome else { return }
+    /// Records the batch's outcomes in one transaction. An event without one failed for a reason outside it (the
+    /// database): its claim runs out and it is tried again.
+    private func finish(_ outcomes: [(CarrierEventRecord, Outcome?)]) async {
+        let finishes = outcomes.compactMap { record, outcome in
+            outcome.map {
+                CarrierEventFinish(
+                    id: record.id, attempt: record.attempts, state: $0.state, outcome: $0.text, match: $0.match, candidates: $0.candidates)
+            }
+        }
         do {
-            _ = try await store.finishCarrierEvent(
-                id: record.id, attempt: record.attempts, state: outcome.state, outcome: outcome.text, match: outcome.match,
-                candidates: outcome.candidates)
+            _ = try await store.finishCarrierEvents(finishes)
         } catch {
-            logger.error("could not finish a carrier event", metadata: ["event": .stringConvertible(record.id), "error": .string("\(error)")])
+            logger.error("could not finish carrier events", metadata: ["events": .stringConvertible(finishes.count), "error": .string("\(error)")])
         }
     }
 
