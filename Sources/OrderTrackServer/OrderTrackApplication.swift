@@ -182,6 +182,7 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        BulkRoutes(bulk: BulkUpdates(orders: orders)).add(to: merchantAPI)
         let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)
