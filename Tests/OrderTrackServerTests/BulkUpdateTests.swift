@@ -59,6 +59,7 @@ import Testing
             #expect(results[2]?["result"] == "applied" && results[2]?["version"] == 3)
             #expect(results[3]?["result"] == "applied" && results[3]?["version"] == 2)
             #expect(results[4]?["status"] == 412 && results[4]?["error"]?["code"] == "order_version_mismatch", "\(results[4] ?? .null)")
+            #expect(results[4]?["error"]?["param"] == "ifMatch" && results[4]?["error"]?["currentVersion"] == 1)
             #expect(results[5]?["status"] == 400 && results[5]?["error"]?["code"] == "bulk_line_invalid")
             #expect(results[7]?["status"] == 404 && results[7]?["error"]?["code"] == "not_found")
             #expect(results[8]?["status"] == 422 && results[8]?["error"]?["code"] == "order_invalid", "\(results[8] ?? .null)")

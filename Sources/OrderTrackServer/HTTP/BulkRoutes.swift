@@ -102,7 +102,10 @@ struct BulkRoutes: Sendable {
 
     static func failure(line: Int, _ error: any Error) -> JSONValue {
         let envelope = APIError(answering: error)
-        return ["line": .integer(line), "result": "failed", "status": .integer(Int(envelope.status.code)), "error": envelope.body["error"] ?? .null]
+        var object = envelope.body["error"] ?? .null
+        // A line's condition is its ifMatch member, not a header.
+        if object["param"] == "If-Match" { object["param"] = "ifMatch" }
+        return ["line": .integer(line), "result": "failed", "status": .integer(Int(envelope.status.code)), "error": object]
     }
 
     static func line(_ value: JSONValue) -> ByteBuffer {
