@@ -28,7 +28,7 @@ import Testing
     static func json(_ value: JSONValue) -> String { value.serializedString() }
 
     @Test func eachLineAppliesAsItsPatchAndBadLinesFailAlone() async throws {
-        let server = try TestServer()
+        let server = try CarrierWorkerTests.server()
         defer { server.remove() }
         try await server.run { client in
             let first = try await client.createOrder(number: "BULK-1")
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func aFulfillmentsKeyChangesOnlyTrackingAndTheLimitsHold() async throws {
-        let server = try TestServer()
+        let server = try CarrierWorkerTests.server()
         defer { server.remove() }
         try await server.run { client in
             _ = try await client.createOrder(number: "BULK-K1")
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func aBulkLineGivingATrackingNumberAppliesTheCarrierEventThatWaitedForIt() async throws {
-        let server = try TestServer()
+        let server = try CarrierWorkerTests.server()
         defer { server.remove() }
         try await server.run { client in
             let merchantID = client.credentials.merchantID
