@@ -233,15 +233,21 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // Fixtures written from each provider's public documentation; signatures cross-checked with openssl.
+        // Provider payloads written from each provider's public documentation, and signatures made by openssl (HMACs, an
+        // RSA key and its JWKS): shared by the library's tests and the server's webhook tests.
+        .target(
+            name: "CarrierTestSupport",
+            dependencies: ["TestSupport", "WireFormats"],
+            path: "Tests/CarrierSupport",
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "CarrierTrackingTests",
             dependencies: [
-                "CarrierTracking", "OrderModel", "TestSupport",
+                "CarrierTracking", "CarrierTestSupport", "OrderModel", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            resources: [.copy("Fixtures")]
+            ]
         ),
         // Judged by OpenSSL's strict mode and by Apple's SignedDataVerifier (verify_transactions.py).
         .testTarget(
@@ -359,7 +365,8 @@ let package = Package(
             name: "OrderTrackServerTests",
             dependencies: [
                 "OrderTrackServer", "OrderTrackDashboard", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport",
-                "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport", "CarrierTracking",
+                "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
+                "CarrierTracking", "CarrierTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -137,7 +137,7 @@ public struct OrderTrackApplication: Sendable {
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock,
             trackingChanged: { carrierEvents.wake() })
         let carrierWorker = CarrierEventWorker(
-            store: store, orders: orders, configuration: configuration.carriers, signal: carrierEvents, logger: logger, clock: clock)
+            store: store, orders: orders, configuration: configuration.carrierWorker, signal: carrierEvents, logger: logger, clock: clock)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -193,6 +193,17 @@ public struct OrderTrackApplication: Sendable {
             keys: LookupKeyService(store: store, now: now), maximumBodySize: configuration.maximumMerchantBodySize)
         lookupRoutes.add(to: router)
         lookupRoutes.add(to: merchantAPI)
+        let carrierRoutes = CarrierRoutes(
+            connections: CarrierConnections(store: store, publicURL: configuration.publicURL, jwksHosts: configuration.carriers.jwksHosts, now: now),
+            receiver: CarrierWebhookReceiver(
+                store: store, connections: CarrierConnectionCache(store: store, configuration: configuration.carriers, clock: clock),
+                keys: ShipEngineKeys(
+                    configuration: configuration.carriers, fetcher: configuration.carriers.keySetFetcher ?? HTTPKeySetFetcher(client: gateway),
+                    clock: clock),
+                clock: clock, wake: { carrierEvents.wake() }),
+            maximumBodySize: configuration.maximumMerchantBodySize)
+        carrierRoutes.add(to: router)
+        carrierRoutes.add(to: merchantAPI)
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: try WebResources.load("Track", from: .module)).add(to: router)
         let services = OrderTrackServices(
             configuration: configuration, store: store, orders: orders, assets: assets, administration: administration, orderTypes: orderTypes,

@@ -1,3 +1,4 @@
+import CarrierTestSupport
 import CarrierTracking
 import Crypto
 import Foundation

@@ -1,40 +1,9 @@
+import CarrierTestSupport
 import CarrierTracking
 import Foundation
 import TestSupport
 import Testing
 import WireFormats
-
-/// An RSA key made by openssl, its JWKS, and signatures openssl made over `"<timestamp>.<body>"`.
-struct OpenSSLRSAKey: Sendable {
-    let directory: URL
-    let jwks: [UInt8]
-
-    static let shared = Result { try OpenSSLRSAKey(bits: 2048, kid: "se-key-1") }
-
-    init(bits: Int, kid: String) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("carrier-rsa-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try ExternalTools.requireOpenSSL(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(bits)", "-out", "key.pem"], in: directory)
-        let modulus = try ExternalTools.requireOpenSSL(["rsa", "-in", "key.pem", "-noout", "-modulus"], in: directory)
-        let hex = modulus.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-        let n = try #require(Hex.decode(hex))
-        // 65537, openssl's default public exponent.
-        let e: [UInt8] = [0x01, 0x00, 0x01]
-        jwks = Array(
-            """
-            {"keys":[{"kty":"EC","kid":"other","crv":"P-256","x":"AA","y":"AA"},
-            {"kty":"RSA","kid":"\(kid)","use":"sig","alg":"RS256","n":"\(Base64URL.encode(n))","e":"\(Base64URL.encode(e))"}]}
-            """.utf8)
-    }
-
-    /// openssl's RSA-SHA256 (PKCS #1 v1.5) signature of `message`, base64.
-    func sign(_ message: [UInt8]) throws -> String {
-        let input = directory.appendingPathComponent("message-\(UUID().uuidString)")
-        try Data(message).write(to: input)
-        let signature = try ExternalTools.run("/usr/bin/openssl", ["dgst", "-sha256", "-sign", "key.pem", input.path], in: directory)
-        return Data(signature).base64EncodedString()
-    }
-}
 
 /// A key provider that serves one set and counts the calls, or fails.
 final class FixedKeyProvider: CarrierKeyProvider, @unchecked Sendable {

@@ -1,35 +1,14 @@
+import CarrierTestSupport
 import CarrierTracking
 import Foundation
 import TestSupport
 import Testing
 
-/// The provider payloads under Fixtures/, written from each provider's public documentation.
-enum Fixture {
-    static func bytes(_ name: String) throws -> [UInt8] {
-        let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"), "no fixture \(name)")
-        return Array(try Data(contentsOf: url))
-    }
-
+extension Fixture {
     static func event(_ name: String, _ provider: CarrierProvider, headers: [String: String] = [:]) throws -> CarrierEvent {
         let result = try CarrierWebhookParser.parse(try bytes(name), provider: provider, headers: CarrierRequestHeaders(headers))
         guard case .event(let event) = result else { throw CarrierWebhookError(.malformedBody, "fixture \(name) parsed to \(result)") }
         return event
-    }
-}
-
-/// HMACs computed by openssl, the independent check of the signatures the tests send.
-enum OpenSSLHMAC {
-    /// The raw HMAC-SHA256 of `message` under `key` (its UTF-8 bytes, as `-hmac` passes them).
-    static func digest(key: String, message: [UInt8]) throws -> [UInt8] {
-        try ExternalTools.run("/usr/bin/openssl", ["dgst", "-sha256", "-binary", "-hmac", key], input: message)
-    }
-
-    static func hex(key: String, message: [UInt8]) throws -> String {
-        try digest(key: key, message: message).map { String(format: "%02x", $0) }.joined()
-    }
-
-    static func base64(key: String, message: [UInt8]) throws -> String {
-        Data(try digest(key: key, message: message)).base64EncodedString()
     }
 }
 

@@ -56,11 +56,13 @@ public struct ServerConfiguration: Sendable {
     /// How long the push log and idempotency keys are kept.
     public var retention: RetentionConfiguration
     /// How carrier events are applied (batch, parallel parcels, lease, poll).
-    package var carriers = CarrierWorkerConfiguration()
+    package var carrierWorker = CarrierWorkerConfiguration()
     /// Token trust and merchant validation.
     public var applePay = ApplePayConfiguration()
     /// Order lookup: the per-key rate limit, the storefront of transactions, the signed-transaction cache.
     public var lookup = LookupConfiguration()
+    /// Carrier tracking webhooks: the hosts ShipEngine key sets may come from, key and connection caching.
+    public var carriers = CarrierConfiguration()
     /// How long a request's body may take to arrive after its headers before the server answers 408 and closes the
     /// connection (slow or stalled uploads hold a connection no longer than this).
     public var requestBodyTimeout: Duration = .seconds(30)

@@ -24,6 +24,8 @@ enum APIScope: String, Sendable, CaseIterable, Comparable {
     case applePayIdentities = "apple-pay:identities"
     case lookupKeysRead = "lookup-keys:read"
     case lookupKeysWrite = "lookup-keys:write"
+    case carrierConnectionsRead = "carrier-connections:read"
+    case carrierConnectionsWrite = "carrier-connections:write"
     /// Managing API keys: only secret keys hold it, so no key can make a key more powerful than itself.
     case apiKeysWrite = "api-keys:write"
 
@@ -101,6 +103,9 @@ enum RouteScopes {
         "GET /api/v1/lookup-keys": Rule(anyOf: [.lookupKeysRead]),
         "GET /api/v1/lookup-keys/root-certificate": Rule(anyOf: [.lookupKeysRead]),
         "DELETE /api/v1/lookup-keys/{keyId}": Rule(anyOf: [.lookupKeysWrite]),
+        "POST /api/v1/carrier-connections": Rule(anyOf: [.carrierConnectionsWrite]),
+        "GET /api/v1/carrier-connections": Rule(anyOf: [.carrierConnectionsRead]),
+        "DELETE /api/v1/carrier-connections/{id}": Rule(anyOf: [.carrierConnectionsWrite]),
         "POST /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "GET /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "DELETE /api/v1/api-keys/{id}": Rule(anyOf: [.apiKeysWrite]),

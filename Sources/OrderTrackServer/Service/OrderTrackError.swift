@@ -97,6 +97,9 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidLookupKey = Code("lookup_key_invalid")
         /// An API key request with a bad name, scope, order type or expiry.
         public static let invalidAPIKey = Code("api_key_invalid")
+        /// A carrier connection request with an unknown provider, a missing secret, a JWKS URL off the allow-list or a
+        /// bad status map.
+        public static let invalidCarrierConnection = Code("carrier_connection_invalid")
         /// An API key used for an order type it is not limited to.
         public static let orderTypeNotAllowed = Code("order_type_not_allowed")
         /// A change of an order that the API key's scopes do not cover (a fulfillments-only key changing the status).
