@@ -7,8 +7,8 @@ import OrderPersistence
 import OrderTrackServer
 
 /// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list, the order page, the order types and
-/// carriers pages, the checkout playground, and their static files. Pages are rendered on the server from the services' answers; the session
-/// middleware authenticates.
+/// carriers pages, the checkout playground, and their static files. Pages are rendered on the server from the
+/// services' answers; the session middleware authenticates.
 struct DashboardRoutes: Sendable {
     static let signInPath = "/dashboard/sign-in"
     static let pageSize = 25
