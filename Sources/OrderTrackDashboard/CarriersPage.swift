@@ -137,7 +137,8 @@ struct CarriersPage: Sendable {
             values[(error.field == "jwksURL" ? "jwks" : error.field) + "Error"] = error.message
         }
         let rows = recent.map(CarrierEventRow.init)
-        values["events"] = rows.map(\.templateValues)
+        // Not `events`: the layout reads that as the live-refresh stream's URL.
+        values["carrierEvents"] = rows.map(\.templateValues)
         values["hasEvents"] = !rows.isEmpty
         values["eventCount"] = Self.eventCount
         let unmatched = recent.count(where: { $0.state == .unmatched })

@@ -230,6 +230,7 @@ import Testing
             #expect(page.text.contains(#"<span class="badge badge-green">Applied</span>"#))
             #expect(page.text.contains(Self.escaped(try #require(events.last?.outcome))))
             #expect(page.text.contains(#"<a href="/dashboard/orders/\#(order.type)/\#(order.id)">\#(order.id)</a>"#))
+            #expect(!page.text.contains("data-events") && !page.text.contains("live-refresh.js"), "the page subscribes to no order stream")
 
             let (_, otherKey) = try await Administration(store: client.store).createMerchant(name: "Other Shop")
             let other = try await DashboardTests.signIn(client, apiKey: otherKey)
