@@ -392,7 +392,7 @@ let package = Package(
             name: "OrderTrackIntegrationTests",
             dependencies: [
                 "APNs", "APNsTestSupport", "MockAPNs", "OrderModel", "OrderPersistence", "OrderSigning", "OrderTrackServer", "OrderZip",
-                "ServerTestSupport", "TestSupport",
+                "ServerTestSupport", "TestSupport", "CarrierTracking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -35,7 +35,10 @@ public struct OrderTrackApplication: Sendable {
         let store = try await openStore(configuration: configuration, logger: logger, clock: clock)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
-            if configuration.database.isExclusive { try await store.releasePushLeases() }
+            if configuration.database.isExclusive {
+                try await store.releasePushLeases()
+                try await store.releaseCarrierEventLeases()
+            }
             var credentials: DevelopmentCredentials?
             if configuration.isDevelopment {
                 credentials = try await DevelopmentBootstrap.runIfEmpty(store: store, configuration: configuration, logger: logger, clock: clock)
@@ -137,7 +140,7 @@ public struct OrderTrackApplication: Sendable {
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock,
             trackingChanged: { carrierEvents.wake() })
         let carrierWorker = CarrierEventWorker(
-            store: store, orders: orders, configuration: configuration.carrierWorker, signal: carrierEvents, logger: logger, clock: clock)
+            store: store, orders: orders, configuration: configuration.carriers, signal: carrierEvents, logger: logger, clock: clock)
 
         // HEAD is answered wherever GET is, with GET's headers and no body (health checkers use it).
         let router = Router(context: OrderTrackRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -179,6 +182,7 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        BulkRoutes(bulk: BulkUpdates(orders: orders)).add(to: merchantAPI)
         let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)

@@ -43,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Attempts before a push that keeps failing with 429, 5xx, a timeout or a lost connection is parked (default 10)")
     var pushMaxAttempts: Int?
 
+    @Option(help: "Seconds a claim on carrier tracking events lasts; events whose instance died are applied by another after it (default 60)")
+    var carrierLeaseSeconds: Int?
+
     @Option(help: "Pushes in flight at once (default 1000, what APNs allows on one connection)")
     var pushConcurrency: Int?
 
@@ -185,6 +188,9 @@ struct ServeCommand: AsyncParsableCommand {
             resolved.lookup = lookup
             resolved.limits = limits
             if let idleTimeout { resolved.idleTimeout = idleTimeout }
+            if let seconds = try integer(carrierLeaseSeconds, "CARRIER_LEASE_SECONDS", 1...3600) {
+                resolved.carriers.leaseDuration = TimeInterval(seconds)
+            }
             resolved.developmentMode = try dev ?? boolean(environment["ORDERTRACK_DEV"], "ORDERTRACK_DEV")
             resolved.masterKey = masterKeySource(file: masterKeyFile, environment: environment)
             if let orderCache { resolved.orderCacheBytes = orderCache << 20 }

@@ -18,7 +18,7 @@ package final class ServerProcess: @unchecked Sendable {
             [
                 "serve", "--port", "0", "--data-dir", dataDirectory.path, "--public-url", "https://orders.example.test",
                 "--apns-endpoint", apns.endpoint.absoluteString, "--apns-ca-file", apns.caFile, "--log-level", "error",
-                "--push-lease-seconds", String(leaseSeconds), "--dev",
+                "--push-lease-seconds", String(leaseSeconds), "--carrier-lease-seconds", String(leaseSeconds), "--dev",
             ] + (database.map { ["--database", $0] } ?? []) + extraArguments
         let output = Pipe()
         process.standardOutput = output

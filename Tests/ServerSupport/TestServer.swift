@@ -36,14 +36,13 @@ package struct TestServer {
     package var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
     package var lookup = LookupConfiguration()
-    /// How carrier events are applied: polled often, since tests put events into the inbox behind the worker's back too.
-    package var carrierWorker: CarrierWorkerConfiguration = {
-        var configuration = CarrierWorkerConfiguration()
+    /// Carrier webhooks' key sets and caches, and how events are applied: polled often, since tests put events into
+    /// the inbox behind the worker's back too.
+    package var carriers: CarrierConfiguration = {
+        var configuration = CarrierConfiguration()
         configuration.pollInterval = .milliseconds(50)
         return configuration
     }()
-    /// Carrier webhooks' key sets and caches (the server's defaults unless a test serves keys from memory).
-    package var carriers = CarrierConfiguration()
     /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
     /// data directory may run as production with the generated master key.
     package var developmentMode = true
@@ -65,7 +64,6 @@ package struct TestServer {
         configuration.applePay = applePay
         configuration.lookup = lookup
         configuration.carriers = carriers
-        configuration.carrierWorker = carrierWorker
         // Every test drives the demo merchant, on PostgreSQL too.
         configuration.developmentMode = developmentMode
         if !developmentMode { configuration.masterKey = .file(path: dataDirectory.appendingPathComponent("master.key").path) }

@@ -28,19 +28,20 @@ PUSHED = "mock APNs: push for order.dev.ordertrack.demo to device …abababab: d
 
 
 # Pages whose examples run after the walkthrough, in this order (each builds on the walkthrough's order).
-DOCS_RUN = ["api.md", "push-delivery.md", "track-in-wallet.md", "wallet-web-service.md", "lookup.md"]
+DOCS_RUN = ["api.md", "push-delivery.md", "track-in-wallet.md", "wallet-web-service.md", "lookup.md", "carrier-tracking.md"]
 # Pages whose examples do not run here, and why.
 DOCS_NOT_RUN = {
     "performance.md": "release-build benchmarks of minutes each; CI runs them as `ordertrack bench` separately",
     "fuzzing.md": "fuzzing needs a sanitizer build; scripts/fuzz runs in CI",
     "security.md": "master-key rotation needs the server stopped and the old key at hand",
     "apple-pay.md": "decrypting needs a merchant's own payment processing certificate and a token sealed to it",
-    "carrier-tracking.md": "its examples sign with a provider's secret and post to a connection's URL, and stored events are not applied yet (the page says so)",
 }
 # The error codes docs/ shows on purpose: a stale If-Match, a restricted key's refused change.
 EXPECTED_ERRORS = {"order_version_mismatch", "change_not_allowed"}
 DOCS_EXPECTED = [
     ("api.md: the PATCH with a current ETag", r'"statusDescription":\s*"Packed"'),
+    ("api.md: the bulk update's applied line", r'"result":\s*"applied"'),
+    ("api.md: the bulk update's stale line", r'"line":\s*2,\s*"result":\s*"failed",\s*"status":\s*412'),
     ("api.md: the restricted key's tracking update", r'"status":\s*"onTheWay"'),
     ("api.md: the restricted key's refusal", r"change_not_allowed"),
     ("api.md: the history", r'"data":'),
@@ -50,6 +51,9 @@ DOCS_EXPECTED = [
     ("wallet-web-service.md: the unchanged order", r"^304$"),
     ("wallet-web-service.md: the registration", r"^201$"),
     ("lookup.md: Apple's client verified the walkthrough's order", r"^lookup: Coffee beans 2 21000 USD$"),
+    ("carrier-tracking.md: the connection made", r'"webhookURL":\s*"http'),
+    ("carrier-tracking.md: the generic event accepted", r'"status":\s*"accepted"'),
+    ("carrier-tracking.md: the order followed the parcel", r"^outForDelivery$"),
 ]
 
 

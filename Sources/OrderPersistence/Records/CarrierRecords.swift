@@ -41,7 +41,8 @@ public struct IncomingCarrierEvent: Sendable, Hashable {
     public var connectionID: String
     /// The provider's event id, or a hash of the body where the provider gives none: a redelivery has the same key.
     public var idempotencyKey: String
-    /// The tracking number the event is about, as the carrier wrote it (surrounding whitespace is dropped).
+    /// The tracking number the event is about, in the form fulfillments are indexed by (the server drops case, spaces
+    /// and hyphens; the store drops surrounding whitespace).
     public var trackingNumber: String
     /// The carrier's code, when the provider names it.
     public var carrier: String?
@@ -176,7 +177,8 @@ public struct CarrierEventRecord: Sendable, Hashable {
 public struct FulfillmentTrackingEntry: Sendable, Hashable {
     /// The fulfillment's identifier within the order.
     public var fulfillmentIdentifier: String
-    /// Its tracking number as given (compared exactly after trimming: carriers' codes are case-sensitive in places).
+    /// Its tracking number, compared exactly after trimming: the server gives it in the form events carry it (without
+    /// case, spaces or hyphens), so both sides spell it alike.
     public var trackingNumber: String
     /// Its carrier, when the order names one.
     public var carrier: String?
@@ -206,5 +208,32 @@ public struct TrackedFulfillment: Sendable, Hashable {
         self.merchantID = merchantID
         self.entry = entry
         self.lastScanAt = lastScanAt
+    }
+}
+
+/// How the worker finished a claimed event.
+public struct CarrierEventFinish: Sendable, Hashable {
+    /// The event's id.
+    public var id: Int64
+    /// Its ``CarrierEventRecord/attempts`` as claimed: the claim this finish belongs to.
+    public var attempt: Int
+    /// Where it ends (not ``CarrierEventState/pending``).
+    public var state: CarrierEventState
+    /// What happened, in a few words, for the dashboard.
+    public var outcome: String
+    /// The fulfillment it was matched to, if any.
+    public var match: CarrierEventMatch?
+    /// Unmatched: how many of the merchant's fulfillments had its tracking number when the worker looked (none, or
+    /// several it could not tell apart).
+    public var candidates: Int
+
+    /// A finish with every field given.
+    public init(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch? = nil, candidates: Int = 0) {
+        self.id = id
+        self.attempt = attempt
+        self.state = state
+        self.outcome = outcome
+        self.match = match
+        self.candidates = candidates
     }
 }

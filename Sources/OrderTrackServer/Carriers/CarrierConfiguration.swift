@@ -24,8 +24,18 @@ public struct CarrierConfiguration: Sendable {
     public var connectionCacheCapacity = 10_000
     /// Where key sets come from: HTTPS with the server's outbound client unless a test serves them from memory.
     package var keySetFetcher: (any KeySetFetcher)?
+    /// Events the worker claims at once.
+    public var batchSize = 64
+    /// Parcels applied at once; one parcel's events apply one after another, in scan order.
+    public var concurrency = 16
+    /// How long a claim on events lasts; the events of an instance that died are applied by another after it.
+    public var leaseDuration: TimeInterval = 60
+    /// Longest sleep between inbox checks when nobody signals new events (other instances' webhooks, requeued events).
+    public var pollInterval: Duration = .seconds(1)
+    /// Claims before an event that keeps failing for reasons outside it (the database) is given up as failed.
+    public var maximumAttempts = 5
 
     /// The defaults: ShipEngine's host only, keys kept an hour and refetched at most once a minute, connections kept
-    /// 30 seconds.
+    /// 30 seconds; events claimed 64 at a time for a minute, 16 parcels at once, the inbox checked every second.
     public init() {}
 }

@@ -5,22 +5,6 @@ import OrderModel
 import OrderPersistence
 import ServiceLifecycle
 
-/// How carrier events leave the inbox.
-package struct CarrierWorkerConfiguration: Sendable {
-    /// Events claimed at once.
-    package var batchSize = 64
-    /// Parcels applied at once; one parcel's events apply one after another, in scan order.
-    package var concurrency = 16
-    /// How long a claim lasts; the events of a worker that died are applied again after it.
-    package var leaseDuration: TimeInterval = 60
-    /// Longest sleep between inbox checks when nobody signals new events (other instances' webhooks, requeued events).
-    package var pollInterval: Duration = .seconds(1)
-    /// Claims before an event that keeps failing for reasons outside it (the database) is given up as failed.
-    package var maximumAttempts = 5
-
-    package init() {}
-}
-
 /// Applies the verified carrier events of the inbox to the fulfillments they are about, through the one update path
 /// (``OrderService/updateOrder(merchant:type:id:patch:author:allowedVersions:)``): validation, a new version, the
 /// outbox and its pushes, the audit trail naming `carrier:<provider>` and the connection.
@@ -35,14 +19,14 @@ final class CarrierEventWorker: Service, Sendable {
 
     private let store: any Store
     private let orders: OrderService
-    private let configuration: CarrierWorkerConfiguration
+    private let configuration: CarrierConfiguration
     private let logger: Logger
     private let clock: ServerClock
     /// New events (the webhook route), requeued ones (order writes that gave fulfillments tracking numbers), poll ticks.
     private let signal: WakeSignal
 
     init(
-        store: any Store, orders: OrderService, configuration: CarrierWorkerConfiguration, signal: WakeSignal, logger: Logger, clock: ServerClock
+        store: any Store, orders: OrderService, configuration: CarrierConfiguration, signal: WakeSignal, logger: Logger, clock: ServerClock
     ) {
         self.store = store
         self.orders = orders
@@ -98,14 +82,20 @@ final class CarrierEventWorker: Service, Sendable {
         let parcels = Dictionary(grouping: batch) { "\($0.merchantID)\u{0}\($0.trackingNumber)" }.values.map {
             $0.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
         }
-        await withTaskGroup(of: Void.self) { group in
+        let outcomes = await withTaskGroup(of: [(CarrierEventRecord, Outcome?)].self) { group in
+            var outcomes: [(CarrierEventRecord, Outcome?)] = []
             for (index, parcel) in parcels.enumerated() {
-                if index >= configuration.concurrency { await group.next() }
+                if index >= configuration.concurrency, let done = await group.next() { outcomes += done }
                 group.addTask {
-                    for record in parcel { await self.finish(record, await self.outcome(of: record, context: context)) }
+                    var done: [(CarrierEventRecord, Outcome?)] = []
+                    for record in parcel { done.append((record, await self.outcome(of: record, context: context))) }
+                    return done
                 }
             }
+            for await done in group { outcomes += done }
+            return outcomes
         }
+        await finish(outcomes)
     }
 
     /// Where an event ends, and the words the dashboard shows for it.
@@ -117,15 +107,19 @@ final class CarrierEventWorker: Service, Sendable {
         var candidates = 0
     }
 
-    private func finish(_ record: CarrierEventRecord, _ outcome: Outcome?) async {
-        // No outcome: a failure outside the event (the database); its lease runs out and it is tried again.
-        guard let outcome else { return }
+    /// Records the batch's outcomes in one transaction. An event without one failed for a reason outside it (the
+    /// database): its claim runs out and it is tried again.
+    private func finish(_ outcomes: [(CarrierEventRecord, Outcome?)]) async {
+        let finishes = outcomes.compactMap { record, outcome in
+            outcome.map {
+                CarrierEventFinish(
+                    id: record.id, attempt: record.attempts, state: $0.state, outcome: $0.text, match: $0.match, candidates: $0.candidates)
+            }
+        }
         do {
-            _ = try await store.finishCarrierEvent(
-                id: record.id, attempt: record.attempts, state: outcome.state, outcome: outcome.text, match: outcome.match,
-                candidates: outcome.candidates)
+            _ = try await store.finishCarrierEvents(finishes)
         } catch {
-            logger.error("could not finish a carrier event", metadata: ["event": .stringConvertible(record.id), "error": .string("\(error)")])
+            logger.error("could not finish carrier events", metadata: ["events": .stringConvertible(finishes.count), "error": .string("\(error)")])
         }
     }
 
@@ -154,6 +148,15 @@ final class CarrierEventWorker: Service, Sendable {
             event = try CarrierEvent(inboxBytes: record.event)
         } catch {
             return Outcome(state: .failed, text: "the stored event cannot be read: \(error)")
+        }
+        // A scan dated ahead of the clock would make every real scan before that time look stale.
+        let latest = clock.date.addingTimeInterval(OrderService.maximumFutureDate)
+        guard event.occurredAt <= latest else {
+            return Outcome(
+                state: .failed,
+                text:
+                    "scanned at \(DateTimeFormat.formatRFC3339(event.occurredAt)), more than an hour after the server's clock (\(DateTimeFormat.formatRFC3339(clock.date)))"
+            )
         }
         guard let connection = context.connections[record.connectionID] else {
             return Outcome(state: .ignored, text: "its connection was deleted")
@@ -200,7 +203,7 @@ final class CarrierEventWorker: Service, Sendable {
                 do {
                     updated = try await orders.updateOrder(
                         merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
-                        patch: update.orderPatch.serialized(), author: author, allowedVersions: [target.order.version])
+                        patch: update.orderPatch, author: author, allowedVersions: [target.order.version])
                 } catch let error as OrderTrackError where error.code == .versionMismatch {
                     continue
                 }

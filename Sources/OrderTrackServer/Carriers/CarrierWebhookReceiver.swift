@@ -62,10 +62,7 @@ struct CarrierWebhookReceiver: Sendable {
         let receipt: CarrierEventReceipt
         do {
             receipt = try await store.receiveCarrierEvent(
-                IncomingCarrierEvent(
-                    connectionID: connection.id, idempotencyKey: event.idempotencyKey,
-                    trackingNumber: CarrierMatching.normalizedTrackingNumber(event.trackingNumber), carrier: event.carrierCode,
-                    orderReference: event.orderReference, occurredAt: event.occurredAt, event: Array(try JSONEncoder().encode(event))))
+                IncomingCarrierEvent(event, connectionID: connection.id))
         } catch OrderStoreError.carrierConnectionNotFound {
             // Deleted while this delivery was being verified.
             throw APIError.notFound("no such carrier connection")

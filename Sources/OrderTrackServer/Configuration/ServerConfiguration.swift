@@ -55,8 +55,6 @@ public struct ServerConfiguration: Sendable {
     public var push: PushConfiguration
     /// How long the push log and idempotency keys are kept.
     public var retention: RetentionConfiguration
-    /// How carrier events are applied (batch, parallel parcels, lease, poll).
-    package var carrierWorker = CarrierWorkerConfiguration()
     /// Token trust and merchant validation.
     public var applePay = ApplePayConfiguration()
     /// Order lookup: the per-key rate limit, the storefront of transactions, the signed-transaction cache.

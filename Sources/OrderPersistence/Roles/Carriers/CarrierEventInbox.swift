@@ -14,14 +14,15 @@ public protocol CarrierEventInbox: Sendable {
     /// Claims up to `limit` pending events for `leaseDuration`, oldest first, and counts the attempt. Events another
     /// claimer holds are skipped; events whose lease ran out are claimable again.
     func claimCarrierEvents(limit: Int, leaseDuration: TimeInterval) async throws -> [CarrierEventRecord]
-    /// Finishes a claimed event (`attempt` is its ``CarrierEventRecord/attempts`` as claimed) in `state` with `outcome`
-    /// and the fulfillment it matched. Returns the state it ended in, or `nil` when the claim no longer holds (the
-    /// event was claimed again or finished). An event finished ``CarrierEventState/unmatched`` goes back to
+    /// Finishes claimed events, in one transaction, each in its ``CarrierEventFinish/state`` with its outcome and the
+    /// fulfillment it matched; returns the state each ended in (in the order given), or `nil` for one whose claim no
+    /// longer holds (claimed again, or finished). An event finished ``CarrierEventState/unmatched`` goes back to
     /// ``CarrierEventState/pending`` instead when more of the merchant's fulfillments have its tracking number than the
-    /// `candidates` the worker saw (none, or several it could not tell apart): one got the number meanwhile.
+    /// ``CarrierEventFinish/candidates`` the worker saw: one got the number meanwhile.
     /// Throws ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
-    func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?, candidates: Int)
-        async throws -> CarrierEventState?
+    func finishCarrierEvents(_ finishes: [CarrierEventFinish]) async throws -> [CarrierEventState?]
+    /// Frees every claim; only for a process that knows it is the database's sole worker (SQLite), after a restart.
+    func releaseCarrierEventLeases() async throws
     /// The merchant's unmatched events for a tracking number, oldest first
     /// (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)`` sets them back to pending).
     func unmatchedCarrierEvents(merchantID: String, trackingNumber: String) async throws -> [CarrierEventRecord]
@@ -30,11 +31,11 @@ public protocol CarrierEventInbox: Sendable {
 }
 
 extension CarrierEventInbox {
-    /// Finishes a claimed event whose worker saw no fulfillment with its tracking number.
+    /// Finishes one claimed event whose worker saw no fulfillment with its tracking number (``finishCarrierEvents(_:)``).
     @discardableResult
     public func finishCarrierEvent(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?) async throws
         -> CarrierEventState?
     {
-        try await finishCarrierEvent(id: id, attempt: attempt, state: state, outcome: outcome, match: match, candidates: 0)
+        try await finishCarrierEvents([CarrierEventFinish(id: id, attempt: attempt, state: state, outcome: outcome, match: match)])[0]
     }
 }

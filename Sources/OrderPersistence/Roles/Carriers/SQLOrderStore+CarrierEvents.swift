@@ -46,6 +46,14 @@ extension SQLOrderStore {
     public func claimCarrierEvents(limit: Int, leaseDuration: TimeInterval) async throws -> [CarrierEventRecord] {
         let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
+        // Most wake-ups (an order write with a tracking number, a poll) find nothing due: a read tells so without
+        // queueing for SQLite's one writer.
+        let due = try await read("look for due carrier events") { db in
+            try await db.raw(
+                "SELECT id FROM carrier_events WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until <= \(bind: now.millisecondsSince1970)) LIMIT 1"
+            ).first()
+        }
+        guard due != nil else { return [] }
         // One statement, so no explicit transaction, as for push claims.
         return try await writeStatement("claim carrier events") { db in
             try await db.raw(
@@ -54,6 +62,13 @@ extension SQLOrderStore {
             .all()
             .map(Self.carrierEvent(from:))
             .sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Frees every claim; only for a process that knows it is the database's sole worker (SQLite), after a restart.
+    public func releaseCarrierEventLeases() async throws {
+        try await writeStatement("release carrier event leases") { db in
+            try await db.raw("UPDATE carrier_events SET claimed_until = NULL WHERE state = 'pending' AND claimed_until IS NOT NULL").run()
         }
     }
 
@@ -69,52 +84,61 @@ extension SQLOrderStore {
         """
     }
 
-    /// Finishes a claimed event; see ``CarrierEventInbox/finishCarrierEvent(id:attempt:state:outcome:match:candidates:)``.
+    /// Finishes claimed events in one transaction; see ``CarrierEventInbox/finishCarrierEvents(_:)``.
     ///
     /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` for ``CarrierEventState/pending``.
-    public func finishCarrierEvent(
-        id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch?, candidates: Int
-    ) async throws -> CarrierEventState? {
-        guard state != .pending else {
+    public func finishCarrierEvents(_ finishes: [CarrierEventFinish]) async throws -> [CarrierEventState?] {
+        guard !finishes.contains(where: { $0.state == .pending }) else {
             throw OrderStoreError.invalidArgument(name: "state", reason: "an event is finished applied, unmatched, ignored or failed")
         }
+        guard !finishes.isEmpty else { return [] }
         let now = self.now().millisecondsSince1970
-        return try await write("finish carrier event \(id)") { db in
-            // The row lock makes an order write that gives a fulfillment this tracking number (which locks the events it
-            // sets back to pending) either finish first, so the check below sees the fulfillment, or wait for this one.
-            let claimed = try await db.raw(
-                """
-                SELECT merchant_id, tracking_number FROM carrier_events
-                WHERE id = \(bind: id) AND attempts = \(bind: attempt) AND state = 'pending'\(unsafeRaw: backend.rowLockClause)
-                """
-            ).first()
-            guard let claimed else { return nil }
-            var final = state
-            var outcome = outcome
-            if state == .unmatched {
-                let tracked = try await db.select().column("fulfillment_identifier").from("fulfillment_tracking")
-                    .where("merchant_id", .equal, try claimed.string("merchant_id"))
-                    .where("tracking_number", .equal, try claimed.string("tracking_number"))
-                    .limit(candidates + 1)
-                    .all()
-                if tracked.count > candidates {
-                    final = .pending
-                    outcome = Self.carrierEventRequeuedOutcome
-                }
+        let ended = try await write("finish \(finishes.count) carrier events") { db in
+            var ended: [Int64: CarrierEventState] = [:]
+            // In id order, as order writes lock the events they requeue: two transactions never wait on each other crosswise.
+            for finish in finishes.sorted(by: { $0.id < $1.id }) {
+                ended[finish.id] = try await self.finishCarrierEvent(db, finish, now: now)
             }
-            let appliedAt: Int64? = final == .pending ? nil : now
-            try await db.update("carrier_events")
-                .set("state", to: final.rawValue)
-                .set("claimed_until", to: SQLLiteral.null)
-                .set("applied_at", to: appliedAt)
-                .set("outcome", to: outcome)
-                .set("order_type_identifier", to: match?.order.orderTypeIdentifier)
-                .set("order_identifier", to: match?.order.orderIdentifier)
-                .set("fulfillment_identifier", to: match?.fulfillmentIdentifier)
-                .where("id", .equal, id)
-                .run()
-            return final
+            return ended
         }
+        return finishes.map { ended[$0.id] }
+    }
+
+    private func finishCarrierEvent(_ db: any SQLDatabase, _ finish: CarrierEventFinish, now: Int64) async throws -> CarrierEventState? {
+        // The row lock makes an order write that gives a fulfillment this tracking number (which locks the events it
+        // sets back to pending) either finish first, so the check below sees the fulfillment, or wait for this one.
+        let claimed = try await db.raw(
+            """
+            SELECT merchant_id, tracking_number FROM carrier_events
+            WHERE id = \(bind: finish.id) AND attempts = \(bind: finish.attempt) AND state = 'pending'\(unsafeRaw: backend.rowLockClause)
+            """
+        ).first()
+        guard let claimed else { return nil }
+        var final = finish.state
+        var outcome = finish.outcome
+        if finish.state == .unmatched {
+            let tracked = try await db.select().column("fulfillment_identifier").from("fulfillment_tracking")
+                .where("merchant_id", .equal, try claimed.string("merchant_id"))
+                .where("tracking_number", .equal, try claimed.string("tracking_number"))
+                .limit(finish.candidates + 1)
+                .all()
+            if tracked.count > finish.candidates {
+                final = .pending
+                outcome = Self.carrierEventRequeuedOutcome
+            }
+        }
+        let appliedAt: Int64? = final == .pending ? nil : now
+        try await db.update("carrier_events")
+            .set("state", to: final.rawValue)
+            .set("claimed_until", to: SQLLiteral.null)
+            .set("applied_at", to: appliedAt)
+            .set("outcome", to: outcome)
+            .set("order_type_identifier", to: finish.match?.order.orderTypeIdentifier)
+            .set("order_identifier", to: finish.match?.order.orderIdentifier)
+            .set("fulfillment_identifier", to: finish.match?.fulfillmentIdentifier)
+            .where("id", .equal, finish.id)
+            .run()
+        return final
     }
 
     /// Sets the merchant's unmatched events for these tracking numbers back to pending, inside the caller's
