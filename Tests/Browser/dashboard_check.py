@@ -170,6 +170,7 @@ def carriers(page: Page, browser, console_errors: list[str], suffix: str) -> Non
     expect(status_map).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#carrier-status-map-error")).to_contain_text("line 1 is not providerStatus = walletStatus")
     expect(page.get_by_text("No connection yet")).to_be_visible()
+    shot(page, "desktop-carriers-refused")
     console_errors.clear()  # the refused form's 400 is the answer this step expects
     assert secret.input_value() == "", "the secret is never sent back to the page"
     secret.fill(CARRIER_SECRET)
