@@ -1,23 +1,16 @@
 // The Carriers page: copy buttons for webhook URLs, a confirmation before a connection is deleted, and the connect
 // form showing only the fields the chosen provider takes. Without this script the page still works: every field shows
 // and a delete goes through unasked.
+import { copyText } from "./clipboard.js";
+
 const copyStatus = document.querySelector(".copy-status");
 
 for (const button of document.querySelectorAll("button[data-copy]")) {
-  button.addEventListener("click", async () => {
-    const source = document.getElementById(button.dataset.copy);
-    try {
-      await navigator.clipboard.writeText(source.textContent.trim());
-      copyStatus.textContent = "Webhook URL copied to the clipboard.";
-    } catch {
-      // Plain-http pages have no clipboard API: select the URL for the person to copy.
-      const range = document.createRange();
-      range.selectNodeContents(source);
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
-      copyStatus.textContent = "The clipboard is not available here: the URL is selected, copy it with ⌘C or Ctrl+C.";
-    }
-  });
+  button.addEventListener("click", () =>
+    copyText(document.getElementById(button.dataset.copy), copyStatus, {
+      copied: "Webhook URL copied to the clipboard.",
+      selected: "The clipboard is not available here: the URL is selected, copy it with ⌘C or Ctrl+C.",
+    }));
 }
 
 for (const form of document.querySelectorAll("form[data-confirm]")) {
