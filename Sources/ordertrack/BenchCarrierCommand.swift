@@ -108,7 +108,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
                 let rate = try await post(events, http: http, url: setup.webhookURL, seconds: seconds)
                 print(
                     """
-                    ingest (\(connections) connections, \(String(format: "%.0f", seconds)) s each, same run; worker \
+                    ingest (\(connections) connections, \(String(format: "%g", seconds)) s each, same run; worker \
                     \(worker ? "on: applying events in the background, on the same database" : "off"):
                       GET /healthz                         \(String(format: "%8.0f", health)) req/s
                       POST /carriers/generic/{id} stored   \(String(format: "%8.0f", rate)) events/s
@@ -234,7 +234,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
         print(
             """
             scan to APNs: \(orders) orders × \(devicesPerOrder) device\(devicesPerOrder == 1 ? "" : "s") (\(devices) devices), \
-            \(count) events over \(String(format: "%.0f", scanSeconds)) s, each a forward status change:
+            \(count) events over \(String(format: "%g", scanSeconds)) s, each a forward status change:
               sent                   \(String(format: "%8.0f", sendRate)) events/s (asked \(String(format: "%.0f", rate)))
               pushed                 \(result.delivered) of \(count) events to every device of their order
               webhook to APNs        p50 \(Self.ms(result.p50)) ms, p99 \(Self.ms(result.p99)) ms, max \(Self.ms(result.max)) ms   (target p99 ≤ \(target))
