@@ -6,9 +6,9 @@ import OrderModel
 import OrderPersistence
 import OrderTrackServer
 
-/// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list, the order page and the checkout
-/// playground, and their static files. Pages are rendered on the server from the services' answers; the session
-/// middleware authenticates.
+/// The dashboard's pages under `/dashboard`: sign-in and sign-out, the orders list, the order page, the order types and
+/// carriers pages, the checkout playground, and their static files. Pages are rendered on the server from the
+/// services' answers; the session middleware authenticates.
 struct DashboardRoutes: Sendable {
     static let signInPath = "/dashboard/sign-in"
     static let pageSize = 25
@@ -27,6 +27,8 @@ struct DashboardRoutes: Sendable {
     let applePay: ApplePayService
     /// Makes the "Track in Wallet" links the checkout playground offers after a payment.
     let walletLinks: WalletLinkService
+    /// The Carriers page: connections through the merchant API's service, and the recent carrier events.
+    let carriers: CarriersPage
     let clock: ServerClock
     let resources: WebResources
     let cpu: CPUWorkPool
@@ -57,6 +59,23 @@ struct DashboardRoutes: Sendable {
         pages.get("events") { request, context in try await DashboardEvents(orders: orders, clock: clock).response(request, context) }
         pages.get("order-types") { request, context in try await orderTypesPage(request, context) }
         pages.get("orders/:orderTypeIdentifier/:orderIdentifier") { request, context in try await orderPage(request, context) }
+        pages.get("carriers") { request, context in try await carriersPage(request, context) }
+        // A form post, then a redirect to the page announcing the connection; a refusal is the page again, as posted.
+        pages.post("carriers") { request, context in
+            var request = request
+            let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))
+            switch try await carriers.connect(merchantID: context.merchant.id, form: form) {
+            case .made(let record):
+                return Response.redirect(to: "\(CarriersPage.path)?connected=\(Self.queryComponent(record.id))", type: .normal)
+            case .refused(let entry):
+                return try await carriersPage(request, context, entry: entry, status: .badRequest)
+            }
+        }
+        pages.post("carriers/:id/delete") { _, context in
+            let id = try RequestParsing.identifier("id", context)
+            try await carriers.connections.delete(merchantID: context.merchant.id, id: id)
+            return Response.redirect(to: "\(CarriersPage.path)?deleted=\(Self.queryComponent(id))", type: .normal)
+        }
         pages.get("checkout") { _, context in
             var values = try layoutValues(context, title: "Checkout playground")
             let page = CheckoutPage(administration: administration, applePay: applePay)
@@ -219,6 +238,20 @@ struct DashboardRoutes: Sendable {
             }
         }
         return resources.page("order-types", values)
+    }
+
+    func carriersPage(
+        _ request: Request, _ context: MerchantRequestContext, entry: CarriersPage.Entry = CarriersPage.Entry(), status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let query = request.uri.queryParameters
+        var values = try layoutValues(context, title: "Carriers")
+        values.merge(
+            try await carriers.values(
+                merchantID: context.merchant.id, entry: entry, connected: query["connected"].map(String.init),
+                // Only an id is announced: the text comes from the address bar.
+                deleted: query["deleted"].map(String.init).flatMap { Identifiers.isValid($0) ? $0 : nil })
+        ) { $1 }
+        return resources.page("carriers", values, status: status)
     }
 
     static func listURL(_ parameters: [(String, String)]) -> String {

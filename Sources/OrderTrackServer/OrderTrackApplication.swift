@@ -182,6 +182,7 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumMerchantBodySize, orderTypes: orderTypes, keyUses: keyUses, now: now
         ).add(to: router)
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        BulkRoutes(bulk: BulkUpdates(orders: orders)).add(to: merchantAPI)
         let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)
@@ -196,10 +197,15 @@ public struct OrderTrackApplication: Sendable {
             keys: LookupKeyService(store: store, now: now), maximumBodySize: configuration.maximumMerchantBodySize)
         lookupRoutes.add(to: router)
         lookupRoutes.add(to: merchantAPI)
+        // One service for the API and the dashboard: a delete through either forgets the webhook route's cached copy.
+        let webhookConnections = CarrierConnectionCache(store: store, configuration: configuration.carriers, clock: clock)
+        let carrierConnections = CarrierConnections(
+            store: store, publicURL: configuration.publicURL, jwksHosts: configuration.carriers.jwksHosts, now: now,
+            onDelete: { webhookConnections.forget($0) })
         let carrierRoutes = CarrierRoutes(
-            connections: CarrierConnections(store: store, publicURL: configuration.publicURL, jwksHosts: configuration.carriers.jwksHosts, now: now),
+            connections: carrierConnections,
             receiver: CarrierWebhookReceiver(
-                store: store, connections: CarrierConnectionCache(store: store, configuration: configuration.carriers, clock: clock),
+                store: store, connections: webhookConnections,
                 keys: ShipEngineKeys(
                     configuration: configuration.carriers, fetcher: configuration.carriers.keySetFetcher ?? HTTPKeySetFetcher(client: gateway),
                     clock: clock),
@@ -210,7 +216,8 @@ public struct OrderTrackApplication: Sendable {
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: try WebResources.load("Track", from: .module)).add(to: router)
         let services = OrderTrackServices(
             configuration: configuration, store: store, orders: orders, assets: assets, administration: administration, orderTypes: orderTypes,
-            packages: packages, applePay: applePay, walletLinks: walletLinks, cpu: cpu, clock: clock)
+            packages: packages, applePay: applePay, walletLinks: walletLinks, carrierConnections: carrierConnections, cpu: cpu,
+            clock: clock)
         for added in routes { try added.add(to: router, services: services) }
         router.answerUnsupportedMethods()
         return Hummingbird.Application(

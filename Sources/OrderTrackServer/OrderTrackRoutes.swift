@@ -26,6 +26,8 @@ public struct OrderTrackServices: Sendable {
     package let packages: PackageService
     package let applePay: ApplePayService
     package let walletLinks: WalletLinkService
+    /// The carrier connections `/api/v1/carrier-connections` makes, lists and deletes.
+    package let carrierConnections: CarrierConnections
     package let cpu: CPUWorkPool
     /// The one clock: dates, waits and intervals.
     package let clock: ServerClock

@@ -6,6 +6,8 @@ scripts/browser-check starts the server and runs this. Chromium is Debian's (/us
 download its own browser here. Prints one line per step and a closing `browser: N passed, N failed`.
 """
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -13,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 import uuid
 import zlib
@@ -52,7 +55,7 @@ def upload(name: str, data: bytes) -> None:
         assert response.status == 200, response.status
 
 
-def create_order(number: str, status: str, fulfillment: str) -> dict:
+def create_order(number: str, status: str, fulfillment: str, tracking_number: str = "1Z999AA10123456784") -> dict:
     return api("POST", "/api/v1/orders", {
         "merchant": {"displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com",
                      "logo": "logo.png"},
@@ -72,7 +75,7 @@ def create_order(number: str, status: str, fulfillment: str) -> dict:
         ],
         "fulfillments": [{
             "fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": fulfillment,
-            "carrier": "UPS", "trackingNumber": "1Z999AA10123456784",
+            "carrier": "UPS", "trackingNumber": tracking_number,
             "statusDescription": "Your parcel left our warehouse.",
         }],
     })
@@ -122,6 +125,110 @@ def pkcs12(order_type: str) -> dict:
         openssl("pkcs12", "-export", "-inkey", f"{work}/leaf.key", "-in", f"{work}/leaf.pem", "-certfile", f"{work}/wwdr.pem",
                 "-passout", "pass:browser-check", "-out", f"{work}/identity.p12")
         return {"name": "identity.p12", "mimeType": "application/x-pkcs12", "buffer": Path(f"{work}/identity.p12").read_bytes()}
+
+
+CARRIER_SECRET = "browser-check-generic-secret"
+
+
+def post_generic_event(webhook_url: str, event: dict) -> None:
+    """Delivers `event` to a generic connection's webhook URL signed as a carrier or 3PL signs it:
+    `OrderTrack-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`."""
+    body = json.dumps(event, separators=(",", ":")).encode()
+    t = str(int(time.time()))
+    signature = hmac.new(CARRIER_SECRET.encode(), t.encode() + b"." + body, hashlib.sha256).hexdigest()
+    request = urllib.request.Request(webhook_url, method="POST", data=body,
+                                     headers={"Content-Type": "application/json", "OrderTrack-Signature": f"t={t},v1={signature}"})
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 202, response.status
+
+
+def reload_until(page: Page, locator, timeout: float = 20) -> None:
+    """Reloads the page until `locator` shows: the Carriers page lists events as the worker left them when it loaded."""
+    deadline = time.monotonic() + timeout
+    while locator.count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.25)
+        page.reload()
+    expect(locator.first).to_be_visible()
+
+
+def carriers(page: Page, browser, console_errors: list[str], suffix: str) -> None:
+    """Connects a generic provider on the Carriers page, sees its webhook URL, sees the events posted to it (one
+    applied to an order, linked to it; one unmatched, flagged), then deletes the connection after a confirmation."""
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name="Carriers").click()
+    expect(page.get_by_role("heading", name="Carriers", exact=True)).to_be_visible()
+    form = page.get_by_role("region", name="Connect a provider")
+    secret = form.get_by_label("Webhook secret")
+    form.get_by_label("Provider").select_option("ShipEngine")
+    expect(secret).to_be_hidden()
+    expect(form.get_by_label("JWKS URL (ShipEngine, optional)")).to_be_visible()
+    form.get_by_label("Provider").select_option("Generic")
+    expect(form.get_by_label("JWKS URL (ShipEngine, optional)")).to_be_hidden()
+    secret.fill(CARRIER_SECRET)
+    status_map = form.get_by_label("Status map overrides (optional)")
+    status_map.fill("arrived: delivered")
+    form.get_by_role("button", name="Connect").click()
+    expect(status_map).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#carrier-status-map-error")).to_contain_text("line 1 is not providerStatus = walletStatus")
+    expect(page.get_by_text("No connection yet")).to_be_visible()
+    shot(page, "desktop-carriers-refused")
+    console_errors.clear()  # the refused form's 400 is the answer this step expects
+    assert secret.input_value() == "", "the secret is never sent back to the page"
+    secret.fill(CARRIER_SECRET)
+    status_map.fill("arrived = delivered")
+    form.get_by_role("button", name="Connect").click()
+    connected = page.get_by_role("status", name="Connected")
+    expect(connected).to_contain_text("Connected to Generic")
+    webhook_url = page.locator("#connected-url").inner_text()
+    assert webhook_url.startswith(f"{BASE}/carriers/generic/cc_"), webhook_url
+    connection_id = webhook_url.rsplit("/", 1)[1]
+    connected.get_by_role("button", name="Copy").click()
+    expect(page.locator(".copy-status")).to_contain_text(re.compile("copied|copy it with"))
+    row = page.get_by_role("row").filter(has_text=connection_id)
+    expect(row).to_contain_text("Generic")
+    expect(row).to_contain_text(webhook_url)
+    shot(page, "desktop-carriers-connected")
+
+    tracking = f"BC{suffix}0001"
+    created = create_order(f"W-{suffix}-1008", "open", "processing", tracking_number=tracking)["orderDetails"]
+    scanned = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 600))
+    post_generic_event(webhook_url, {"id": f"evt-{suffix}-1", "trackingNumber": tracking, "carrier": "ups", "status": "onTheWay",
+                                     "occurredAt": scanned, "statusDescription": "Left the sorting centre."})
+    post_generic_event(webhook_url, {"id": f"evt-{suffix}-2", "trackingNumber": f"UNKNOWN{suffix}", "carrier": "ups", "status": "onTheWay",
+                                     "occurredAt": scanned})
+    events = page.get_by_role("region", name="Recent events")
+    applied = events.get_by_role("row").filter(has_text=tracking).filter(has_text="Applied")
+    reload_until(page, applied)
+    expect(applied.get_by_role("link", name=created["orderIdentifier"])).to_be_visible()
+    unmatched = events.get_by_role("row").filter(has_text=f"UNKNOWN{suffix}")
+    reload_until(page, unmatched.filter(has_text="Unmatched"))
+    expect(unmatched).to_contain_text("Applied once a fulfillment gets this tracking number")
+    expect(events).to_contain_text("1 waiting for a tracking number")
+    shot(page, "desktop-carriers-events")
+
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, storage_state=page.context.storage_state())
+    phone_page = context.new_page()
+    watch_console(phone_page, console_errors)
+    phone_page.goto(BASE + "/dashboard/carriers")
+    expect(phone_page.get_by_role("heading", name="Carriers", exact=True)).to_be_visible()
+    expect(phone_page.get_by_role("button", name=f"Delete {connection_id}")).to_be_visible()
+    shot(phone_page, "phone-carriers")
+    width = phone_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the Carriers page is {width} px wide at {PHONE['width']} px"
+    context.close()
+
+    applied.get_by_role("link", name=created["orderIdentifier"]).click()
+    expect(page.get_by_role("region", name="Wallet preview")).to_contain_text("Left the sorting centre.")
+    page.go_back()
+
+    delete = page.get_by_role("button", name=f"Delete {connection_id}")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    delete.click()
+    expect(row).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.accept())
+    delete.click()
+    expect(page.get_by_role("status").filter(has_text=f"Connection {connection_id} deleted")).to_be_visible()
+    expect(page.get_by_text("No connection yet")).to_be_visible()
+    expect(page.get_by_text(tracking)).to_have_count(0)
 
 
 class Steps:
@@ -646,6 +753,8 @@ def main() -> int:
                 assert width <= PHONE["width"], f"the order types page is {width} px wide at {PHONE['width']} px"
                 context.close()
             steps.run("the order types page lists the certificates and uploads a new one", order_types)
+            steps.run("the Carriers page connects a generic provider, shows its webhook URL and its events, and deletes it",
+                      lambda: carriers(page, browser, console_errors, suffix))
 
             checkout: dict = {}
             steps.run("the checkout playground simulates a payment and shows orderDetails", lambda: checkout_simulate(page, checkout))

@@ -16,14 +16,9 @@ import Testing
 @Suite(.serialized) struct CarrierCrashTests {
     static let orders = 300
 
+    /// The merchant API call of the push crash test: one way to call a server process from these suites.
     func call(_ http: HTTPClient, _ method: HTTPMethod, _ url: String, apiKey: String, body: JSONValue? = nil) async throws -> JSONValue {
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(apiKey)")
-        if let body { request.body = .bytes(ByteBuffer(bytes: body.serialized())) }
-        let response = try await http.execute(request, timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 1 << 20)
-        return try JSONValue.parse(bytes.readableBytesView)
+        try await CrashRecoveryTests().call(http, method, url, apiKey: apiKey, body: body)
     }
 
     func openStore(_ dataDirectory: URL, _ database: String?) async throws -> SQLOrderStore {

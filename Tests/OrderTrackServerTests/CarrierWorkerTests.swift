@@ -15,6 +15,13 @@ import Testing
 struct CarrierWorkerTests {
     static let pushToken = String(repeating: "cd", count: 32)
 
+    /// A server that checks the inbox often: these tests store events behind the worker's back, without its wake-up.
+    static func server(push: PushConfiguration = PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!)) throws -> TestServer {
+        var server = try TestServer(push: push)
+        server.carriers.pollInterval = .milliseconds(50)
+        return server
+    }
+
     /// A shipping order whose one fulfillment has `trackingNumber` (if any) and `carrier`.
     static func order(number: String = SampleContent.uniqueNumber(), trackingNumber: String?, carrier: String? = "dhl") -> JSONValue {
         var order = SampleContent.order(number: number)
@@ -73,7 +80,7 @@ struct CarrierWorkerTests {
 
     @Test func scansMoveTheFulfillmentForwardOnlyPushTheDeviceAndCompleteTheOrder() async throws {
         let apns = try await LocalAPNs.start()
-        let server = try TestServer(push: apns.push())
+        let server = try Self.server(push: apns.push())
         defer { server.remove() }
         try await server.run { client in
             let merchantID = client.credentials.merchantID
@@ -137,7 +144,7 @@ struct CarrierWorkerTests {
     }
 
     @Test func anUnmatchedEventAppliesWhenAFulfillmentGetsItsTrackingNumber() async throws {
-        let server = try TestServer()
+        let server = try Self.server()
         defer { server.remove() }
         try await server.run { client in
             let merchantID = client.credentials.merchantID
@@ -165,7 +172,7 @@ struct CarrierWorkerTests {
     }
 
     @Test func anotherMerchantsConnectionNeverTouchesTheOrder() async throws {
-        let server = try TestServer()
+        let server = try Self.server()
         defer { server.remove() }
         try await server.run { client in
             let order = try await client.createOrder(Self.order(trackingNumber: "JD014600006281230701"))
@@ -182,7 +189,7 @@ struct CarrierWorkerTests {
     }
 
     @Test func theOrderReferenceFillsInTheOneUntrackedShipment() async throws {
-        let server = try TestServer()
+        let server = try Self.server()
         defer { server.remove() }
         try await server.run { client in
             let merchantID = client.credentials.merchantID
@@ -203,7 +210,7 @@ struct CarrierWorkerTests {
     }
 
     @Test func aRecycledTrackingNumberGoesToTheShipmentOfTheEventsCarrier() async throws {
-        let server = try TestServer()
+        let server = try Self.server()
         defer { server.remove() }
         try await server.run { client in
             let merchantID = client.credentials.merchantID

@@ -36,13 +36,9 @@ package struct TestServer {
     package var applePay = ApplePayConfiguration()
     /// Order lookup's rate limit and cache (the server's defaults unless a test sets its own).
     package var lookup = LookupConfiguration()
-    /// Carrier webhooks' key sets and caches, and how events are applied: polled often, since tests put events into
-    /// the inbox behind the worker's back too.
-    package var carriers: CarrierConfiguration = {
-        var configuration = CarrierConfiguration()
-        configuration.pollInterval = .milliseconds(50)
-        return configuration
-    }()
+    /// Carrier webhooks' key sets and caches, and how events are applied (the server's defaults unless a test serves
+    /// keys from memory, or polls the inbox often because it puts events there behind the worker's back).
+    package var carriers = CarrierConfiguration()
     /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
     /// data directory may run as production with the generated master key.
     package var developmentMode = true

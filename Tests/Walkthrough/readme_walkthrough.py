@@ -40,6 +40,8 @@ DOCS_NOT_RUN = {
 EXPECTED_ERRORS = {"order_version_mismatch", "change_not_allowed"}
 DOCS_EXPECTED = [
     ("api.md: the PATCH with a current ETag", r'"statusDescription":\s*"Packed"'),
+    ("api.md: the bulk update's applied line", r'"result":\s*"applied"'),
+    ("api.md: the bulk update's stale line", r'"line":\s*2,\s*"result":\s*"failed",\s*"status":\s*412'),
     ("api.md: the restricted key's tracking update", r'"status":\s*"onTheWay"'),
     ("api.md: the restricted key's refusal", r"change_not_allowed"),
     ("api.md: the history", r'"data":'),

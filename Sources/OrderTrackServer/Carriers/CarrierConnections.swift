@@ -12,6 +12,7 @@ public struct CarrierConnections: Sendable {
     let publicURL: String
     let jwksHosts: Set<String>
     let now: @Sendable () -> Date
+    let onDelete: @Sendable (String) -> Void
 
     /// The longest webhook secret accepted, in UTF-8 bytes; the providers' secrets are tens of bytes.
     public static let maximumSecretLength = 512
@@ -19,15 +20,17 @@ public struct CarrierConnections: Sendable {
     public static let maximumJWKSURLLength = 2048
 
     /// A service over `store` naming webhook URLs under `publicURL`, accepting `jwksURL`s on `jwksHosts`, dating
-    /// connections by `now`.
+    /// connections by `now`, and telling `onDelete` each deleted connection's id (the server's webhook route forgets
+    /// its cached copy then, whichever page or API deleted it).
     public init(
         store: any CarrierConnectionStore, publicURL: String, jwksHosts: Set<String> = CarrierConfiguration().jwksHosts,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, onDelete: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.store = store
         self.publicURL = publicURL
         self.jwksHosts = jwksHosts
         self.now = now
+        self.onDelete = onDelete
     }
 
     /// What a new connection asks for.
@@ -96,6 +99,7 @@ public struct CarrierConnections: Sendable {
         guard try await store.deleteCarrierConnection(merchantID: merchantID, id: id) else {
             throw OrderTrackError(.notFound, "no carrier connection \(id.prefix(64)) of this merchant")
         }
+        onDelete(id)
     }
 
     /// The URL the merchant gives the provider: `<public URL>/carriers/<provider>/<id>`.

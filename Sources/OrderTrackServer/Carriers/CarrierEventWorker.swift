@@ -208,7 +208,7 @@ final class CarrierEventWorker: Service, Sendable {
                 do {
                     updated = try await orders.updateOrder(
                         merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
-                        patch: update.orderPatch.serialized(), author: author, allowedVersions: [target.order.version])
+                        patch: update.orderPatch, author: author, allowedVersions: [target.order.version])
                 } catch let error as OrderTrackError where error.code == .versionMismatch {
                     continue
                 }

@@ -40,7 +40,6 @@ struct CarrierRoutes: Sendable {
         merchantAPI.delete("carrier-connections/:id") { _, context -> Response in
             let id = try RequestParsing.identifier("id", context)
             try await connections.delete(merchantID: context.merchant.id, id: id)
-            receiver.connections.forget(id)
             return Response(status: .noContent)
         }
     }

@@ -99,7 +99,7 @@ extension APIError {
         switch error.code {
         case .invalidJSON, .contentNotObject, .invalidOrderIdentifier, .webServiceURLFixed, .invalidOrderType, .orderTypeRequired, .invalidCursor,
             .invalidAssetType, .invalidStrings, .invalidMerchantName, .invalidWalletLink, .invalidLookupKey,
-            .invalidAPIKey, .invalidCarrierConnection, .pkcs12Missing, .pkcs12TooLarge, .p8Missing, .p8TooLarge:
+            .invalidAPIKey, .invalidCarrierConnection, .invalidBulkLine, .bulkTooLarge, .pkcs12Missing, .pkcs12TooLarge, .p8Missing, .p8TooLarge:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
         case .incompleteOrder:
             (status, kind, code) = (.badRequest, .invalidRequest, OrderTrackError.Code.invalidOrder.name)

@@ -68,6 +68,8 @@ enum RouteScopes {
         "POST /api/v1/orders": Rule(anyOf: [.ordersWrite]),
         "GET /api/v1/orders": Rule(anyOf: [.ordersRead]),
         "POST /api/v1/orders/validate": Rule(anyOf: [.ordersRead]),
+        // Each line is a PATCH, judged as one: a fulfillments-only key changes only tracking fields.
+        "POST /api/v1/orders/bulk": Rule(anyOf: [.ordersWrite, .fulfillmentsWrite]),
         "GET /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}": Rule(anyOf: [.ordersRead]),
         "PATCH /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}": Rule(anyOf: [.ordersWrite, .fulfillmentsWrite]),
         "POST /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token": Rule(anyOf: [.ordersWrite]),

@@ -234,6 +234,22 @@ package struct OrderService: Sendable {
         }
     }
 
+    /// The same with the patch already parsed (a bulk update's line, a carrier's change).
+    package func updateOrder(
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil
+    ) async throws -> UpdatedOrder {
+        try await updateLock.withLock("\(type)\u{0}\(id)") {
+            try await applyUpdate(
+                merchant: merchant, type: type, id: id, patch: .tree(patch), authenticationToken: nil, author: author,
+                allowedVersions: allowedVersions, now: clock.date)
+        }
+    }
+
+    /// The merchant's order type named `requested`, or its default (or only) one when `nil`, as a create resolves it.
+    package func orderType(merchant: MerchantRecord, named requested: String?) async throws -> OrderTypeRecord {
+        try await resolveOrderType(merchant: merchant, requested: requested.map(JSONValue.string))
+    }
+
     /// Gives the order a new generated authenticationToken, as a new version, for a token that leaked: from then on
     /// the old token fetches and registers nothing (401), and the registrations made with it are deleted, as those
     /// devices could no longer fetch the order; they are not pushed. The devices of live Track in Wallet links keep

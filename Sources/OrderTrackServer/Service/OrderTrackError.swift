@@ -100,6 +100,10 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         /// A carrier connection request with an unknown provider, a missing secret, a JWKS URL off the allow-list or a
         /// bad status map.
         public static let invalidCarrierConnection = Code("carrier_connection_invalid")
+        /// A line of a bulk update that is not an update: not JSON, no order named, no patch, a bad `ifMatch`.
+        public static let invalidBulkLine = Code("bulk_line_invalid")
+        /// A bulk update with more lines than one request may carry.
+        public static let bulkTooLarge = Code("bulk_too_large")
         /// An API key used for an order type it is not limited to.
         public static let orderTypeNotAllowed = Code("order_type_not_allowed")
         /// A change of an order that the API key's scopes do not cover (a fulfillments-only key changing the status).

@@ -1,5 +1,6 @@
 // The "Show source" panel: a toggle, one tab per kind of code (arrow keys move between tabs), and a copy button that
 // falls back to selecting the code where the clipboard API is not available (plain-http pages).
+import { copyText } from "./clipboard.js";
 import { sourceFor } from "./checkout-source.js";
 
 const toggle = document.getElementById("show-source");
@@ -45,15 +46,8 @@ for (const tab of tabs) {
   });
 }
 
-document.getElementById("copy-source").addEventListener("click", async () => {
-  try {
-    await navigator.clipboard.writeText(code.textContent);
-    copyStatus.textContent = "Copied to the clipboard.";
-  } catch {
-    const range = document.createRange();
-    range.selectNodeContents(code);
-    getSelection().removeAllRanges();
-    getSelection().addRange(range);
-    copyStatus.textContent = "The clipboard is not available here: the code is selected, copy it with ⌘C or Ctrl+C.";
-  }
-});
+document.getElementById("copy-source").addEventListener("click", () =>
+  copyText(code, copyStatus, {
+    copied: "Copied to the clipboard.",
+    selected: "The clipboard is not available here: the code is selected, copy it with ⌘C or Ctrl+C.",
+  }));
