@@ -14,7 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Benchmarks (build with -c release).",
         subcommands: [
             BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self, BenchApplePayCommand.self, BenchDashboardCommand.self,
-            BenchLookupCommand.self, BenchBulkCommand.self,
+            BenchLookupCommand.self, BenchBulkCommand.self, BenchCarrierCommand.self,
         ])
 }
 
@@ -70,9 +70,11 @@ enum BenchmarkServer {
     }
 
     /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
-    /// `databaseURL` selects another database than SQLite in that directory; it must be empty.
+    /// `databaseURL` selects another database than SQLite in that directory; it must be empty. Without
+    /// `applyCarrierEvents`, carrier events stay in the inbox.
     static func run<Value: Sendable>(
         push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil, lookup: LookupConfiguration = LookupConfiguration(),
+        applyCarrierEvents: Bool = true,
         _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Value
     ) async throws -> Value {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
@@ -82,6 +84,7 @@ enum BenchmarkServer {
         var configuration = try ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: databaseURL, publicURL: "https://bench.example", push: push)
         configuration.lookup = lookup
+        configuration.carriers.appliesEvents = applyCarrierEvents
         // Benchmarks drive thousands of requests per second from loopback, and seed many devices per order.
         configuration.limits = .unlimited
         // The benchmark drives the demo merchant, on PostgreSQL too.

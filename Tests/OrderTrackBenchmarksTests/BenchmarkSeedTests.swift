@@ -77,6 +77,66 @@ import Testing
     }
 }
 
+@Suite struct TrackedOrderSeedTests {
+    static let template = Array(
+        #"{"status":"open","orderNumber":"A-1","fulfillments":[{"fulfillmentType":"shipping","fulfillmentIdentifier":"parcel","status":"shipped","carrier":"dhl"},{"fulfillmentType":"pickup","fulfillmentIdentifier":"store","status":"open"}]}"#
+            .utf8)
+
+    @Test func eachOrderHasItsOwnTrackedParcelAndDevices() async throws {
+        try await withStore { store, fixture in
+            let seed = TrackedOrderSeed(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: fixture.orderType, template: Self.template, orderCount: 30,
+                devicesPerOrder: 2, authenticationTokenPrefix: "Zm9vYmFyYmF6cXV4cXV1eA-", concurrency: 4)
+            try await seed.insert(into: store)
+
+            for index in [0, 17, 29] {
+                let tracked = try await store.trackedFulfillments(merchantID: fixture.merchant.id, trackingNumber: seed.trackingNumber(index))
+                #expect(tracked.map(\.order.orderIdentifier) == [seed.orderIdentifier(index)])
+                #expect(tracked.map(\.entry.fulfillmentIdentifier) == ["parcel"])
+                #expect(tracked.map(\.entry.carrier) == ["dhl"])
+                let order = try #require(try await store.order(type: fixture.orderType, id: seed.orderIdentifier(index)))
+                let document = String(decoding: order.document, as: UTF8.self)
+                #expect(document.contains(#""trackingNumber":"\#(seed.trackingNumber(index))""#))
+                #expect(document.contains(#""orderIdentifier":"\#(seed.orderIdentifier(index))""#))
+                #expect(!document.contains("orderNumber"))
+                #expect(order.authenticationToken == "Zm9vYmFyYmF6cXV4cXV1eA-\(index)")
+                #expect(order.status == "open")
+
+                let registrations = try await store.registrations(
+                    orderTypeIdentifier: fixture.orderType, orderIdentifier: seed.orderIdentifier(index))
+                #expect(Set(registrations.map(\.pushToken)) == [seed.pushToken(order: index, device: 0), seed.pushToken(order: index, device: 1)])
+                for registration in registrations {
+                    let device = try #require(seed.device(ofPushToken: registration.pushToken))
+                    #expect(device.order == index)
+                    #expect(registration.pushToken == seed.pushToken(order: device.order, device: device.device))
+                }
+            }
+            #expect(seed.pushToken(order: 0, device: 0).count == 64)
+            #expect(seed.device(ofPushToken: String(format: "%064x", 61)) == nil)
+            #expect(seed.device(ofPushToken: "fa170410" + String(repeating: "0", count: 56)) == nil)
+            await #expect(throws: OrderStoreError.self) { try await seed.insert(into: store) }
+        }
+    }
+
+    @Test func invalidSeedsAreRefusedBeforeWriting() async throws {
+        try await withStore { store, fixture in
+            func seed(template: [UInt8] = TrackedOrderSeedTests.template, orders: Int = 3, devices: Int = 1) -> TrackedOrderSeed {
+                TrackedOrderSeed(
+                    merchantID: fixture.merchant.id, orderTypeIdentifier: fixture.orderType, template: template, orderCount: orders,
+                    devicesPerOrder: devices, authenticationTokenPrefix: "0123456789abcdef0123")
+            }
+            for invalid in [
+                seed(template: Array(#"{"status":"open"}"#.utf8)), seed(template: Array("not json".utf8)), seed(orders: 0), seed(devices: -1),
+            ] {
+                await #expect(throws: OrderStoreError.self) { try await invalid.insert(into: store) }
+            }
+            let listed = try await store.listOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: nil, limit: 10)
+            #expect(listed.orders.isEmpty)
+        }
+    }
+}
+
 /// The master key of the stores these tests open.
 private let testMasterKey = MasterKey.generate()
 

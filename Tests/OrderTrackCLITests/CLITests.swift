@@ -232,6 +232,19 @@ import Testing
         #expect(try run(["bench", "package", "--orders", "0"]).status == 2)
     }
 
+    @Test func benchCarrierMeasuresIngestAndScanToAPNs() throws {
+        // 10 orders × 2 devices; 10 events in a quarter of a second, one per order, each heard by both devices.
+        let bench = try run([
+            "bench", "carrier", "--connections", "2", "--seconds", "0.5", "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2",
+            "--rate", "40", "--scan-seconds", "0.25",
+        ])
+        #expect(bench.status == 0, "\(bench.errors)")
+        #expect(bench.output.contains("ratio events / healthz") && bench.output.contains("worker on"), "\(bench.output)")
+        #expect(bench.output.contains("pushed                 10 of 10 events to every device of their order"), "\(bench.output)")
+        #expect(try run(["bench", "carrier", "--devices", "10", "--devices-per-order", "3"]).status == 2)
+        #expect(try run(["bench", "carrier", "--devices", "10", "--rate", "1000", "--scan-seconds", "1"]).status == 2)
+    }
+
     @Test func migrateBringsADatabaseToTheLatestSchemaAndRefusesANewerOne() throws {
         let first = try run(["migrate", "--data-dir", "data"])
         #expect(first.status == 0, "\(first.errors)")

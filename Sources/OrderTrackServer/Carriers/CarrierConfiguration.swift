@@ -34,6 +34,9 @@ public struct CarrierConfiguration: Sendable {
     public var pollInterval: Duration = .seconds(1)
     /// Claims before an event that keeps failing for reasons outside it (the database) is given up as failed.
     public var maximumAttempts = 5
+    /// Whether this instance applies events; off only in `ordertrack bench carrier --no-worker`, which measures the
+    /// webhook without the worker competing for the database.
+    package var appliesEvents = true
 
     /// The defaults: ShipEngine's host only, keys kept an hour and refetched at most once a minute, connections kept
     /// 30 seconds; events claimed 64 at a time for a minute, 16 parcels at once, the inbox checked every second.

@@ -37,6 +37,11 @@ final class CarrierEventWorker: Service, Sendable {
     }
 
     func run() async throws {
+        guard configuration.appliesEvents else {
+            // Off, the events wait in the inbox for an instance that applies them; the service ends with the others.
+            try? await gracefulShutdown()
+            return
+        }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.tickPolls() }
