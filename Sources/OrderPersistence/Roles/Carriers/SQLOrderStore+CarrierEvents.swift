@@ -216,8 +216,8 @@ extension SQLOrderStore {
         }
     }
 
-    /// Tracking numbers are kept as given, compared exactly (carriers' codes are case-sensitive in places), after
-    /// dropping the whitespace around them.
+    /// Tracking numbers are compared exactly after dropping the whitespace around them: the server hands both sides in
+    /// one normalized form (without case, spaces or hyphens).
     static func trimmedTrackingNumber(_ text: String) -> String {
         text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
