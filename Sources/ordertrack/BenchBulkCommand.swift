@@ -40,15 +40,8 @@ struct BenchBulkCommand: AsyncParsableCommand {
         for database in databases {
             print("== \(database.name) ==")
             try await BenchmarkServer.run(databaseURL: database.url) { base, _, credentials in
-                let http = HTTPClient(
-                    eventLoopGroupProvider: .singleton,
-                    configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-                do {
+                try await BenchmarkServer.withHTTPClient(connections: connections) { http in
                     try await measure(http: http, base: base, authorization: "Bearer \(credentials.apiKey)")
-                    try await http.shutdown()
-                } catch {
-                    try await http.shutdown()
-                    throw error
                 }
             }
         }

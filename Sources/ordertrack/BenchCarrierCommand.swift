@@ -247,17 +247,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
     private static func ms(_ seconds: Double) -> String { seconds.isFinite ? String(format: "%.0f", seconds * 1000) : "–" }
 
     private func withHTTPClient<Value>(_ body: (HTTPClient) async throws -> Value) async throws -> Value {
-        let http = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-        do {
-            let value = try await body(http)
-            try await http.shutdown()
-            return value
-        } catch {
-            try? await http.shutdown()
-            throw error
-        }
+        try await BenchmarkServer.withHTTPClient(connections: connections, body)
     }
 
     private static func send(_ event: SignedEvent, http: HTTPClient, url: String) async throws {

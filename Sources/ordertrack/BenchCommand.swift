@@ -112,6 +112,21 @@ enum BenchmarkServer {
         return value
     }
 
+    /// Runs `body` with an HTTP client that keeps up to `connections` connections to the server, then shuts it down.
+    static func withHTTPClient<Value>(connections: Int, _ body: (HTTPClient) async throws -> Value) async throws -> Value {
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+        do {
+            let value = try await body(http)
+            try await http.shutdown()
+            return value
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
     /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
     static func load(http: HTTPClient, connections: Int, url: String, authorization: String?, seconds: Double) async throws -> Double {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))

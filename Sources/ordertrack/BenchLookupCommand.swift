@@ -28,10 +28,7 @@ struct BenchLookupCommand: AsyncParsableCommand {
         lookup.rateLimit = 1_000_000_000
         try await BenchmarkServer.run(lookup: lookup) { base, _, credentials in
             guard let key = credentials.lookup else { throw usageError("the development bootstrap made no lookup key") }
-            let http = HTTPClient(
-                eventLoopGroupProvider: .singleton,
-                configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-            do {
+            try await BenchmarkServer.withHTTPClient(connections: connections) { http in
                 try await createOrder(http: http, base: base, apiKey: credentials.apiKey)
                 // One token for the whole run (Apple's clients make one per request; verifying is the same work either way).
                 let claims = LookupAPIClaims(iss: key.issuerId, bid: key.bundleId, exp: Date().addingTimeInterval(3_000), iat: Date())
@@ -50,10 +47,6 @@ struct BenchLookupCommand: AsyncParsableCommand {
                       GET /inApps/v1/lookup (5 line items)  \(String(format: "%8.0f", lookups)) req/s
                       ratio lookup / healthz                \(String(format: "%8.2f", lookups / health))
                     """)
-                try await http.shutdown()
-            } catch {
-                try? await http.shutdown()
-                throw error
             }
         }
     }

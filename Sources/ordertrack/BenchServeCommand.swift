@@ -57,17 +57,10 @@ struct BenchServeCommand: AsyncParsableCommand {
         for database in databases {
             print("== \(database.name) ==")
             let result = try await BenchmarkServer.run(databaseURL: database.url) { base, store, credentials in
-                let http = HTTPClient(
-                    eventLoopGroupProvider: .singleton,
-                    configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-                do {
+                try await BenchmarkServer.withHTTPClient(connections: connections) { http in
                     let (health, package) = try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
                     let registrations = try await measureRegistrations(http: http, base: base, store: store, credentials: credentials)
-                    try await http.shutdown()
                     return Measurement(health: health, package: package, registrations: registrations)
-                } catch {
-                    try await http.shutdown()
-                    throw error
                 }
             }
             measured.append((database.name, result))
