@@ -10,6 +10,12 @@ public enum Fixture {
         let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"), "no fixture \(name)")
         return Array(try Data(contentsOf: url))
     }
+
+    /// The fixture with its dates moved from 2026-11-2x to 2026-11-0x: a server on the wall clock refuses scans dated
+    /// more than an hour ahead, and the fixtures' latest scans are on 2026-11-26.
+    public static func scannedInThePast(_ name: String) throws -> [UInt8] {
+        Array(String(decoding: try bytes(name), as: UTF8.self).replacingOccurrences(of: "2026-11-2", with: "2026-11-0").utf8)
+    }
 }
 
 /// HMACs computed by openssl, the independent check of the signatures the tests send.
