@@ -103,6 +103,53 @@ import Testing
         }
     }
 
+    /// Deliveries at the same time share transactions (a group commit), and each still gets its own answer: new, a
+    /// redelivery (also of an event in the same batch), or its connection's absence; none stored twice, none lost.
+    @Test func concurrentDeliveriesShareTransactionsAndEachGetsItsOwnAnswer() async throws {
+        try await withStore { store, _ in
+            let (fixture, _) = try await Self.prepare(store)
+            let first = try await store.receiveCarrierEvent(Self.event("old"))
+            let keys = (0..<300).map { "k\($0 % 200)" } + ["old"]
+            let answers = try await withThrowingTaskGroup(of: (String, Result<CarrierEventReceipt, OrderStoreError>).self) { group in
+                for (index, key) in keys.enumerated() {
+                    group.addTask {
+                        do {
+                            return (key, .success(try await store.receiveCarrierEvent(Self.event(key, trackingNumber: "T-\(index % 200)"))))
+                        } catch let error as OrderStoreError {
+                            return (key, .failure(error))
+                        }
+                    }
+                }
+                for index in 0..<20 {
+                    group.addTask {
+                        do {
+                            return ("gone", .success(try await store.receiveCarrierEvent(Self.event("g\(index)", connectionID: "conn-gone"))))
+                        } catch let error as OrderStoreError {
+                            return ("gone", .failure(error))
+                        }
+                    }
+                }
+                return try await group.reduce(into: [(String, Result<CarrierEventReceipt, OrderStoreError>)]()) { $0.append($1) }
+            }
+            let gone = answers.filter { $0.0 == "gone" }.map(\.1)
+            #expect(gone.count == 20 && gone.allSatisfy { $0 == .failure(.carrierConnectionNotFound(id: "conn-gone")) })
+            var ids: [String: Set<Int64>] = [:]
+            var new: [String: Int] = [:]
+            for (key, answer) in answers where key != "gone" {
+                let receipt = try answer.get()
+                ids[key, default: []].insert(receipt.id)
+                if receipt.isNew { new[key, default: 0] += 1 }
+            }
+            #expect(ids.count == 201 && ids.values.allSatisfy { $0.count == 1 }, "every delivery of a key answers the one row's id")
+            #expect(new.count == 200 && new.values.allSatisfy { $0 == 1 }, "each key stored once, as new once")
+            #expect(ids["old"] == [first.id] && new["old"] == nil)
+            let stored = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 500)
+            #expect(stored.count == 201 && Set(stored.map(\.id)) == Set(ids.values.flatMap { $0 }))
+            let k7 = try #require(stored.first { $0.idempotencyKey == "k7" })
+            #expect(k7.trackingNumber == "T-7" && k7.state == .pending && k7.provider == "aftership" && k7.merchantID == fixture.merchant.id)
+        }
+    }
+
     @Test func claimsLeaseEventsOldestFirstAndAnExpiredLeaseIsClaimedAgain() async throws {
         let clock = TestClock()
         try await withStore(now: { clock.date }) { store, _ in

@@ -14,6 +14,8 @@ public final class SQLOrderStore: OrderStore {
     let sealerBox: Mutex<SecretSealer>
 
     var sealer: SecretSealer { sealerBox.withLock { $0 } }
+    /// Carrier events that webhooks deliver at the same time, stored in one transaction.
+    let carrierInbox = GroupCommit<IncomingCarrierEvent, CarrierEventReceipt>(maximumBatch: 128)
 
     init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
         self.backend = backend

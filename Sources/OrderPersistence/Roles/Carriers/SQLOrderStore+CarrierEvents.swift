@@ -12,32 +12,85 @@ extension SQLOrderStore {
 
     /// Stores a verified event as pending, with its connection's merchant and provider; a redelivery changes nothing.
     ///
+    /// Events that webhooks deliver at the same time are stored in one transaction (``GroupCommit``).
+    ///
     /// - Throws: ``OrderStoreError/carrierConnectionNotFound(id:)``, ``OrderStoreError/invalidArgument(name:reason:)`` for a
     ///   blank tracking number.
     public func receiveCarrierEvent(_ event: IncomingCarrierEvent) async throws -> CarrierEventReceipt {
-        let trackingNumber = Self.trimmedTrackingNumber(event.trackingNumber)
-        guard !trackingNumber.isEmpty else { throw OrderStoreError.invalidArgument(name: "trackingNumber", reason: "is blank") }
-        let now = self.now().millisecondsSince1970
-        return try await write("receive carrier event \(event.idempotencyKey) on connection \(event.connectionID)") { db in
-            // The merchant and provider come from the connection row, so an event can only ever be its connection's.
-            let inserted = try await db.raw(
-                """
-                INSERT INTO carrier_events (connection_id, merchant_id, idempotency_key, provider, tracking_number, carrier, order_reference,
-                    occurred_at, event, state, attempts, received_at)
-                SELECT id, merchant_id, \(bind: event.idempotencyKey), provider, \(bind: trackingNumber), \(bind: event.carrier),
-                    \(bind: event.orderReference), \(bind: event.occurredAt.millisecondsSince1970), \(bind: Data(event.event)), 'pending', 0, \(bind: now)
-                FROM carrier_connections WHERE id = \(bind: event.connectionID)
-                ON CONFLICT (connection_id, idempotency_key) DO NOTHING
-                RETURNING id
-                """
-            ).first(decodingColumn: "id", as: Int64.self)
-            if let inserted { return CarrierEventReceipt(id: inserted, isNew: true) }
-            let existing = try await db.select().column("id").from("carrier_events")
-                .where("connection_id", .equal, event.connectionID).where("idempotency_key", .equal, event.idempotencyKey)
-                .first(decodingColumn: "id", as: Int64.self)
-            guard let existing else { throw OrderStoreError.carrierConnectionNotFound(id: event.connectionID) }
-            return CarrierEventReceipt(id: existing, isNew: false)
+        var event = event
+        event.trackingNumber = Self.trimmedTrackingNumber(event.trackingNumber)
+        guard !event.trackingNumber.isEmpty else { throw OrderStoreError.invalidArgument(name: "trackingNumber", reason: "is blank") }
+        return try await carrierInbox.submit(event) { events in
+            do {
+                return try await self.storeCarrierEvents(events)
+            } catch {
+                guard events.count > 1 else { throw error }
+                // One event's failure (its connection deleted under the batch, say) must not be the others': alone, each
+                // gets its own answer.
+                var results: [Result<CarrierEventReceipt, any Error>] = []
+                for event in events {
+                    do {
+                        results += try await self.storeCarrierEvents([event])
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                return results
+            }
         }
+    }
+
+    /// Stores `events` in one transaction: one statement reads their connections, one inserts them all, and only
+    /// redeliveries are looked up one by one.
+    private func storeCarrierEvents(_ events: [IncomingCarrierEvent]) async throws -> [Result<CarrierEventReceipt, any Error>] {
+        let now = self.now().millisecondsSince1970
+        return try await write("receive \(events.count) carrier events") { db in
+            // The merchant and provider come from the connection row, so an event can only ever be its connection's.
+            let connectionIDs = Array(Set(events.map(\.connectionID)))
+            var connections: [String: (merchantID: String, provider: String)] = [:]
+            for row in try await db.select().columns("id", "merchant_id", "provider").from("carrier_connections")
+                .where("id", .in, connectionIDs).all()
+            {
+                connections[try row.string("id")] = (try row.string("merchant_id"), try row.string("provider"))
+            }
+            let known = events.filter { connections[$0.connectionID] != nil }
+            var stored: [String: Int64] = [:]
+            if !known.isEmpty {
+                let insert = db.insert(into: "carrier_events").columns(
+                    "connection_id", "merchant_id", "idempotency_key", "provider", "tracking_number", "carrier", "order_reference", "occurred_at",
+                    "event", "state", "attempts", "received_at")
+                for event in known {
+                    guard let connection = connections[event.connectionID] else { continue }
+                    insert.values(
+                        event.connectionID, connection.merchantID, event.idempotencyKey, connection.provider, event.trackingNumber, event.carrier,
+                        event.orderReference, event.occurredAt.millisecondsSince1970, Data(event.event), CarrierEventState.pending.rawValue, 0, now)
+                }
+                for row in try await insert.ignoringConflicts(with: ["connection_id", "idempotency_key"])
+                    .returning("id", "connection_id", "idempotency_key").all()
+                {
+                    stored[Self.inboxKey(try row.string("connection_id"), try row.string("idempotency_key"))] = try row.int64("id")
+                }
+            }
+            var results: [Result<CarrierEventReceipt, any Error>] = []
+            for event in events {
+                let key = Self.inboxKey(event.connectionID, event.idempotencyKey)
+                if let id = stored.removeValue(forKey: key) {
+                    results.append(.success(CarrierEventReceipt(id: id, isNew: true)))
+                    continue
+                }
+                let existing = try await db.select().column("id").from("carrier_events")
+                    .where("connection_id", .equal, event.connectionID).where("idempotency_key", .equal, event.idempotencyKey)
+                    .first(decodingColumn: "id", as: Int64.self)
+                results.append(
+                    existing.map { .success(CarrierEventReceipt(id: $0, isNew: false)) }
+                        ?? .failure(OrderStoreError.carrierConnectionNotFound(id: event.connectionID)))
+            }
+            return results
+        }
+    }
+
+    private static func inboxKey(_ connectionID: String, _ idempotencyKey: String) -> String {
+        "\(connectionID)\u{0}\(idempotencyKey)"
     }
 
     /// Claims up to `limit` pending events for `leaseDuration` seconds, oldest first, and counts the attempt.

@@ -1,0 +1,88 @@
+import Synchronization
+
+/// Writes what concurrent callers submit together: while one batch commits, the submissions that arrive wait, and the
+/// next transaction takes all of them (a group commit).
+///
+/// A caller alone commits at once, so a quiet server adds no latency; under load the writer's fixed costs (its
+/// transaction, each statement's trip to the database thread) are shared by the batch. Measured on SQLite, storing
+/// carrier events one transaction each stopped at about 1,400 a second whatever the concurrency, with the writer's
+/// thread hops, not the statements, as the cost.
+///
+/// There is no background task: the first caller commits, and when its batch is done it hands the next batch to the
+/// first caller waiting, so every caller's task does the work for its own batch and returns when its result is known.
+final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
+    /// Commits a batch in one transaction; answers one result per item, in order. A thrown error fails the whole batch.
+    typealias Commit = @Sendable ([Item]) async throws -> [Result<Output, any Error>]
+
+    private enum Turn: Sendable {
+        case done(Result<Output, any Error>)
+        case lead
+    }
+
+    private struct Waiting: Sendable {
+        var item: Item
+        var continuation: CheckedContinuation<Turn, Never>
+    }
+
+    private struct State: Sendable {
+        var waiting: [Waiting] = []
+        var committing = false
+    }
+
+    private let state = Mutex(State())
+    private let maximumBatch: Int
+
+    init(maximumBatch: Int) {
+        precondition(maximumBatch > 0)
+        self.maximumBatch = maximumBatch
+    }
+
+    /// How many submissions wait for the commit under way (a test waits for them to queue).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Commits `item` with whatever else is submitted meanwhile; returns its result once its transaction committed.
+    /// Every caller passes the same `commit` (whoever leads a batch runs it); taking it here keeps the owner of this
+    /// value out of a reference cycle.
+    func submit(_ item: Item, commit: Commit) async throws -> Output {
+        let turn = await withCheckedContinuation { continuation in
+            let leads = state.withLock { state in
+                guard state.committing else {
+                    state.committing = true
+                    return true
+                }
+                state.waiting.append(Waiting(item: item, continuation: continuation))
+                return false
+            }
+            if leads { continuation.resume(returning: .lead) }
+        }
+        switch turn {
+        case .done(let result): return try result.get()
+        case .lead: return try await lead(with: item, commit: commit)
+        }
+    }
+
+    /// Commits `item` and the submissions waiting behind it, answers them, and passes the turn on.
+    private func lead(with item: Item, commit: Commit) async throws -> Output {
+        let followers = state.withLock { state in
+            let taken = Array(state.waiting.prefix(maximumBatch - 1))
+            state.waiting.removeFirst(taken.count)
+            return taken
+        }
+        let results: [Result<Output, any Error>]
+        do {
+            results = try await commit([item] + followers.map(\.item))
+        } catch {
+            results = Array(repeating: .failure(error), count: followers.count + 1)
+        }
+        for (follower, result) in zip(followers, results.dropFirst()) { follower.continuation.resume(returning: .done(result)) }
+        let next = state.withLock { state -> Waiting? in
+            guard !state.waiting.isEmpty else {
+                state.committing = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.continuation.resume(returning: .lead)
+        return try results[0].get()
+    }
+}
