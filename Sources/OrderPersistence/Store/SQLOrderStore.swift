@@ -16,6 +16,8 @@ public final class SQLOrderStore: OrderStore {
     var sealer: SecretSealer { sealerBox.withLock { $0 } }
     /// Carrier events that webhooks deliver at the same time, stored in one transaction.
     let carrierInbox = GroupCommit<IncomingCarrierEvent, CarrierEventReceipt>(maximumBatch: 128)
+    /// Order updates made at the same time, written in one transaction.
+    let orderUpdates = GroupCommit<OrderUpdate, OrderRecord>(maximumBatch: 32)
 
     init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
         self.backend = backend

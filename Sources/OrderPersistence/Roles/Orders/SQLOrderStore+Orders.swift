@@ -126,6 +126,9 @@ extension SQLOrderStore {
     /// A new `authenticationToken` (a rotation) replaces the order's, and the registrations made with the old one
     /// (those naming no wallet link) are deleted before the pushes are queued: those devices can no longer fetch it.
     ///
+    /// Updates made at the same time (the carrier worker's parcels, a bulk request's orders, concurrent PATCHes) share
+    /// one transaction (``GroupCommit``), each still checked against its own expected version.
+    ///
     /// - Throws: ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)`` when another
     ///   update came first (re-read and retry), ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     public func updateOrder(
@@ -141,64 +144,137 @@ extension SQLOrderStore {
         authenticationToken: String?,
         tracking: [FulfillmentTrackingEntry]?
     ) async throws -> OrderRecord {
-        try await write("update order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the version
-            // moved meanwhile, the update below writes nothing and the caller re-reads.
-            if let orderNumber, let merchantID {
-                try await Self.requireFreeOrderNumber(db, orderNumber, type: orderTypeIdentifier, merchantID: merchantID, except: orderIdentifier)
+        let update = OrderUpdate(
+            key: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier), expectedVersion: expectedVersion,
+            document: document, status: status, orderNumber: orderNumber, renumberedFor: merchantID, updatedAt: updatedAt, note: note,
+            authenticationToken: authenticationToken, tracking: tracking)
+        return try await orderUpdates.submit(update) { updates in
+            do {
+                return try await self.writeOrderUpdates(updates)
+            } catch {
+                guard updates.count > 1 else { throw error }
+                // A database error in one update (a deadlock between instances, say) is not the others': alone, each
+                // gets its own answer.
+                var results: [Result<OrderRecord, any Error>] = []
+                for update in updates {
+                    do {
+                        results += try await self.writeOrderUpdates([update])
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                return results
             }
-            let sequence = try await nextChangeSequence(db)
-            let milliseconds = updatedAt.millisecondsSince1970
-            let update = db.update("orders")
-            if let authenticationToken { update.set("authentication_token", to: authenticationToken) }
-            let updated =
-                try await update
-                .set("document", to: Data(document))
-                .set("status", to: status)
-                .set("order_number", to: orderNumber)
-                .set(
-                    "updated_at",
-                    to: SQLQueryString(
-                        "CASE WHEN \(bind: milliseconds) > updated_at THEN \(bind: milliseconds) ELSE updated_at + 1 END"
-                    )
+        }
+    }
+
+    /// One order's update as ``updateOrder(type:id:expectedVersion:document:status:orderNumber:renumberedFor:updatedAt:note:authenticationToken:tracking:)``
+    /// takes it.
+    struct OrderUpdate: Sendable {
+        var key: OrderKey
+        var expectedVersion: Int
+        var document: [UInt8]
+        var status: String?
+        var orderNumber: String?
+        var renumberedFor: String?
+        var updatedAt: Date
+        var note: ChangeNote
+        var authenticationToken: String?
+        var tracking: [FulfillmentTrackingEntry]?
+    }
+
+    /// Writes `updates` in one transaction: a statement per order for its version-checked row, then one for the
+    /// pushes of them all and one for their activity entries. A version conflict, a missing order or a taken order
+    /// number is that update's answer and writes nothing of it; a database error fails them all.
+    private func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
+        let operation =
+            updates.count == 1
+            ? "update order \(updates[0].key.orderTypeIdentifier)/\(updates[0].key.orderIdentifier)" : "update \(updates.count) orders"
+        return try await write(operation) { db in
+            let now = self.now()
+            // The counter's row stays locked until the commit, so the numbers of updates that write nothing are given
+            // back at the end and the sequence stays without gaps.
+            let firstSequence = try await nextChangeSequence(db, count: Int64(updates.count)) - Int64(updates.count - 1)
+            var results: [Result<OrderRecord, any Error>?] = Array(repeating: nil, count: updates.count)
+            var stored: [OrderRecord] = []
+            var activity: [OrderActivity] = []
+            // In key order, so two batches lock shared orders in the same order; one order's updates keep theirs.
+            let sorted = updates.indices.sorted {
+                (updates[$0].key.orderTypeIdentifier, updates[$0].key.orderIdentifier, $0) < (
+                    updates[$1].key.orderTypeIdentifier, updates[$1].key.orderIdentifier, $1
                 )
-                .set("version", to: SQLBinaryExpression(SQLColumn("version"), .add, SQLLiteral.numeric("1")))
-                .set("change_sequence", to: sequence)
-                .where("order_type_identifier", .equal, orderTypeIdentifier)
-                .where("order_identifier", .equal, orderIdentifier)
-                .where("version", .equal, expectedVersion)
-                .returning(Self.orderColumns.map { SQLColumn($0) })
-                .first()
-            if let updated {
-                if authenticationToken != nil {
+            }
+            for index in sorted {
+                let update = updates[index]
+                let key = update.key
+                // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the
+                // version moved meanwhile, the update below writes nothing and the caller re-reads.
+                if let orderNumber = update.orderNumber, let merchantID = update.renumberedFor {
+                    do {
+                        try await Self.requireFreeOrderNumber(
+                            db, orderNumber, type: key.orderTypeIdentifier, merchantID: merchantID, except: key.orderIdentifier)
+                    } catch let error as OrderStoreError {
+                        results[index] = .failure(error)
+                        continue
+                    }
+                }
+                let milliseconds = update.updatedAt.millisecondsSince1970
+                let statement = db.update("orders")
+                if let authenticationToken = update.authenticationToken { statement.set("authentication_token", to: authenticationToken) }
+                let updated =
+                    try await statement
+                    .set("document", to: Data(update.document))
+                    .set("status", to: update.status)
+                    .set("order_number", to: update.orderNumber)
+                    .set(
+                        "updated_at",
+                        to: SQLQueryString(
+                            "CASE WHEN \(bind: milliseconds) > updated_at THEN \(bind: milliseconds) ELSE updated_at + 1 END"
+                        )
+                    )
+                    .set("version", to: SQLBinaryExpression(SQLColumn("version"), .add, SQLLiteral.numeric("1")))
+                    .set("change_sequence", to: firstSequence + Int64(stored.count))
+                    .where("order_type_identifier", .equal, key.orderTypeIdentifier)
+                    .where("order_identifier", .equal, key.orderIdentifier)
+                    .where("version", .equal, update.expectedVersion)
+                    .returning(Self.orderColumns.map { SQLColumn($0) })
+                    .first()
+                guard let updated else {
+                    let actual = try await db.select().column("version").from("orders")
+                        .where("order_type_identifier", .equal, key.orderTypeIdentifier)
+                        .where("order_identifier", .equal, key.orderIdentifier)
+                        .first(decodingColumn: "version", as: Int.self)
+                    results[index] = .failure(
+                        actual.map {
+                            OrderStoreError.versionConflict(
+                                orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier, expected: update.expectedVersion,
+                                actual: $0)
+                        } ?? OrderStoreError.orderNotFound(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier))
+                    continue
+                }
+                if update.authenticationToken != nil {
                     try await Self.deleteRegistrations(
                         db,
                         where: """
-                            order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier) \
+                            order_type_identifier = \(bind: key.orderTypeIdentifier) AND order_identifier = \(bind: key.orderIdentifier) \
                             AND wallet_link_id IS NULL
                             """,
-                        at: self.now())
+                        at: now)
                 }
-                try await self.enqueuePushes(
-                    db, orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier, now: self.now().millisecondsSince1970)
-                let stored = try Self.order(from: updated)
-                try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .updated, note: note, at: self.now())])
-                if let tracking {
-                    try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
+                let order = try Self.order(from: updated)
+                if let tracking = update.tracking {
+                    try await replaceFulfillmentTracking(db, order: order.key, merchantID: order.merchantID, entries: tracking)
                 }
-                return stored
+                stored.append(order)
+                activity.append(Self.changeActivity(order, kind: .updated, note: update.note, at: now))
+                results[index] = .success(order)
             }
-            let actual = try await db.select().column("version").from("orders")
-                .where("order_type_identifier", .equal, orderTypeIdentifier)
-                .where("order_identifier", .equal, orderIdentifier)
-                .first(decodingColumn: "version", as: Int.self)
-            guard let actual else {
-                throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+            if stored.count < updates.count { _ = try await nextChangeSequence(db, count: Int64(stored.count - updates.count)) }
+            if !stored.isEmpty {
+                try await self.enqueuePushes(db, orders: stored.map(\.key), now: now.millisecondsSince1970)
+                try await Self.insertActivity(db, activity)
             }
-            throw OrderStoreError.versionConflict(
-                orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier,
-                expected: expectedVersion, actual: actual
-            )
+            return results.map { $0 ?? .failure(OrderStoreError.invalidArgument(name: "updates", reason: "an update was not written")) }
         }
     }
 

@@ -9,23 +9,35 @@ extension SQLOrderStore {
     /// and its pushes commit or fail together. A token with a pending job coalesces into it.
     @discardableResult
     func enqueuePushes(_ db: any SQLDatabase, orderTypeIdentifier: String, orderIdentifier: String, now: Int64) async throws -> Int {
-        // Parked jobs (configuration errors, retries exhausted) get a fresh start: the change may follow a fix.
-        let queued = try await db.raw(
-            """
-            INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
-            SELECT DISTINCT order_type_identifier, push_token, order_identifier, 'pending', 0, 0, \(bind: now), \(bind: now)
-            FROM registrations WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
-            ORDER BY push_token
-            ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
-                generation = push_jobs.generation + 1,
-                order_identifier = excluded.order_identifier,
-                attempts = CASE WHEN push_jobs.state = 'parked' THEN 0 ELSE push_jobs.attempts END,
-                available_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.available_at ELSE push_jobs.available_at END,
-                enqueued_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.enqueued_at ELSE push_jobs.enqueued_at END,
-                state = 'pending'
-            RETURNING id
-            """
-        ).all().count
+        try await enqueuePushes(db, orders: [OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)], now: now)
+    }
+
+    /// The same for several orders at once, one statement per order type: a device registered for two of them gets one
+    /// job (naming the greater order identifier; the push tells the device its orders of the type changed).
+    func enqueuePushes(_ db: any SQLDatabase, orders: [OrderKey], now: Int64) async throws -> Int {
+        var queued = 0
+        for (type, keys) in Dictionary(grouping: orders, by: \.orderTypeIdentifier).sorted(by: { $0.key < $1.key }) {
+            for identifiers in Set(keys.map(\.orderIdentifier)).sorted().chunked(into: Self.statementChunk) {
+                // Parked jobs (configuration errors, retries exhausted) get a fresh start: the change may follow a fix.
+                queued += try await db.raw(
+                    """
+                    INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
+                    SELECT order_type_identifier, push_token, MAX(order_identifier), 'pending', 0, 0, \(bind: now), \(bind: now)
+                    FROM registrations WHERE order_type_identifier = \(bind: type) AND order_identifier IN (\(binds: Array(identifiers)))
+                    GROUP BY order_type_identifier, push_token
+                    ORDER BY push_token
+                    ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
+                        generation = push_jobs.generation + 1,
+                        order_identifier = excluded.order_identifier,
+                        attempts = CASE WHEN push_jobs.state = 'parked' THEN 0 ELSE push_jobs.attempts END,
+                        available_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.available_at ELSE push_jobs.available_at END,
+                        enqueued_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.enqueued_at ELSE push_jobs.enqueued_at END,
+                        state = 'pending'
+                    RETURNING id
+                    """
+                ).all().count
+            }
+        }
         if queued >= Self.bulkEnqueue, let refresh = backend.statisticsRefresh(of: "push_jobs") { try await db.raw(refresh).run() }
         return queued
     }
