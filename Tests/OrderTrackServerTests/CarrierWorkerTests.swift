@@ -122,6 +122,10 @@ struct CarrierWorkerTests {
                     extra: ["estimatedDeliveryAt": .string(estimate)]))
             let quietRecord = try await Self.finished(client, merchantID: merchantID, quiet)
             #expect(quietRecord.state == .applied && quietRecord.outcome?.hasPrefix("no change Wallet shows") == true, "\(quietRecord.outcome ?? "")")
+            // Its scan is recorded with the finish, so a scan older than it is stale from now on.
+            let key = OrderKey(orderTypeIdentifier: order.type, orderIdentifier: order.id)
+            let lastScan = try #require(try await client.store.trackedFulfillments(order: key).first?.lastScanAt)
+            #expect(abs(lastScan.timeIntervalSince(now.addingTimeInterval(-1800))) < 0.001, "\(lastScan)")
 
             // Delivered, then an older scan arriving late: it never takes the parcel back.
             let delivered = try await Self.deliver(

@@ -226,14 +226,21 @@ public struct CarrierEventFinish: Sendable, Hashable {
     /// Unmatched: how many of the merchant's fulfillments had its tracking number when the worker looked (none, or
     /// several it could not tell apart).
     public var candidates: Int
+    /// Applied without a change to the order: the scan time recorded on the matched fulfillment with the finish
+    /// (``FulfillmentTrackingStore/recordFulfillmentScan(order:fulfillmentIdentifier:at:)``), unless a later one is.
+    public var scannedAt: Date?
 
     /// A finish with every field given.
-    public init(id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch? = nil, candidates: Int = 0) {
+    public init(
+        id: Int64, attempt: Int, state: CarrierEventState, outcome: String, match: CarrierEventMatch? = nil, candidates: Int = 0,
+        scannedAt: Date? = nil
+    ) {
         self.id = id
         self.attempt = attempt
         self.state = state
         self.outcome = outcome
         self.match = match
         self.candidates = candidates
+        self.scannedAt = scannedAt
     }
 }

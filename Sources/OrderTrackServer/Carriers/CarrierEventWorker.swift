@@ -110,6 +110,8 @@ final class CarrierEventWorker: Service, Sendable {
         var match: CarrierEventMatch?
         /// Unmatched: the fulfillments with its tracking number that the worker could not tell apart (none, or several).
         var candidates = 0
+        /// Applied without a change: the scan to record on the fulfillment with the finish.
+        var scannedAt: Date?
     }
 
     /// Records the batch's outcomes in one transaction. An event without one failed for a reason outside it (the
@@ -118,7 +120,8 @@ final class CarrierEventWorker: Service, Sendable {
         let finishes = outcomes.compactMap { record, outcome in
             outcome.map {
                 CarrierEventFinish(
-                    id: record.id, attempt: record.attempts, state: $0.state, outcome: $0.text, match: $0.match, candidates: $0.candidates)
+                    id: record.id, attempt: record.attempts, state: $0.state, outcome: $0.text, match: $0.match, candidates: $0.candidates,
+                    scannedAt: $0.scannedAt)
             }
         }
         do {
@@ -193,9 +196,9 @@ final class CarrierEventWorker: Service, Sendable {
                     text: "older than the last scan applied (\(DateTimeFormat.formatRFC3339(target.lastScanAt ?? event.occurredAt)))",
                     match: match)
             case .unchanged:
-                try await store.recordFulfillmentScan(order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt)
+                // The scan is recorded with the batch's finish, in its transaction.
                 let status = Self.statusWords(statusMap.outcome(for: event))
-                return Outcome(state: .applied, text: "no change Wallet shows (\(status))", match: match)
+                return Outcome(state: .applied, text: "no change Wallet shows (\(status))", match: match, scannedAt: event.occurredAt)
             case .update(let update):
                 // Recorded first where the fulfillment is tracked: a concurrent newer scan makes this one stale.
                 if target.isTracked {

@@ -158,18 +158,18 @@ extension SQLOrderStore {
     }
 
     private func finishCarrierEvent(_ db: any SQLDatabase, _ finish: CarrierEventFinish, now: Int64) async throws -> CarrierEventState? {
-        // The row lock makes an order write that gives a fulfillment this tracking number (which locks the events it
-        // sets back to pending) either finish first, so the check below sees the fulfillment, or wait for this one.
-        let claimed = try await db.raw(
-            """
-            SELECT merchant_id, tracking_number FROM carrier_events
-            WHERE id = \(bind: finish.id) AND attempts = \(bind: finish.attempt) AND state = 'pending'\(unsafeRaw: backend.rowLockClause)
-            """
-        ).first()
-        guard let claimed else { return nil }
         var final = finish.state
         var outcome = finish.outcome
         if finish.state == .unmatched {
+            // The row lock makes an order write that gives a fulfillment this tracking number (which locks the events
+            // it sets back to pending) either finish first, so the check below sees the fulfillment, or wait for this one.
+            let claimed = try await db.raw(
+                """
+                SELECT merchant_id, tracking_number FROM carrier_events
+                WHERE id = \(bind: finish.id) AND attempts = \(bind: finish.attempt) AND state = 'pending'\(unsafeRaw: backend.rowLockClause)
+                """
+            ).first()
+            guard let claimed else { return nil }
             let tracked = try await db.select().column("fulfillment_identifier").from("fulfillment_tracking")
                 .where("merchant_id", .equal, try claimed.string("merchant_id"))
                 .where("tracking_number", .equal, try claimed.string("tracking_number"))
@@ -181,7 +181,8 @@ extension SQLOrderStore {
             }
         }
         let appliedAt: Int64? = final == .pending ? nil : now
-        try await db.update("carrier_events")
+        // Only while the claim holds: claimed again (its lease ran out) or finished, the event is another worker's.
+        let finished = try await db.update("carrier_events")
             .set("state", to: final.rawValue)
             .set("claimed_until", to: SQLLiteral.null)
             .set("applied_at", to: appliedAt)
@@ -190,7 +191,14 @@ extension SQLOrderStore {
             .set("order_identifier", to: finish.match?.order.orderIdentifier)
             .set("fulfillment_identifier", to: finish.match?.fulfillmentIdentifier)
             .where("id", .equal, finish.id)
-            .run()
+            .where("attempts", .equal, finish.attempt)
+            .where("state", .equal, CarrierEventState.pending.rawValue)
+            .returning("id")
+            .first()
+        guard finished != nil else { return nil }
+        if final == .applied, let match = finish.match, let scannedAt = finish.scannedAt {
+            _ = try await Self.recordFulfillmentScan(db, order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: scannedAt)
+        }
         return final
     }
 

@@ -96,17 +96,22 @@ extension SQLOrderStore {
     /// Records a scan of `at` on the fulfillment unless a later one was recorded; `true` when it was.
     @discardableResult
     public func recordFulfillmentScan(order: OrderKey, fulfillmentIdentifier: String, at date: Date) async throws -> Bool {
-        let at = date.millisecondsSince1970
-        return try await writeStatement("record a scan of \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
-            try await db.raw(
-                """
-                UPDATE fulfillment_tracking SET last_scan_at = \(bind: at)
-                WHERE order_type_identifier = \(bind: order.orderTypeIdentifier) AND order_identifier = \(bind: order.orderIdentifier)
-                    AND fulfillment_identifier = \(bind: fulfillmentIdentifier) AND (last_scan_at IS NULL OR last_scan_at <= \(bind: at))
-                RETURNING fulfillment_identifier
-                """
-            ).all().count > 0
+        try await writeStatement("record a scan of \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
+            try await Self.recordFulfillmentScan(db, order: order, fulfillmentIdentifier: fulfillmentIdentifier, at: date)
         }
+    }
+
+    /// The same inside the caller's transaction.
+    static func recordFulfillmentScan(_ db: any SQLDatabase, order: OrderKey, fulfillmentIdentifier: String, at date: Date) async throws -> Bool {
+        let at = date.millisecondsSince1970
+        return try await db.raw(
+            """
+            UPDATE fulfillment_tracking SET last_scan_at = \(bind: at)
+            WHERE order_type_identifier = \(bind: order.orderTypeIdentifier) AND order_identifier = \(bind: order.orderIdentifier)
+                AND fulfillment_identifier = \(bind: fulfillmentIdentifier) AND (last_scan_at IS NULL OR last_scan_at <= \(bind: at))
+            RETURNING fulfillment_identifier
+            """
+        ).all().count > 0
     }
 
     static func trackedFulfillment(from row: any SQLRow) throws -> TrackedFulfillment {
