@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -67,5 +68,72 @@ import Testing
 
     static func result(_ body: () async throws -> Int) async -> Result<Int, Refused> {
         do { return .success(try await body()) } catch { return .failure(Refused()) }
+    }
+}
+
+/// Order updates written together (``GroupCommit`` inside ``SQLOrderStore/updateOrder``) keep each update's own answer.
+@Suite struct BatchedOrderUpdateTests {
+    @Test func concurrentUpdatesEachGetTheirOwnAnswerAndOnlyTheWrittenOnesQueuePushes() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            for index in 0..<40 {
+                var order = fixture.order("o\(index)")
+                order.orderNumber = "N\(index)"
+                try await store.createOrder(order)
+                _ = try await store.register(
+                    deviceLibraryIdentifier: "device-\(index)", pushToken: "token-\(index)", orderTypeIdentifier: fixture.orderType,
+                    orderIdentifier: "o\(index)")
+            }
+            // A device on two orders gets one job however many of its orders change together.
+            _ = try await store.register(
+                deviceLibraryIdentifier: "device-both", pushToken: "token-both", orderTypeIdentifier: fixture.orderType, orderIdentifier: "o1")
+            _ = try await store.register(
+                deviceLibraryIdentifier: "device-both", pushToken: "token-both", orderTypeIdentifier: fixture.orderType, orderIdentifier: "o2")
+            // Orders 0-29 are updated from version 1; 30-34 from a version they are not at; 35-39 take order 0's number.
+            let answers = await withTaskGroup(of: (Int, Result<OrderRecord, OrderStoreError>).self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        do {
+                            let number = index >= 35 ? "N0" : "N\(index)"
+                            let updated = try await store.updateOrder(
+                                type: fixture.orderType, id: "o\(index)", expectedVersion: (30..<35).contains(index) ? 7 : 1,
+                                document: Array(#"{"status":"open","n":\#(index)}"#.utf8), status: "open", orderNumber: number,
+                                renumberedFor: index >= 35 ? fixture.merchant.id : nil, updatedAt: Date(), note: ChangeNote(author: "test"),
+                                authenticationToken: nil, tracking: nil)
+                            return (index, .success(updated))
+                        } catch {
+                            return (index, .failure(error as? OrderStoreError ?? .storeClosed))
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Result<OrderRecord, OrderStoreError>]()) { $0[$1.0] = $1.1 }
+            }
+            for index in 0..<30 {
+                let updated = try #require(try answers[index]?.get(), "o\(index)")
+                #expect(updated.version == 2 && updated.document == Array(#"{"status":"open","n":\#(index)}"#.utf8))
+            }
+            for index in 30..<35 {
+                #expect(
+                    answers[index]
+                        == .failure(.versionConflict(orderTypeIdentifier: fixture.orderType, orderIdentifier: "o\(index)", expected: 7, actual: 1)))
+            }
+            for index in 35..<40 {
+                #expect(
+                    answers[index]
+                        == .failure(.orderNumberExists(orderTypeIdentifier: fixture.orderType, orderNumber: "N0", existingOrderIdentifier: "o0")))
+                #expect(try await store.order(type: fixture.orderType, id: "o\(index)")?.version == 1, "nothing of a refused update is written")
+            }
+            // Change sequences: one per written update, without gaps.
+            let sequences = (0..<30).compactMap { try? answers[$0]?.get().changeSequence }.sorted()
+            #expect(sequences.count == 30 && sequences.last! - sequences.first! == 29)
+            #expect(try await store.latestChangeSequence(merchantID: fixture.merchant.id) == sequences.last)
+            let jobs = try await store.claimPushJobs(limit: 100, leaseOwner: "test", leaseDuration: 60)
+            #expect(Set(jobs.map(\.pushToken)) == Set((0..<30).map { "token-\($0)" } + ["token-both"]) && jobs.count == 31)
+            for index in [0, 29] {
+                let history = try await store.orderHistory(orderTypeIdentifier: fixture.orderType, orderIdentifier: "o\(index)", limit: 5)
+                #expect(history.map(\.kind) == [.updated, .created] && history.first?.author == "test")
+            }
+            #expect(try await store.orderHistory(orderTypeIdentifier: fixture.orderType, orderIdentifier: "o31", limit: 5).map(\.kind) == [.created])
+        }
     }
 }
