@@ -11,7 +11,8 @@ import Synchronization
 /// There is no background task: the first caller commits, and when its batch is done it hands the next batch to the
 /// first caller waiting, so every caller's task does the work for its own batch and returns when its result is known.
 final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
-    /// Commits a batch in one transaction; answers one result per item, in order. A thrown error fails the whole batch.
+    /// Commits a batch in one transaction; answers one result per item, in order. When it throws, each item of the batch
+    /// is committed again alone.
     typealias Commit = @Sendable ([Item]) async throws -> [Result<Output, any Error>]
 
     private enum Turn: Sendable {
@@ -68,11 +69,18 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             state.waiting.removeFirst(taken.count)
             return taken
         }
-        let results: [Result<Output, any Error>]
+        let batch = [item] + followers.map(\.item)
+        var results: [Result<Output, any Error>]
         do {
-            results = try await commit([item] + followers.map(\.item))
+            results = try await commit(batch)
         } catch {
-            results = Array(repeating: .failure(error), count: followers.count + 1)
+            results = [.failure(error)]
+            // One item's failure (a constraint, a deadlock between instances) must not be the others': alone, each
+            // gets its own answer.
+            if batch.count > 1 {
+                results = []
+                for item in batch { results.append(await Self.alone(item, commit)) }
+            }
         }
         for (follower, result) in zip(followers, results.dropFirst()) { follower.continuation.resume(returning: .done(result)) }
         let next = state.withLock { state -> Waiting? in
@@ -84,5 +92,13 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
         }
         next?.continuation.resume(returning: .lead)
         return try results[0].get()
+    }
+
+    private static func alone(_ item: Item, _ commit: Commit) async -> Result<Output, any Error> {
+        do {
+            return try await commit([item])[0]
+        } catch {
+            return .failure(error)
+        }
     }
 }

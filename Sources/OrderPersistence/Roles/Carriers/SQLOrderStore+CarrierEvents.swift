@@ -20,24 +20,7 @@ extension SQLOrderStore {
         var event = event
         event.trackingNumber = Self.trimmedTrackingNumber(event.trackingNumber)
         guard !event.trackingNumber.isEmpty else { throw OrderStoreError.invalidArgument(name: "trackingNumber", reason: "is blank") }
-        return try await carrierInbox.submit(event) { events in
-            do {
-                return try await self.storeCarrierEvents(events)
-            } catch {
-                guard events.count > 1 else { throw error }
-                // One event's failure (its connection deleted under the batch, say) must not be the others': alone, each
-                // gets its own answer.
-                var results: [Result<CarrierEventReceipt, any Error>] = []
-                for event in events {
-                    do {
-                        results += try await self.storeCarrierEvents([event])
-                    } catch {
-                        results.append(.failure(error))
-                    }
-                }
-                return results
-            }
-        }
+        return try await carrierInbox.submit(event) { try await self.storeCarrierEvents($0) }
     }
 
     /// Stores `events` in one transaction: one statement reads their connections, one inserts them all, and only

@@ -148,24 +148,7 @@ extension SQLOrderStore {
             key: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier), expectedVersion: expectedVersion,
             document: document, status: status, orderNumber: orderNumber, renumberedFor: merchantID, updatedAt: updatedAt, note: note,
             authenticationToken: authenticationToken, tracking: tracking)
-        return try await orderUpdates.submit(update) { updates in
-            do {
-                return try await self.writeOrderUpdates(updates)
-            } catch {
-                guard updates.count > 1 else { throw error }
-                // A database error in one update (a deadlock between instances, say) is not the others': alone, each
-                // gets its own answer.
-                var results: [Result<OrderRecord, any Error>] = []
-                for update in updates {
-                    do {
-                        results += try await self.writeOrderUpdates([update])
-                    } catch {
-                        results.append(.failure(error))
-                    }
-                }
-                return results
-            }
-        }
+        return try await orderUpdates.submit(update) { try await self.writeOrderUpdates($0) }
     }
 
     /// One order's update as ``updateOrder(type:id:expectedVersion:document:status:orderNumber:renumberedFor:updatedAt:note:authenticationToken:tracking:)``
