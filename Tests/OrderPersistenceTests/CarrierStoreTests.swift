@@ -325,6 +325,44 @@ import Testing
         }
     }
 
+    @Test func anUpdateRecordsItsScanInItsTransactionAndANewerScanRefusesIt() async throws {
+        try await withStore { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            let entry = FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1", carrier: "ups")
+            try await store.replaceFulfillmentTracking(order: order, merchantID: fixture.merchant.id, entries: [entry])
+            let t1 = milliseconds(Date(timeIntervalSince1970: 1_800_000_000))
+            let t2 = t1.addingTimeInterval(3_600)
+            func update(version: Int, scan: FulfillmentScan, tracking: [FulfillmentTrackingEntry]? = nil) async throws -> OrderRecord {
+                try await store.updateOrder(
+                    type: order.orderTypeIdentifier, id: order.orderIdentifier, expectedVersion: version,
+                    document: Array(#"{"status":"open","v":\#(version)}"#.utf8), status: "open", orderNumber: nil, renumberedFor: nil,
+                    updatedAt: Date(), note: ChangeNote(author: "carrier:generic"), authenticationToken: nil, tracking: tracking, scan: scan)
+            }
+            // The scan is the fulfillment's last one with the new version.
+            let second = try await update(version: 1, scan: FulfillmentScan(fulfillmentIdentifier: "F1", at: t2, wasTracked: true))
+            #expect(second.version == 2)
+            #expect(try await store.trackedFulfillments(order: order).map(\.lastScanAt) == [t2])
+            // An older scan decided before the newer one was recorded writes nothing: no version, no activity (nor push).
+            let entries = try await Self.rows(store, "order_activity")
+            await #expect(
+                throws: OrderStoreError.scanSuperseded(
+                    orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier, fulfillmentIdentifier: "F1")
+            ) {
+                try await update(version: 2, scan: FulfillmentScan(fulfillmentIdentifier: "F1", at: t1, wasTracked: true))
+            }
+            #expect(try await store.order(type: order.orderTypeIdentifier, id: order.orderIdentifier)?.version == 2)
+            #expect(try await Self.rows(store, "order_activity") == entries, "no activity entry")
+            #expect(try await store.trackedFulfillments(order: order).map(\.lastScanAt) == [t2])
+            // A fulfillment found by the order reference gets its number in the update, and the scan after it.
+            let renumbered = FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T9", carrier: "ups")
+            let third = try await update(
+                version: 2, scan: FulfillmentScan(fulfillmentIdentifier: "F1", at: t1, wasTracked: false), tracking: [renumbered])
+            #expect(third.version == 3)
+            let tracked = try await store.trackedFulfillments(order: order)
+            #expect(tracked.map(\.entry) == [renumbered] && tracked.map(\.lastScanAt) == [t1])
+        }
+    }
+
     @Test func deletingTheMerchantOrTheOrderTypeDeletesItsCarrierRows() async throws {
         try await withStore { store, _ in
             let (fixture, order) = try await Self.prepare(store)

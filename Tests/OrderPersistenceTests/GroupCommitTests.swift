@@ -100,7 +100,7 @@ import Testing
                                 type: fixture.orderType, id: "o\(index)", expectedVersion: (30..<35).contains(index) ? 7 : 1,
                                 document: Array(#"{"status":"open","n":\#(index)}"#.utf8), status: "open", orderNumber: number,
                                 renumberedFor: index >= 35 ? fixture.merchant.id : nil, updatedAt: Date(), note: ChangeNote(author: "test"),
-                                authenticationToken: nil, tracking: nil)
+                                authenticationToken: nil, tracking: nil, scan: nil)
                             return (index, .success(updated))
                         } catch {
                             return (index, .failure(error as? OrderStoreError ?? .storeClosed))

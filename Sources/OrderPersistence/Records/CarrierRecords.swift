@@ -173,6 +173,28 @@ public struct CarrierEventRecord: Sendable, Hashable {
     }
 }
 
+/// A carrier scan that an order update applies, recorded as the fulfillment's last scan in the update's transaction
+/// (``FulfillmentTrackingStore/recordFulfillmentScan(order:fulfillmentIdentifier:at:)`` in one write with the order).
+public struct FulfillmentScan: Sendable, Hashable {
+    /// The fulfillment the scan is about.
+    public var fulfillmentIdentifier: String
+    /// When the carrier scanned the parcel.
+    public var at: Date
+    /// Whether the fulfillment was found by its tracking number. Then the scan is recorded before the order is written,
+    /// and a scan at least as new recorded by another writer makes the update fail with
+    /// ``OrderStoreError/scanSuperseded(orderTypeIdentifier:orderIdentifier:fulfillmentIdentifier:)``. Otherwise (found
+    /// by the provider's order reference) the update gives the fulfillment its tracking number, and the scan is
+    /// recorded after it.
+    public var wasTracked: Bool
+
+    /// A scan with every field given.
+    public init(fulfillmentIdentifier: String, at: Date, wasTracked: Bool) {
+        self.fulfillmentIdentifier = fulfillmentIdentifier
+        self.at = at
+        self.wasTracked = wasTracked
+    }
+}
+
 /// A fulfillment's tracking number, as an order write declares it.
 public struct FulfillmentTrackingEntry: Sendable, Hashable {
     /// The fulfillment's identifier within the order.

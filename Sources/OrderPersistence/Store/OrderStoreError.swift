@@ -49,6 +49,9 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case walletLinkClosed(id: String)
     /// No carrier connection has this id (it was deleted).
     case carrierConnectionNotFound(id: String)
+    /// A carrier scan as new as or newer than the one an update applies was recorded on the fulfillment first: the
+    /// update wrote nothing, and is decided again against the newer scan.
+    case scanSuperseded(orderTypeIdentifier: String, orderIdentifier: String, fulfillmentIdentifier: String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -102,6 +105,8 @@ public enum OrderStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "wallet link \(id) was revoked or has expired; its device token registers nothing"
         case .carrierConnectionNotFound(let id):
             "carrier connection \(id) does not exist; connect the carrier again and give the aggregator the new webhook URL"
+        case .scanSuperseded(let type, let id, let fulfillment):
+            "fulfillment \(fulfillment) of order \(type)/\(id) has a newer carrier scan recorded; decide the update again"
         }
     }
 }

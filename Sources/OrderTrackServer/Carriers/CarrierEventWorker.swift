@@ -200,27 +200,22 @@ final class CarrierEventWorker: Service, Sendable {
                 let status = Self.statusWords(statusMap.outcome(for: event))
                 return Outcome(state: .applied, text: "no change Wallet shows (\(status))", match: match, scannedAt: event.occurredAt)
             case .update(let update):
-                // Recorded first where the fulfillment is tracked: a concurrent newer scan makes this one stale.
-                if target.isTracked {
-                    guard
-                        try await store.recordFulfillmentScan(
-                            order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt)
-                    else { continue }
-                }
+                // The scan is recorded in the update's transaction; a newer one recorded first means deciding again.
                 let updated: OrderService.UpdatedOrder
                 do {
                     updated = try await orders.updateOrder(
                         merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
-                        patch: update.orderPatch, author: author, allowedVersions: [target.order.version])
+                        patch: update.orderPatch, author: author, allowedVersions: [target.order.version],
+                        scan: FulfillmentScan(fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt, wasTracked: target.isTracked))
                 } catch let error as OrderTrackError where error.code == .versionMismatch {
                     continue
+                } catch OrderStoreError.scanSuperseded {
+                    continue
                 }
-                // A fulfillment found by the order reference is tracked from this update on.
-                if !target.isTracked {
-                    try await store.recordFulfillmentScan(
-                        order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt)
-                }
-                return Outcome(state: .applied, text: Self.describe(update, before: target.fulfillment, updated: updated), match: match)
+                // An update that wrote nothing (its change translated away) recorded no scan: the finish does.
+                return Outcome(
+                    state: .applied, text: Self.describe(update, before: target.fulfillment, updated: updated), match: match,
+                    scannedAt: updated.changed ? nil : event.occurredAt)
             }
         }
         throw OrderTrackError(.updateContention, "the order kept changing while the event was applied")

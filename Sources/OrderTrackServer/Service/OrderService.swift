@@ -234,14 +234,18 @@ package struct OrderService: Sendable {
         }
     }
 
-    /// The same with the patch already parsed (a bulk update's line, a carrier's change).
+    /// The same with the patch already parsed (a bulk update's line, a carrier's change). A carrier's change names the
+    /// `scan` it applies, recorded in the update's transaction
+    /// (``OrderStoreError/scanSuperseded(orderTypeIdentifier:orderIdentifier:fulfillmentIdentifier:)`` when a newer
+    /// one was recorded first).
     package func updateOrder(
-        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil
+        merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
+        scan: FulfillmentScan? = nil
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
                 merchant: merchant, type: type, id: id, patch: .tree(patch), authenticationToken: nil, author: author,
-                allowedVersions: allowedVersions, now: clock.date)
+                allowedVersions: allowedVersions, scan: scan, now: clock.date)
         }
     }
 
@@ -296,7 +300,7 @@ package struct OrderService: Sendable {
     /// the schema and normalizes it once each, on two CPU-pool jobs with one read of the assets between them.
     private func applyUpdate(
         merchant: MerchantRecord, type: String, id: String, patch input: PatchInput, authenticationToken: String?, author: OrderChangeAuthor,
-        allowedVersions: Set<Int>?, now: Date
+        allowedVersions: Set<Int>?, scan: FulfillmentScan? = nil, now: Date
     ) async throws -> UpdatedOrder {
         let defaults = try await orderDefaults(merchant: merchant, orderType: type)
         let options = validationOptions
@@ -358,7 +362,7 @@ package struct OrderService: Sendable {
                 let stored = try await store.updateOrder(
                     type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
                     orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
-                    authenticationToken: authenticationToken, tracking: tracking)
+                    authenticationToken: authenticationToken, tracking: tracking, scan: scan)
                 caches.orderWritten(stored)
                 packages.prepare(stored, order)
                 await notifier.orderChanged()

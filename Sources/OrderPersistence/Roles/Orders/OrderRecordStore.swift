@@ -25,7 +25,8 @@ public protocol OrderRecordStore: Sendable {
     /// free in the order type (``OrderStoreError/orderNumberExists(orderTypeIdentifier:orderNumber:existingOrderIdentifier:)``);
     /// `nil` when the number stays, which costs no lookup. `tracking`, when given, replaces the order's fulfillments'
     /// tracking numbers in the same transaction (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)``);
-    /// `nil` when they stay, which costs no statement.
+    /// `nil` when they stay, which costs no statement. `scan`, a carrier scan the update applies, is recorded on its
+    /// fulfillment in the same transaction (``FulfillmentScan``).
     func updateOrder(
         type orderTypeIdentifier: String,
         id orderIdentifier: String,
@@ -37,7 +38,8 @@ public protocol OrderRecordStore: Sendable {
         updatedAt: Date,
         note: ChangeNote,
         authenticationToken: String?,
-        tracking: [FulfillmentTrackingEntry]?
+        tracking: [FulfillmentTrackingEntry]?,
+        scan: FulfillmentScan?
     ) async throws -> OrderRecord
     /// A merchant's orders in creation order, optionally filtered; `after` is the cursor of the previous page.
     func listOrders(
@@ -94,7 +96,7 @@ extension OrderRecordStore {
         try await updateOrder(
             type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
             orderNumber: orderNumber, renumberedFor: merchantID, updatedAt: updatedAt, note: note, authenticationToken: authenticationToken,
-            tracking: nil)
+            tracking: nil, scan: nil)
     }
 
     /// Updates an order, keeping its token and naming no author and no changed fields (tools, tests); reads the order
@@ -107,6 +109,6 @@ extension OrderRecordStore {
         return try await updateOrder(
             type: orderTypeIdentifier, id: orderIdentifier, expectedVersion: expectedVersion, document: document, status: status,
             orderNumber: orderNumber, renumberedFor: current.flatMap { $0.orderNumber == orderNumber ? nil : $0.merchantID },
-            updatedAt: updatedAt, note: ChangeNote(), authenticationToken: nil, tracking: nil)
+            updatedAt: updatedAt, note: ChangeNote(), authenticationToken: nil, tracking: nil, scan: nil)
     }
 }

@@ -142,16 +142,17 @@ extension SQLOrderStore {
         updatedAt: Date,
         note: ChangeNote,
         authenticationToken: String?,
-        tracking: [FulfillmentTrackingEntry]?
+        tracking: [FulfillmentTrackingEntry]?,
+        scan: FulfillmentScan?
     ) async throws -> OrderRecord {
         let update = OrderUpdate(
             key: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier), expectedVersion: expectedVersion,
             document: document, status: status, orderNumber: orderNumber, renumberedFor: merchantID, updatedAt: updatedAt, note: note,
-            authenticationToken: authenticationToken, tracking: tracking)
+            authenticationToken: authenticationToken, tracking: tracking, scan: scan)
         return try await orderUpdates.submit(update) { try await self.writeOrderUpdates($0) }
     }
 
-    /// One order's update as ``updateOrder(type:id:expectedVersion:document:status:orderNumber:renumberedFor:updatedAt:note:authenticationToken:tracking:)``
+    /// One order's update as ``updateOrder(type:id:expectedVersion:document:status:orderNumber:renumberedFor:updatedAt:note:authenticationToken:tracking:scan:)``
     /// takes it.
     struct OrderUpdate: Sendable {
         var key: OrderKey
@@ -164,11 +165,12 @@ extension SQLOrderStore {
         var note: ChangeNote
         var authenticationToken: String?
         var tracking: [FulfillmentTrackingEntry]?
+        var scan: FulfillmentScan?
     }
 
     /// Writes `updates` in one transaction: a statement per order for its version-checked row, then one for the
-    /// pushes of them all and one for their activity entries. A version conflict, a missing order or a taken order
-    /// number is that update's answer and writes nothing of it; a database error fails them all.
+    /// pushes of them all and one for their activity entries. A version conflict, a missing order, a taken order
+    /// number or a superseded scan is that update's answer and writes nothing of it; a database error fails them all.
     private func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
         let operation =
             updates.count == 1
@@ -200,6 +202,16 @@ extension SQLOrderStore {
                         results[index] = .failure(error)
                         continue
                     }
+                }
+                // Recorded first, as the scan the worker decided on: a newer one another writer recorded refuses it.
+                if let scan = update.scan, scan.wasTracked,
+                    try await !Self.recordFulfillmentScan(db, order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier, at: scan.at)
+                {
+                    results[index] = .failure(
+                        OrderStoreError.scanSuperseded(
+                            orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier,
+                            fulfillmentIdentifier: scan.fulfillmentIdentifier))
+                    continue
                 }
                 let milliseconds = update.updatedAt.millisecondsSince1970
                 let statement = db.update("orders")
@@ -247,6 +259,10 @@ extension SQLOrderStore {
                 let order = try Self.order(from: updated)
                 if let tracking = update.tracking {
                     try await replaceFulfillmentTracking(db, order: order.key, merchantID: order.merchantID, entries: tracking)
+                }
+                // A fulfillment found by the order reference is tracked from this update on.
+                if let scan = update.scan, !scan.wasTracked {
+                    _ = try await Self.recordFulfillmentScan(db, order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier, at: scan.at)
                 }
                 stored.append(order)
                 activity.append(Self.changeActivity(order, kind: .updated, note: update.note, at: now))
