@@ -325,6 +325,38 @@ import Testing
         }
     }
 
+    @Test func aBatchReadFindsEachTrackingNumbersFulfillmentsWithTheirOrdersOfOneMerchantOnly() async throws {
+        try await withStore { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            try await store.createOrder(fixture.order("A2", document: #"{"status":"open","n":2}"#))
+            let second = OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A2")
+            let other = try await Fixture.make(store, orderType: "order.com.example.other")
+            try await store.createOrder(other.order("B1"))
+            let otherOrder = OrderKey(orderTypeIdentifier: other.orderType, orderIdentifier: "B1")
+            try await store.replaceFulfillmentTracking(
+                order: order, merchantID: fixture.merchant.id,
+                entries: [
+                    FulfillmentTrackingEntry(fulfillmentIdentifier: "F2", trackingNumber: "T1", carrier: "ups"),
+                    FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T2", carrier: nil),
+                ])
+            try await store.replaceFulfillmentTracking(
+                order: second, merchantID: fixture.merchant.id,
+                entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1", carrier: "dhl")])
+            try await store.replaceFulfillmentTracking(
+                order: otherOrder, merchantID: other.merchant.id,
+                entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T1", carrier: nil)])
+
+            let found = try await store.trackedOrders(merchantID: fixture.merchant.id, trackingNumbers: ["T1", " T2 ", "T3", "T1"])
+            #expect(found.map(\.fulfillment.entry.trackingNumber) == ["T1", "T1", "T2"], "by tracking number, each once; none for T3")
+            #expect(found.map(\.fulfillment.order) == [order, second, order])
+            #expect(found.map(\.fulfillment.entry.fulfillmentIdentifier) == ["F2", "F1", "F1"])
+            #expect(found.map(\.order.key) == found.map(\.fulfillment.order), "each with its own order")
+            #expect(try await found[1].order == store.order(type: second.orderTypeIdentifier, id: second.orderIdentifier))
+            #expect(try await store.trackedOrders(merchantID: other.merchant.id, trackingNumbers: ["T1"]).map(\.order.key) == [otherOrder])
+            #expect(try await store.trackedOrders(merchantID: fixture.merchant.id, trackingNumbers: []).isEmpty)
+        }
+    }
+
     @Test func anUpdateRecordsItsScanInItsTransactionAndANewerScanRefusesIt() async throws {
         try await withStore { store, _ in
             let (fixture, order) = try await Self.prepare(store)

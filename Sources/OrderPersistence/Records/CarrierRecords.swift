@@ -233,6 +233,20 @@ public struct TrackedFulfillment: Sendable, Hashable {
     }
 }
 
+/// A tracked fulfillment with its order as stored when it was read.
+public struct TrackedOrder: Sendable, Hashable {
+    /// The fulfillment and its last scan.
+    public var fulfillment: TrackedFulfillment
+    /// Its order.
+    public var order: OrderRecord
+
+    /// A record with every field given.
+    public init(fulfillment: TrackedFulfillment, order: OrderRecord) {
+        self.fulfillment = fulfillment
+        self.order = order
+    }
+}
+
 /// How the worker finished a claimed event.
 public struct CarrierEventFinish: Sendable, Hashable {
     /// The event's id.

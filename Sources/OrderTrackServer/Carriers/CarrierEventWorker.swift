@@ -84,7 +84,7 @@ final class CarrierEventWorker: Service, Sendable {
             logger.error("could not read the connections of carrier events", metadata: ["error": .string("\(error)")])
             return
         }
-        let parcels = Dictionary(grouping: batch) { "\($0.merchantID)\u{0}\($0.trackingNumber)" }.values.map {
+        let parcels = Dictionary(grouping: batch) { BatchContext.parcel($0.merchantID, $0.trackingNumber) }.values.map {
             $0.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
         }
         let outcomes = await withTaskGroup(of: [(CarrierEventRecord, Outcome?)].self) { group in
@@ -93,7 +93,10 @@ final class CarrierEventWorker: Service, Sendable {
                 if index >= configuration.concurrency, let done = await group.next() { outcomes += done }
                 group.addTask {
                     var done: [(CarrierEventRecord, Outcome?)] = []
-                    for record in parcel { done.append((record, await self.outcome(of: record, context: context))) }
+                    // The batch's read of the parcel's orders is current for its first event only.
+                    for (index, record) in parcel.enumerated() {
+                        done.append((record, await self.outcome(of: record, context: context, readWithBatch: index == 0)))
+                    }
                     return done
                 }
             }
@@ -132,9 +135,9 @@ final class CarrierEventWorker: Service, Sendable {
     }
 
     /// The outcome of applying one event, or `nil` to leave it to its next claim.
-    func outcome(of record: CarrierEventRecord, context: BatchContext) async -> Outcome? {
+    func outcome(of record: CarrierEventRecord, context: BatchContext, readWithBatch: Bool) async -> Outcome? {
         do {
-            return try await apply(record, context: context)
+            return try await apply(record, context: context, readWithBatch: readWithBatch)
         } catch let error as OrderTrackError {
             // The order refused the change (a carrier's link Wallet would not show, an order changed by many at once):
             // trying again would be refused again.
@@ -150,7 +153,7 @@ final class CarrierEventWorker: Service, Sendable {
         }
     }
 
-    private func apply(_ record: CarrierEventRecord, context: BatchContext) async throws -> Outcome {
+    private func apply(_ record: CarrierEventRecord, context: BatchContext, readWithBatch: Bool) async throws -> Outcome {
         let event: CarrierEvent
         do {
             event = try CarrierEvent(inboxBytes: record.event)
@@ -180,9 +183,10 @@ final class CarrierEventWorker: Service, Sendable {
         }
         let author = OrderChangeAuthor.carrier(provider: event.provider.rawValue, connectionID: connection.id)
         // An update is written only against the version it was decided on; another writer in between means deciding again.
-        for _ in 0..<8 {
+        for attempt in 0..<8 {
             let target: Target
-            switch try await find(record, event, merchant: merchant) {
+            let read = attempt == 0 && readWithBatch ? context.trackedOrders(record) : nil
+            switch try await find(record, event, merchant: merchant, read: read) {
             case .found(let found): target = found
             case .none(let reason, let candidates): return Outcome(state: .unmatched, text: reason, candidates: candidates)
             }
@@ -205,7 +209,7 @@ final class CarrierEventWorker: Service, Sendable {
                 do {
                     updated = try await orders.updateOrder(
                         merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
-                        patch: update.orderPatch, author: author, allowedVersions: [target.order.version],
+                        patch: update.orderPatch, author: author, allowedVersions: [target.order.version], current: target.order,
                         scan: FulfillmentScan(fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt, wasTracked: target.isTracked))
                 } catch let error as OrderTrackError where error.code == .versionMismatch {
                     continue
@@ -239,24 +243,28 @@ final class CarrierEventWorker: Service, Sendable {
 
     /// The one shipping fulfillment of the merchant's orders the event is about: by its tracking number (the carrier
     /// deciding between several), else by the provider's order reference (order number, then order identifier).
-    private func find(_ record: CarrierEventRecord, _ event: CarrierEvent, merchant: MerchantRecord) async throws -> Found {
-        let tracked = try await store.trackedFulfillments(merchantID: merchant.id, trackingNumber: record.trackingNumber)
+    /// `read` is what the batch read of the tracking number; `nil` reads it now.
+    private func find(_ record: CarrierEventRecord, _ event: CarrierEvent, merchant: MerchantRecord, read: [TrackedOrder]?) async throws -> Found {
+        let tracked: [TrackedOrder]
+        if let read {
+            tracked = read
+        } else {
+            tracked = try await store.trackedOrders(merchantID: merchant.id, trackingNumbers: [record.trackingNumber])
+        }
         if !tracked.isEmpty {
             var candidates: [Target] = []
-            for (key, entries) in Dictionary(grouping: tracked, by: \.order) {
-                guard let order = try await orderIfPresent(merchant: merchant, key: key) else { continue }
-                let document = try JSONValue.parse(order.document)
-                for entry in entries {
-                    guard
-                        let fulfillment = document["fulfillments"]?.arrayValue?.first(where: {
-                            $0["fulfillmentIdentifier"]?.stringValue == entry.entry.fulfillmentIdentifier
-                        })
-                    else { continue }
-                    candidates.append(
-                        Target(
-                            order: order, fulfillment: fulfillment, fulfillmentIdentifier: entry.entry.fulfillmentIdentifier, isTracked: true,
-                            lastScanAt: entry.lastScanAt))
-                }
+            var documents: [OrderKey: JSONValue] = [:]
+            for item in tracked {
+                let document = try documents[item.order.key] ?? JSONValue.parse(item.order.document)
+                documents[item.order.key] = document
+                let identifier = item.fulfillment.entry.fulfillmentIdentifier
+                guard
+                    let fulfillment = document["fulfillments"]?.arrayValue?.first(where: { $0["fulfillmentIdentifier"]?.stringValue == identifier })
+                else { continue }
+                candidates.append(
+                    Target(
+                        order: item.order, fulfillment: fulfillment, fulfillmentIdentifier: identifier, isTracked: true,
+                        lastScanAt: item.fulfillment.lastScanAt))
             }
             guard let chosen = CarrierMatching.preferred(candidates, for: event, carrier: { $0.fulfillment["carrier"]?.stringValue }) else {
                 return .none(
@@ -332,13 +340,26 @@ final class CarrierEventWorker: Service, Sendable {
     }
 }
 
-/// What the events of one claimed batch share: their connections and merchants, read once.
+/// What the events of one claimed batch share, read once: their connections and merchants, and the tracked
+/// fulfillments with their orders (a read per merchant rather than two or more per event).
 struct BatchContext: Sendable {
     var connections: [String: CarrierConnectionRecord] = [:]
     var merchants: [String: MerchantRecord] = [:]
+    private var tracked: [String: [TrackedOrder]] = [:]
 
     init(_ batch: [CarrierEventRecord], store: any CarrierEventWorker.Store) async throws {
         for id in Set(batch.map(\.connectionID)) { connections[id] = try await store.carrierConnection(id: id) }
         for id in Set(batch.map(\.merchantID)) { merchants[id] = try await store.merchant(id: id) }
+        for (merchantID, events) in Dictionary(grouping: batch, by: \.merchantID) {
+            let found = try await store.trackedOrders(merchantID: merchantID, trackingNumbers: events.map(\.trackingNumber))
+            for item in found { tracked[Self.parcel(merchantID, item.fulfillment.entry.trackingNumber), default: []].append(item) }
+        }
     }
+
+    /// The tracked fulfillments with the event's tracking number as the batch read them (none is an empty list).
+    func trackedOrders(_ record: CarrierEventRecord) -> [TrackedOrder] {
+        tracked[Self.parcel(record.merchantID, record.trackingNumber)] ?? []
+    }
+
+    static func parcel(_ merchantID: String, _ trackingNumber: String) -> String { "\(merchantID)\u{0}\(trackingNumber)" }
 }

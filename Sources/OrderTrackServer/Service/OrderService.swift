@@ -237,15 +237,16 @@ package struct OrderService: Sendable {
     /// The same with the patch already parsed (a bulk update's line, a carrier's change). A carrier's change names the
     /// `scan` it applies, recorded in the update's transaction
     /// (``OrderStoreError/scanSuperseded(orderTypeIdentifier:orderIdentifier:fulfillmentIdentifier:)`` when a newer
-    /// one was recorded first).
+    /// one was recorded first), and passes the order as it `current`ly read it, which saves reading it again: the write
+    /// is checked against that version all the same.
     package func updateOrder(
         merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
-        scan: FulfillmentScan? = nil
+        current: OrderRecord? = nil, scan: FulfillmentScan? = nil
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
                 merchant: merchant, type: type, id: id, patch: .tree(patch), authenticationToken: nil, author: author,
-                allowedVersions: allowedVersions, scan: scan, now: clock.date)
+                allowedVersions: allowedVersions, known: current, scan: scan, now: clock.date)
         }
     }
 
@@ -300,12 +301,19 @@ package struct OrderService: Sendable {
     /// the schema and normalizes it once each, on two CPU-pool jobs with one read of the assets between them.
     private func applyUpdate(
         merchant: MerchantRecord, type: String, id: String, patch input: PatchInput, authenticationToken: String?, author: OrderChangeAuthor,
-        allowedVersions: Set<Int>?, scan: FulfillmentScan? = nil, now: Date
+        allowedVersions: Set<Int>?, known: OrderRecord? = nil, scan: FulfillmentScan? = nil, now: Date
     ) async throws -> UpdatedOrder {
         let defaults = try await orderDefaults(merchant: merchant, orderType: type)
         let options = validationOptions
+        var known = known.flatMap { $0.merchantID == merchant.id && $0.key == OrderKey(orderTypeIdentifier: type, orderIdentifier: id) ? $0 : nil }
         for _ in 0..<8 {
-            let current = try await order(merchant: merchant, type: type, id: id)
+            let current: OrderRecord
+            if let record = known {
+                current = record
+                known = nil
+            } else {
+                current = try await order(merchant: merchant, type: type, id: id)
+            }
             if let allowedVersions, !allowedVersions.contains(current.version) {
                 throw try await versionMismatch(current, allowed: allowedVersions)
             }

@@ -14,6 +14,10 @@ public protocol FulfillmentTrackingStore: Sendable {
     func replaceFulfillmentTracking(order: OrderKey, merchantID: String, entries: [FulfillmentTrackingEntry]) async throws -> Int
     /// The merchant's fulfillments with this tracking number (compared exactly, after trimming).
     func trackedFulfillments(merchantID: String, trackingNumber: String) async throws -> [TrackedFulfillment]
+    /// The merchant's fulfillments with any of these tracking numbers (compared exactly, after trimming), each with its
+    /// order, in one read: what a batch of carrier events is about. Ordered by tracking number, then order and
+    /// fulfillment.
+    func trackedOrders(merchantID: String, trackingNumbers: [String]) async throws -> [TrackedOrder]
     /// The order's tracked fulfillments, by fulfillment identifier.
     func trackedFulfillments(order: OrderKey) async throws -> [TrackedFulfillment]
     /// Records that a scan of `at` was applied to the fulfillment, unless a later one was: `true` when `at` is not older

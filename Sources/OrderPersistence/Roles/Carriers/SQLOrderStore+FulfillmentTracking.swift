@@ -80,6 +80,31 @@ extension SQLOrderStore {
         """
     }
 
+    /// The merchant's fulfillments with these tracking numbers and their orders, a join per chunk of numbers.
+    public func trackedOrders(merchantID: String, trackingNumbers: [String]) async throws -> [TrackedOrder] {
+        let numbers = Set(trackingNumbers.map(Self.trimmedTrackingNumber)).sorted()
+        guard !numbers.isEmpty else { return [] }
+        return try await read("find the orders of \(numbers.count) tracking numbers for merchant \(merchantID)") { db in
+            var found: [TrackedOrder] = []
+            for chunk in numbers.chunked(into: Self.statementChunk) {
+                // The order's own columns under their names, so one row decodes as both records.
+                let rows = try await db.raw(
+                    """
+                    SELECT \(unsafeRaw: Self.orderColumns.map { "o." + $0 }.joined(separator: ", ")),
+                        t.fulfillment_identifier, t.tracking_number, t.carrier, t.last_scan_at
+                    FROM fulfillment_tracking t JOIN orders o
+                        ON o.order_type_identifier = t.order_type_identifier AND o.order_identifier = t.order_identifier
+                        AND o.merchant_id = t.merchant_id
+                    WHERE t.merchant_id = \(bind: merchantID) AND t.tracking_number IN (\(binds: Array(chunk)))
+                    ORDER BY t.tracking_number, t.order_type_identifier, t.order_identifier, t.fulfillment_identifier
+                    """
+                ).all()
+                found += try rows.map { TrackedOrder(fulfillment: try Self.trackedFulfillment(from: $0), order: try Self.order(from: $0)) }
+            }
+            return found
+        }
+    }
+
     /// The order's tracked fulfillments, by fulfillment identifier.
     public func trackedFulfillments(order: OrderKey) async throws -> [TrackedFulfillment] {
         try await read("read tracking numbers of \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
