@@ -136,6 +136,32 @@ import Testing
         }
     }
 
+    @Test func packagesStoredTogetherEachGetTheirOwnAnswer() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let type = fixture.orderType
+            for index in 0..<20 { try await store.createOrder(fixture.order("P\(index)")) }
+            // 24 stores at once share transactions; the four of missing orders fail alone.
+            let results = await withTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        do {
+                            try await store.storePackage(type: type, id: "P\(index)", version: 1, bytes: [UInt8(index)])
+                            return (index, true)
+                        } catch {
+                            return (index, error as? OrderStoreError == .orderNotFound(orderTypeIdentifier: type, orderIdentifier: "P\(index)") ? false : true)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(results.filter { $0.value }.keys.sorted() == Array(0..<20), "stored, and the missing orders refused: \(results)")
+            for index in 0..<20 {
+                #expect(try await store.cachedPackage(type: type, id: "P\(index)", version: 1) == [UInt8(index)])
+            }
+        }
+    }
+
     @Test func aNewSigningIdentityDropsTheTypesCachedPackages() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

@@ -18,6 +18,8 @@ public final class SQLOrderStore: OrderStore {
     let carrierInbox = GroupCommit<IncomingCarrierEvent, CarrierEventReceipt>(maximumBatch: 128)
     /// Order updates made at the same time, written in one transaction.
     let orderUpdates = GroupCommit<OrderUpdate, OrderRecord>(maximumBatch: 32)
+    /// Signed packages built at the same time, cached in one transaction.
+    let packageWrites = GroupCommit<PackageWrite, Void>(maximumBatch: 32)
 
     init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
         self.backend = backend
