@@ -149,7 +149,8 @@ import Testing
                             try await store.storePackage(type: type, id: "P\(index)", version: 1, bytes: [UInt8(index)])
                             return (index, true)
                         } catch {
-                            return (index, error as? OrderStoreError == .orderNotFound(orderTypeIdentifier: type, orderIdentifier: "P\(index)") ? false : true)
+                            let missing = OrderStoreError.orderNotFound(orderTypeIdentifier: type, orderIdentifier: "P\(index)")
+                            return (index, error as? OrderStoreError != missing)
                         }
                     }
                 }
