@@ -20,7 +20,8 @@ extension SQLOrderStore {
     ///
     /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     public func storePackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int, bytes: [UInt8]) async throws {
-        let package = PackageWrite(key: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier), version: version, bytes: bytes)
+        let package = PackageWrite(
+            key: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier), version: version, bytes: bytes)
         try await packageWrites.submit(package) { try await self.writePackages($0) }
     }
 
