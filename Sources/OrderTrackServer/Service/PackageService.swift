@@ -149,10 +149,14 @@ package final class PackageService: Service, Sendable {
         queue.yield(PreparedBuild(record: record, order: order, tally: WorkTally.current))
     }
 
-    /// Runs queued builds, up to ``buildsInFlightPerThread`` per CPU-pool thread at once; at graceful shutdown drops the
-    /// queued ones and waits for the running ones, cancelling them after ``shutdownGrace``.
+    /// Runs queued builds, as many at once as the CPU pool has threads; at graceful shutdown drops the queued ones and
+    /// waits for the running ones, cancelling them after ``shutdownGrace``.
+    ///
+    /// More at once would store their packages together (``OrderStore``'s group commit) but queue their signatures in
+    /// the CPU pool ahead of the order updates' validation: `bench carrier` at 500 events/s went from a p99 of 270 ms
+    /// to 1.4 s with 16 per thread.
     package func run() async throws {
-        let limit = cpu.threadCount * Self.buildsInFlightPerThread
+        let limit = cpu.threadCount
         await withTaskGroup(of: Bool.self) { group in
             var running = 0
             await withGracefulShutdownHandler {
@@ -186,11 +190,6 @@ package final class PackageService: Service, Sendable {
             }
         }
     }
-
-    /// Builds in flight per CPU-pool thread. The pool bounds the signing; the rest of a build waits for the database,
-    /// where builds that store their packages at the same time share one transaction. With one build per thread, the
-    /// stores came one transaction each and took the single SQLite writer from the order updates (`bench carrier`).
-    static let buildsInFlightPerThread = 16
 
     private func buildInBackground(_ record: OrderRecord, _ order: ValidatedOrder) async {
         do {
