@@ -16,7 +16,7 @@ extension SQLOrderStore {
 
     /// Caches a signed package, keeping one per order: a newer version replaces an older one, never the reverse, so a
     /// slow build of an old version cannot overwrite a newer package. Packages stored at the same time (every order a
-    /// bulk request or the carrier worker changed is built in the background) share one transaction (``GroupCommit``).
+    /// bulk request or the carrier worker changed is built in the background) share one transaction (a group commit).
     ///
     /// - Throws: ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
     public func storePackage(type orderTypeIdentifier: String, id orderIdentifier: String, version: Int, bytes: [UInt8]) async throws {

@@ -12,7 +12,7 @@ extension SQLOrderStore {
 
     /// Stores a verified event as pending, with its connection's merchant and provider; a redelivery changes nothing.
     ///
-    /// Events that webhooks deliver at the same time are stored in one transaction (``GroupCommit``).
+    /// Events that webhooks deliver at the same time are stored in one transaction (a group commit).
     ///
     /// - Throws: ``OrderStoreError/carrierConnectionNotFound(id:)``, ``OrderStoreError/invalidArgument(name:reason:)`` for a
     ///   blank tracking number.

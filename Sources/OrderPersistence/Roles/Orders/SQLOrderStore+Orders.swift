@@ -127,7 +127,7 @@ extension SQLOrderStore {
     /// (those naming no wallet link) are deleted before the pushes are queued: those devices can no longer fetch it.
     ///
     /// Updates made at the same time (the carrier worker's parcels, a bulk request's orders, concurrent PATCHes) share
-    /// one transaction (``GroupCommit``), each still checked against its own expected version.
+    /// one transaction (a group commit), each still checked against its own expected version.
     ///
     /// - Throws: ``OrderStoreError/versionConflict(orderTypeIdentifier:orderIdentifier:expected:actual:)`` when another
     ///   update came first (re-read and retry), ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)``.
