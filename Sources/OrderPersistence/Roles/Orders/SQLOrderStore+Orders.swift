@@ -297,7 +297,7 @@ extension SQLOrderStore {
         guard (1...Self.maximumPageSize).contains(limit) else {
             throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
         }
-        let afterSequence = try cursor.map(OrderCursor.decode)
+        let afterSequence = try cursor.map(ListCursor.orders.decode)
         return try await read("list orders of merchant \(merchantID)") { db in
             let query = db.select().columns(Self.orderColumns).from("orders")
                 .where("merchant_id", .equal, merchantID)
@@ -319,7 +319,7 @@ extension SQLOrderStore {
             let rows = try await query.orderBy("created_sequence").limit(limit + 1).all()
             let page = rows.prefix(limit)
             let orders = try page.map(Self.order(from:))
-            let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
+            let nextCursor = try rows.count > limit ? page.last.map { ListCursor.orders.encode(try $0.int64("created_sequence")) } : nil
             return OrderPage(orders: orders, nextCursor: nextCursor)
         }
     }
