@@ -44,7 +44,7 @@ public struct EventRecord: Sendable, Hashable {
     public var createdAt: Date
     /// The order it concerns, when it concerns one.
     public var order: OrderKey?
-    /// The event's `data`: a JSON object, its members depending on ``type``.
+    /// The event's `data`: a JSON object, its members depending on its `type`.
     public var data: String
 
     /// An event as stored.

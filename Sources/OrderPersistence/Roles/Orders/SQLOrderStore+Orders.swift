@@ -171,8 +171,9 @@ extension SQLOrderStore {
     }
 
     /// Writes `updates` in one transaction: a statement per order for its version-checked row, then one for the
-    /// pushes of them all, one for their activity entries and those of their events (``appendEvents(_:_:at:)``). A version conflict, a missing order, a taken order
-    /// number or a superseded scan is that update's answer and writes nothing of it; a database error fails them all.
+    /// pushes of them all, one for their activity entries and two for their events (`appendEvents`; one more per
+    /// further merchant). A version conflict, a missing order, a taken order number or a superseded scan is that
+    /// update's answer and writes nothing of it; a database error fails them all.
     private func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
         let operation =
             updates.count == 1
