@@ -125,8 +125,10 @@ extension SQLOrderStore {
 
     /// `order.wallet_removed` for each of `orders` (whose registrations the caller deleted) that has none left.
     ///
-    /// The orders' rows are locked first (PostgreSQL), as a registration locks its order's: a device registering
-    /// meanwhile either commits first and is counted here, or waits and then finds the order without registrations.
+    /// The orders' rows are locked before the look (PostgreSQL), as a registration locks its order's first: a device
+    /// registering meanwhile either committed before and is seen here, or waits for this transaction and then finds the
+    /// order without registrations. (The same device registering again while its row is deleted here is a deadlock,
+    /// which PostgreSQL breaks and the store retries.)
     func walletRemovedEvents(_ db: any SQLDatabase, orders: Set<OrderKey>) async throws -> [NewEvent] {
         var events: [NewEvent] = []
         for chunk in orders.sorted(by: { ($0.orderTypeIdentifier, $0.orderIdentifier) < ($1.orderTypeIdentifier, $1.orderIdentifier) })
