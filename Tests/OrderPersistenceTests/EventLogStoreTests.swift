@@ -108,6 +108,66 @@ import Testing
         }
     }
 
+    @Test func walletLinksRevokedOrExpiredRemoveTheOrdersLastRegistration() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let order = try await store.createOrder(fixture.order("A")).key
+            let now = milliseconds(Date())
+            let removed = { try await Self.events(store, fixture.merchant.id, type: .orderWalletRemoved).count }
+            for (id, expiresAt) in [("wl-1", now.addingTimeInterval(3600)), ("wl-2", now.addingTimeInterval(60))] {
+                try await store.createWalletLink(
+                    WalletLinkRecord(
+                        id: id, tokenHash: "hash-\(id)", deviceTokenHash: "device-\(id)", merchantID: fixture.merchant.id, order: order,
+                        createdAt: now, expiresAt: expiresAt))
+            }
+            _ = try await store.register(
+                deviceLibraryIdentifier: "d1", pushToken: "t1", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", walletLinkID: "wl-1",
+                maximumPerOrder: nil)
+            _ = try await store.revokeWalletLink(merchantID: fixture.merchant.id, id: "wl-1", at: now)
+            #expect(try await removed() == 1, "revoking the link took the order's only registration")
+
+            _ = try await store.register(
+                deviceLibraryIdentifier: "d2", pushToken: "t2", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", walletLinkID: "wl-2",
+                maximumPerOrder: nil)
+            #expect(try await store.deleteRegistrations(ofWalletLinksExpiredBefore: now.addingTimeInterval(120)) == 1)
+            #expect(try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(120)) == 1)
+            #expect(try await removed() == 2, "the expired link's registration went once")
+            #expect(try await Self.events(store, fixture.merchant.id, type: .orderWalletAdded).count == 2)
+        }
+    }
+
+    @Test func concurrentWritersGetOneEventPerCauseAndAGaplessSequence() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            try await store.createOrder(fixture.order("A"))
+            let devices = (0..<12).map { "device-\($0)" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for device in devices {
+                    group.addTask {
+                        _ = try await store.register(
+                            deviceLibraryIdentifier: device, pushToken: "token-\(device)", orderTypeIdentifier: fixture.orderType,
+                            orderIdentifier: "A")
+                    }
+                    group.addTask { try await store.createOrder(fixture.order("order-\(device)")) }
+                }
+                try await group.waitForAll()
+            }
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for device in devices {
+                    group.addTask {
+                        try await store.unregister(deviceLibraryIdentifier: device, orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let events = try await Self.events(store, fixture.merchant.id)
+            #expect(events.filter { $0.type == .orderWalletAdded }.count == 1, "only one of the concurrent registrations was the first")
+            #expect(events.filter { $0.type == .orderWalletRemoved }.count == 1, "only one of the concurrent removals was the last")
+            #expect(events.filter { $0.type == .orderCreated }.count == 13)
+            #expect(events.map(\.sequence) == Array(1...Int64(events.count)), "one merchant's sequence has no gaps and no repeats")
+        }
+    }
+
     @Test func aParkedJobAndAnInvalidatedTokenAreLoggedWithAPNsReason() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)
