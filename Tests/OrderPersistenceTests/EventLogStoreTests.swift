@@ -281,4 +281,37 @@ import Testing
             #expect(try await CarrierStoreTests.rows(store, "events") == 0)
         }
     }
+
+    @Test func aPageReadsOneIndexRangeWithoutSortingAtScale() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let other = try await Fixture.make(store, orderType: "order.com.example.other")
+            let order = OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
+            try await store.write("seed events") { db in
+                for merchant in [fixture.merchant.id, other.merchant.id] {
+                    for _ in 0..<10 {
+                        let events = (0..<1_000).map { index in
+                            NewEvent(merchantID: merchant, type: index % 50 == 0 ? .pushFailed : .orderUpdated, order: order, data: [:])
+                        }
+                        try await SQLOrderStore.appendEvents(db, events, at: Date())
+                    }
+                }
+            }
+            for type in [nil, EventType.pushFailed] {
+                let query = { (db: any SQLDatabase) in
+                    SQLOrderStore.eventsQuery(db, merchantID: fixture.merchant.id, type: type, before: 9_000, limit: 21).select
+                }
+                if TestDatabase.usesPostgres {
+                    let plan = try await store.plan(analyze: true, of: query)
+                    #expect(
+                        plan.contains { $0.contains("Index") } && !plan.contains { $0.contains("Seq Scan") || $0.contains("Sort") }, "plan: \(plan)")
+                } else {
+                    let plan = try await store.plan(of: query)
+                    #expect(plan.count == 1 && plan[0].hasPrefix("SEARCH events USING INDEX"), "plan: \(plan)")
+                }
+            }
+            let page = try await store.events(merchantID: fixture.merchant.id, type: .pushFailed, after: nil, limit: 100)
+            #expect(page.events.count == 100 && page.events.first?.sequence == 9_951 && page.nextCursor != nil)
+        }
+    }
 }

@@ -50,13 +50,20 @@ extension SQLOrderStore {
         }
         let before = try cursor.map(ListCursor.events.decode)
         return try await read("list events of merchant \(merchantID)") { db in
-            let query = db.select().columns(Self.eventColumns).from("events").where("merchant_id", .equal, merchantID)
-            if let type { query.where("type", .equal, type.rawValue) }
-            if let before { query.where("sequence", .lessThan, before) }
-            let rows = try await query.orderBy("sequence", .descending).limit(limit + 1).all()
+            // One more than the page, to know whether another follows.
+            let rows = try await Self.eventsQuery(db, merchantID: merchantID, type: type, before: before, limit: limit + 1).all()
             let events = try rows.prefix(limit).map(Self.event(from:))
             return EventPage(events: events, nextCursor: rows.count > limit ? events.last.map { ListCursor.events.encode($0.sequence) } : nil)
         }
+    }
+
+    /// A merchant's events before a sequence, newest first: one range of `events_merchant_sequence`, or of
+    /// `events_merchant_type` for one type, read backwards without sorting.
+    static func eventsQuery(_ db: any SQLDatabase, merchantID: String, type: EventType?, before: Int64?, limit: Int) -> SQLSelectBuilder {
+        let query = db.select().columns(eventColumns).from("events").where("merchant_id", .equal, merchantID)
+        if let type { query.where("type", .equal, type.rawValue) }
+        if let before { query.where("sequence", .lessThan, before) }
+        return query.orderBy("sequence", .descending).limit(limit)
     }
 
     /// The merchant's event with this id; see ``EventLog/event(id:merchantID:)``.
