@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for one APNs answer before retrying it later (default 30)")
     var apnsTimeout: Int?
 
-    @Option(help: "Days push log entries and order activity (the dashboard's transcript) are kept; 0 keeps them forever (default 30)")
+    @Option(help: "Days push log entries, order activity (the transcript) and merchant events are kept; 0 keeps them forever (default 30)")
     var pushLogRetentionDays: Int?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info)")

@@ -163,7 +163,7 @@ import Testing
                         limit: limit)
                 }
             }
-            #expect(try OrderCursor.decode(OrderCursor.encode(123_456)) == 123_456)
+            #expect(try ListCursor.orders.decode(ListCursor.orders.encode(123_456)) == 123_456)
         }
     }
 }

@@ -49,8 +49,8 @@ import Testing
             let service = RetentionService(store: client.store, configuration: RetentionConfiguration(), logger: logger, clock: .system)
             #expect(
                 try await service.prune(now: Date().addingTimeInterval(31 * 86_400))
-                    == RetentionService.Pruned(pushLog: 1, idempotencyKeys: 1, activity: 2),
-                "the two orders' creations were their only activity; the link expired only 24 days ago")
+                    == RetentionService.Pruned(pushLog: 1, idempotencyKeys: 1, activity: 2, events: 2),
+                "the two orders' creations were their only activity and events; the link expired only 24 days ago")
             #expect(try await client.merchant(.get, pushes).json["data"]?.arrayValue?.isEmpty == true)
             #expect(try await service.prune(now: Date().addingTimeInterval(38 * 86_400)) == RetentionService.Pruned(walletLinks: 1))
         }

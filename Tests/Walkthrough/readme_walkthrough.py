@@ -28,7 +28,7 @@ PUSHED = "mock APNs: push for order.dev.ordertrack.demo to device …abababab: d
 
 
 # Pages whose examples run after the walkthrough, in this order (each builds on the walkthrough's order).
-DOCS_RUN = ["api.md", "push-delivery.md", "track-in-wallet.md", "wallet-web-service.md", "lookup.md", "carrier-tracking.md"]
+DOCS_RUN = ["api.md", "push-delivery.md", "track-in-wallet.md", "wallet-web-service.md", "lookup.md", "carrier-tracking.md", "events.md"]
 # Pages whose examples do not run here, and why.
 DOCS_NOT_RUN = {
     "performance.md": "release-build benchmarks of minutes each; CI runs them as `ordertrack bench` separately",
@@ -54,6 +54,7 @@ DOCS_EXPECTED = [
     ("carrier-tracking.md: the connection made", r'"webhookURL":\s*"http'),
     ("carrier-tracking.md: the generic event accepted", r'"status":\s*"accepted"'),
     ("carrier-tracking.md: the order followed the parcel", r"^outForDelivery$"),
+    ("events.md: the latest update in the event log", r'"type":\s*"order\.updated"'),
 ]
 
 

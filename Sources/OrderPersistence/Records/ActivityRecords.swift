@@ -89,11 +89,16 @@ public struct ChangeNote: Sendable, Hashable {
     public var address: String?
     /// The change's JSON diff as text.
     public var diff: String?
+    /// The JSON Pointers of the values the change touched (the diff's), sorted; its `order.updated` event names them.
+    public var changedPaths: [String]
+    /// The fulfillments whose status the change moved; those reaching `delivered`, `pickedUp` or `issue` get a
+    /// `fulfillment.delivered` or `fulfillment.issue` event. Empty for a creation.
+    public var fulfillmentChanges: [FulfillmentStatusChange]
 
     /// A note for a change.
     public init(
         author: String? = nil, changedFields: [String] = [], keyID: String? = nil, keyName: String? = nil, address: String? = nil,
-        diff: String? = nil
+        diff: String? = nil, changedPaths: [String] = [], fulfillmentChanges: [FulfillmentStatusChange] = []
     ) {
         self.author = author
         self.changedFields = changedFields
@@ -101,5 +106,7 @@ public struct ChangeNote: Sendable, Hashable {
         self.keyName = keyName
         self.address = address
         self.diff = diff
+        self.changedPaths = changedPaths
+        self.fulfillmentChanges = fulfillmentChanges
     }
 }

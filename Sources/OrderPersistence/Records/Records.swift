@@ -346,8 +346,11 @@ public struct Asset: Sendable, Hashable {
 
 extension APIKeyInfo {
     /// A new key id: `key_` and 24 random hex digits. Ids are not secrets; they only have to be unique.
-    public static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return "key_" + (0..<12).map { _ in String(format: "%02x", generator.next() as UInt8) }.joined()
-    }
+    public static func newID() -> String { randomIdentifier(prefix: "key_") }
+}
+
+/// `prefix` and 24 hex digits from the system's CSPRNG: an id that is unique without a coordinator.
+func randomIdentifier(prefix: String) -> String {
+    var generator = SystemRandomNumberGenerator()
+    return prefix + (0..<12).map { _ in String(format: "%02x", generator.next() as UInt8) }.joined()
 }

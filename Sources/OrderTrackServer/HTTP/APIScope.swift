@@ -26,6 +26,8 @@ enum APIScope: String, Sendable, CaseIterable, Comparable {
     case lookupKeysWrite = "lookup-keys:write"
     case carrierConnectionsRead = "carrier-connections:read"
     case carrierConnectionsWrite = "carrier-connections:write"
+    /// The merchant's event log (`/api/v1/events`).
+    case eventsRead = "events:read"
     /// Managing API keys: only secret keys hold it, so no key can make a key more powerful than itself.
     case apiKeysWrite = "api-keys:write"
 
@@ -108,6 +110,8 @@ enum RouteScopes {
         "POST /api/v1/carrier-connections": Rule(anyOf: [.carrierConnectionsWrite]),
         "GET /api/v1/carrier-connections": Rule(anyOf: [.carrierConnectionsRead]),
         "DELETE /api/v1/carrier-connections/{id}": Rule(anyOf: [.carrierConnectionsWrite]),
+        "GET /api/v1/events": Rule(anyOf: [.eventsRead]),
+        "GET /api/v1/events/{id}": Rule(anyOf: [.eventsRead]),
         "POST /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "GET /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "DELETE /api/v1/api-keys/{id}": Rule(anyOf: [.apiKeysWrite]),

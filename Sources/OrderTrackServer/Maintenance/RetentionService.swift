@@ -5,7 +5,8 @@ import ServiceLifecycle
 
 /// How long records that only grow are kept.
 public struct RetentionConfiguration: Sendable {
-    /// Seconds push log entries and orders' activity (the transcript's other lines) are kept; nil keeps them forever.
+    /// Seconds push log entries, orders' activity (the transcript's other lines) and merchant events are kept; nil
+    /// keeps them forever.
     /// A fan-out to N devices adds N entries, and so does each round of their fetches.
     public var pushLog: TimeInterval?
     /// Seconds idempotency keys are honored at least, before they are forgotten.
@@ -27,7 +28,7 @@ public struct RetentionConfiguration: Sendable {
     }
 }
 
-/// Deletes expired push log entries, order activity, idempotency keys and finished carrier events at start and then every `interval`, and the
+/// Deletes expired push log entries, order activity, merchant events, idempotency keys and finished carrier events at start and then every `interval`, and the
 /// registrations made through Track in Wallet links that expired. Instances sharing a database may all run it:
 /// deleting what is already gone is harmless.
 final class RetentionService: Service, Sendable {
@@ -55,16 +56,17 @@ final class RetentionService: Service, Sendable {
     static let expiredWalletLinks: TimeInterval = 30 * 86_400
 
     /// Deletes what expired by `now`; returns the push log entries, idempotency keys, dashboard sessions, activity
-    /// entries, wallet links, registrations of expired wallet links and carrier events deleted (a session is also deleted when
+    /// entries, merchant events, wallet links, registrations of expired wallet links and carrier events deleted (a session is also deleted when
     /// presented after its expiry; this removes those never presented again). An expired link's device token fetches
     /// nothing from its expiry on; its registrations go here, so they neither take pushes nor count against the order's
     /// cap until the link itself is forgotten.
     @discardableResult
     func prune(now: Date) async throws -> Pruned {
-        var (pushLog, activity) = (0, 0)
+        var (pushLog, activity, events) = (0, 0, 0)
         if let retention = configuration.pushLog {
             pushLog = try await store.deletePushLog(before: now.addingTimeInterval(-retention))
             activity = try await store.deleteActivity(before: now.addingTimeInterval(-retention))
+            events = try await store.deleteEvents(before: now.addingTimeInterval(-retention))
         }
         let keys = try await store.deleteIdempotentResponses(createdBefore: now.addingTimeInterval(-configuration.idempotencyKeys))
         let sessions = try await store.deleteDashboardSessions(expiredBefore: now)
@@ -73,7 +75,7 @@ final class RetentionService: Service, Sendable {
         let carrierEvents = try await store.deleteCarrierEvents(before: now.addingTimeInterval(-configuration.carrierEvents))
         return Pruned(
             pushLog: pushLog, idempotencyKeys: keys, dashboardSessions: sessions, activity: activity, walletLinks: links,
-            walletLinkRegistrations: linkRegistrations, carrierEvents: carrierEvents)
+            walletLinkRegistrations: linkRegistrations, carrierEvents: carrierEvents, events: events)
     }
 
     /// How many records of each kind one pruning deleted.
@@ -85,6 +87,7 @@ final class RetentionService: Service, Sendable {
         var walletLinks = 0
         var walletLinkRegistrations = 0
         var carrierEvents = 0
+        var events = 0
     }
 
     private func pruneLoggingFailures(now: Date) async {
@@ -92,7 +95,7 @@ final class RetentionService: Service, Sendable {
             let deleted = try await prune(now: now)
             let total =
                 deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.activity + deleted.walletLinks
-                + deleted.walletLinkRegistrations + deleted.carrierEvents
+                + deleted.walletLinkRegistrations + deleted.carrierEvents + deleted.events
             if total > 0 {
                 logger.info(
                     "pruned expired records",
@@ -101,7 +104,7 @@ final class RetentionService: Service, Sendable {
                         "dashboard_sessions": .stringConvertible(deleted.dashboardSessions), "activity_entries": .stringConvertible(deleted.activity),
                         "wallet_links": .stringConvertible(deleted.walletLinks),
                         "wallet_link_registrations": .stringConvertible(deleted.walletLinkRegistrations),
-                        "carrier_events": .stringConvertible(deleted.carrierEvents),
+                        "carrier_events": .stringConvertible(deleted.carrierEvents), "events": .stringConvertible(deleted.events),
                     ])
             }
         } catch {

@@ -33,7 +33,8 @@ package struct OrderChangeAuthor: Sendable {
     }
 
     /// The audit record of a change: who, from where, which top-level fields, and the diff (``JSONDiff``, with the
-    /// order's `authenticationToken` never written into it: a rotation shows as `(redacted)` to `(redacted, new)`).
+    /// order's `authenticationToken` never written into it: a rotation shows as `(redacted)` to `(redacted, new)`);
+    /// for an update, also the diff's paths and the fulfillments whose status moved, which its events report.
     func note(from before: JSONValue?, to after: JSONValue) -> ChangeNote {
         let rotated = before.map { $0["authenticationToken"] != after["authenticationToken"] } ?? false
         let redacted = { (document: JSONValue, mark: JSONValue) -> JSONValue in
@@ -45,6 +46,23 @@ package struct OrderChangeAuthor: Sendable {
         let fields = before.map { OrderService.changedFields(from: $0, to: after) } ?? []
         return ChangeNote(
             author: channel.rawValue, changedFields: fields, keyID: grant?.keyID, keyName: grant?.keyName ?? channel.rawValue, address: address,
-            diff: diff.json.serializedString())
+            diff: diff.json.serializedString(), changedPaths: before == nil ? [] : diff.changes.map(\.path),
+            fulfillmentChanges: before.map { Self.fulfillmentChanges(from: $0, to: after) } ?? [])
+    }
+
+    /// The fulfillments of `after` whose status differs from the same fulfillment's (by `fulfillmentIdentifier`) in
+    /// `before`, including those `before` lacks.
+    static func fulfillmentChanges(from before: JSONValue, to after: JSONValue) -> [FulfillmentStatusChange] {
+        let fulfillments = { (document: JSONValue) in document["fulfillments"]?.arrayValue ?? [] }
+        var previous: [String: String] = [:]
+        for fulfillment in fulfillments(before) {
+            if let identifier = fulfillment["fulfillmentIdentifier"]?.stringValue { previous[identifier] = fulfillment["status"]?.stringValue }
+        }
+        return fulfillments(after).compactMap { fulfillment in
+            guard let identifier = fulfillment["fulfillmentIdentifier"]?.stringValue, let status = fulfillment["status"]?.stringValue,
+                status != previous[identifier]
+            else { return nil }
+            return FulfillmentStatusChange(fulfillmentIdentifier: identifier, from: previous[identifier], to: status)
+        }
     }
 }

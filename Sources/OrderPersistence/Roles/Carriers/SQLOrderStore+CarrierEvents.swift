@@ -131,28 +131,47 @@ extension SQLOrderStore {
         let now = self.now().millisecondsSince1970
         let ended = try await write("finish \(finishes.count) carrier events") { db in
             var ended: [Int64: CarrierEventState] = [:]
+            var events: [NewEvent] = []
             // In id order, as order writes lock the events they requeue: two transactions never wait on each other crosswise.
             for finish in finishes.sorted(by: { $0.id < $1.id }) {
-                ended[finish.id] = try await self.finishCarrierEvent(db, finish, now: now)
+                let (state, event) = try await self.finishCarrierEvent(db, finish, now: now)
+                ended[finish.id] = state
+                if let event { events.append(event) }
             }
+            try await Self.appendEvents(db, events, at: Date(millisecondsSince1970: now))
             return ended
         }
         return finishes.map { ended[$0.id] }
     }
 
-    private func finishCarrierEvent(_ db: any SQLDatabase, _ finish: CarrierEventFinish, now: Int64) async throws -> CarrierEventState? {
+    /// The event's final state (`nil` when the claim no longer held), and `carrier.event_unmatched` when it is finished
+    /// unmatched for the first time.
+    private func finishCarrierEvent(_ db: any SQLDatabase, _ finish: CarrierEventFinish, now: Int64) async throws -> (CarrierEventState?, NewEvent?) {
         var final = finish.state
         var outcome = finish.outcome
+        var unmatched: NewEvent?
         if finish.state == .unmatched {
             // The row lock makes an order write that gives a fulfillment this tracking number (which locks the events
             // it sets back to pending) either finish first, so the check below sees the fulfillment, or wait for this one.
             let claimed = try await db.raw(
                 """
-                SELECT merchant_id, tracking_number FROM carrier_events
+                SELECT merchant_id, tracking_number, connection_id, provider, carrier, order_reference, occurred_at, unmatched_at
+                FROM carrier_events
                 WHERE id = \(bind: finish.id) AND attempts = \(bind: finish.attempt) AND state = 'pending'\(unsafeRaw: backend.rowLockClause)
                 """
             ).first()
-            guard let claimed else { return nil }
+            guard let claimed else { return (nil, nil) }
+            if try claimed.decodeNil(column: "unmatched_at") {
+                unmatched = NewEvent(
+                    merchantID: try claimed.string("merchant_id"), type: .carrierEventUnmatched, order: nil,
+                    data: [
+                        "carrierEventId": .integer(finish.id), "connectionId": .string(try claimed.string("connection_id")),
+                        "provider": .string(try claimed.string("provider")), "trackingNumber": .string(try claimed.string("tracking_number")),
+                        "carrier": EventValue(try claimed.optionalString("carrier")),
+                        "orderReference": EventValue(try claimed.optionalString("order_reference")),
+                        "occurredAt": .string(try claimed.date("occurred_at").formatted(.iso8601)),
+                    ])
+            }
             let tracked = try await db.select().column("fulfillment_identifier").from("fulfillment_tracking")
                 .where("merchant_id", .equal, try claimed.string("merchant_id"))
                 .where("tracking_number", .equal, try claimed.string("tracking_number"))
@@ -161,6 +180,7 @@ extension SQLOrderStore {
             if tracked.count > finish.candidates {
                 final = .pending
                 outcome = Self.carrierEventRequeuedOutcome
+                unmatched = nil
             }
         }
         let appliedAt: Int64? = final == .pending ? nil : now
@@ -173,16 +193,21 @@ extension SQLOrderStore {
             .set("order_type_identifier", to: finish.match?.order.orderTypeIdentifier)
             .set("order_identifier", to: finish.match?.order.orderIdentifier)
             .set("fulfillment_identifier", to: finish.match?.fulfillmentIdentifier)
+            .set(
+                "unmatched_at",
+                to: SQLFunction(
+                    "COALESCE", args: SQLColumn("unmatched_at"), final == .unmatched ? SQLBind(now) as any SQLExpression : SQLLiteral.null)
+            )
             .where("id", .equal, finish.id)
             .where("attempts", .equal, finish.attempt)
             .where("state", .equal, CarrierEventState.pending.rawValue)
             .returning("id")
             .first()
-        guard finished != nil else { return nil }
+        guard finished != nil else { return (nil, nil) }
         if final == .applied, let match = finish.match, let scannedAt = finish.scannedAt {
             _ = try await Self.recordFulfillmentScan(db, order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: scannedAt)
         }
-        return final
+        return (final, unmatched)
     }
 
     /// Sets the merchant's unmatched events for these tracking numbers back to pending, inside the caller's

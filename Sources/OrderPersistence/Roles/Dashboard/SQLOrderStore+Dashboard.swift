@@ -76,14 +76,14 @@ extension SQLOrderStore {
         guard (1...Self.maximumPageSize).contains(limit) else {
             throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
         }
-        let beforeSequence = try cursor.map(OrderCursor.decode)
+        let beforeSequence = try cursor.map(ListCursor.orders.decode)
         return try await read("list recent orders of merchant \(merchantID)") { db in
             let query = Self.recentOrdersQuery(
                 db, merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier, status: status, search: search, before: beforeSequence,
                 limit: limit + 1)
             let rows = try await query.all()
             let page = rows.prefix(limit)
-            let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
+            let nextCursor = try rows.count > limit ? page.last.map { ListCursor.orders.encode(try $0.int64("created_sequence")) } : nil
             return OrderPage(orders: try page.map(Self.order(from:)), nextCursor: nextCursor)
         }
     }

@@ -64,10 +64,12 @@ extension SQLOrderStore {
         guard inserted != nil else {
             throw OrderStoreError.orderAlreadyExists(orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
         }
-        try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .created, note: note, at: self.now())])
+        let now = self.now()
+        try await Self.insertActivity(db, [Self.changeActivity(stored, kind: .created, note: note, at: now)])
         if !tracking.isEmpty {
             try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
         }
+        try await Self.appendEvents(db, Self.changeEvents(stored, created: true, note: note), at: now)
         return stored
     }
 
@@ -169,8 +171,9 @@ extension SQLOrderStore {
     }
 
     /// Writes `updates` in one transaction: a statement per order for its version-checked row, then one for the
-    /// pushes of them all and one for their activity entries. A version conflict, a missing order, a taken order
-    /// number or a superseded scan is that update's answer and writes nothing of it; a database error fails them all.
+    /// pushes of them all, one for their activity entries and two for their events (`appendEvents`; one more per
+    /// further merchant). A version conflict, a missing order, a taken order number or a superseded scan is that
+    /// update's answer and writes nothing of it; a database error fails them all.
     private func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
         let operation =
             updates.count == 1
@@ -183,6 +186,7 @@ extension SQLOrderStore {
             var results: [Result<OrderRecord, any Error>?] = Array(repeating: nil, count: updates.count)
             var stored: [OrderRecord] = []
             var activity: [OrderActivity] = []
+            var events: [NewEvent] = []
             // In key order, so two batches lock shared orders in the same order; one order's updates keep theirs.
             let sorted = updates.indices.sorted {
                 (updates[$0].key.orderTypeIdentifier, updates[$0].key.orderIdentifier, $0) < (
@@ -248,13 +252,14 @@ extension SQLOrderStore {
                     continue
                 }
                 if update.authenticationToken != nil {
-                    try await Self.deleteRegistrations(
+                    events += try await deleteRegistrations(
                         db,
                         where: """
                             order_type_identifier = \(bind: key.orderTypeIdentifier) AND order_identifier = \(bind: key.orderIdentifier) \
                             AND wallet_link_id IS NULL
                             """,
-                        at: now)
+                        at: now
+                    ).events
                 }
                 let order = try Self.order(from: updated)
                 if let tracking = update.tracking {
@@ -266,12 +271,14 @@ extension SQLOrderStore {
                 }
                 stored.append(order)
                 activity.append(Self.changeActivity(order, kind: .updated, note: update.note, at: now))
+                events += Self.changeEvents(order, created: false, note: update.note)
                 results[index] = .success(order)
             }
             if stored.count < updates.count { _ = try await nextChangeSequence(db, count: Int64(stored.count - updates.count)) }
             if !stored.isEmpty {
                 try await self.enqueuePushes(db, orders: stored.map(\.key), now: now.millisecondsSince1970)
                 try await Self.insertActivity(db, activity)
+                try await Self.appendEvents(db, events, at: now)
             }
             return results.map { $0 ?? .failure(OrderStoreError.invalidArgument(name: "updates", reason: "an update was not written")) }
         }
@@ -297,7 +304,7 @@ extension SQLOrderStore {
         guard (1...Self.maximumPageSize).contains(limit) else {
             throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
         }
-        let afterSequence = try cursor.map(OrderCursor.decode)
+        let afterSequence = try cursor.map(ListCursor.orders.decode)
         return try await read("list orders of merchant \(merchantID)") { db in
             let query = db.select().columns(Self.orderColumns).from("orders")
                 .where("merchant_id", .equal, merchantID)
@@ -319,7 +326,7 @@ extension SQLOrderStore {
             let rows = try await query.orderBy("created_sequence").limit(limit + 1).all()
             let page = rows.prefix(limit)
             let orders = try page.map(Self.order(from:))
-            let nextCursor = try rows.count > limit ? page.last.map { OrderCursor.encode(try $0.int64("created_sequence")) } : nil
+            let nextCursor = try rows.count > limit ? page.last.map { ListCursor.orders.encode(try $0.int64("created_sequence")) } : nil
             return OrderPage(orders: orders, nextCursor: nextCursor)
         }
     }

@@ -132,14 +132,20 @@ extension SQLOrderStore {
     ///
     /// A resolution applies only while the sender's claim still holds (same lease owner and attempt). A delivered job
     /// that saw a change while in flight is not deleted but made due again, so the device hears of that change too.
+    ///
+    /// A parked job and a dropped token are reported as `push.failed` events, and an order a dropped token leaves
+    /// without registrations as `order.wallet_removed`, in the same transaction.
     public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
         guard !outcomes.isEmpty else { return }
-        let now = self.now().millisecondsSince1970
+        let date = self.now()
+        let now = date.millisecondsSince1970
         // One transaction for a whole batch of answers, and a few statements for all its deliveries: a fan-out to many
         // devices costs one commit per batch, not several statements per push.
         try await write("resolve \(outcomes.count) push jobs") { db in
             try await Self.appendPushLog(db, outcomes.map(\.log))
             var delivered: [PushJob] = []
+            var failed: [(cause: String, log: PushLogEntry)] = []
+            var emptied: Set<OrderKey> = []
             // Rows are locked in id order here and in token order by enqueuePushes, which for one fan-out is the same
             // order: concurrent writers on PostgreSQL then rarely deadlock (and are retried when they do).
             for (job, resolution, entry) in outcomes.sorted(by: { $0.job.id < $1.job.id }) {
@@ -147,11 +153,43 @@ extension SQLOrderStore {
                 switch resolution {
                 case .delivered: delivered.append(job)
                 case .retry(let date): try await Self.retry(db, job, at: date, error: error)
-                case .park: try await Self.park(db, job, error: error)
-                case .dropToken(let registeredBefore): try await Self.dropToken(db, job, registeredBefore: registeredBefore)
+                case .park:
+                    if try await Self.park(db, job, error: error) { failed.append(("parked", entry)) }
+                case .dropToken(let registeredBefore):
+                    let (applied, orders) = try await Self.dropToken(db, job, registeredBefore: registeredBefore)
+                    if applied { failed.append(("tokenInvalidated", entry)) }
+                    emptied.formUnion(orders)
                 }
             }
             try await Self.completeDelivered(db, delivered, now: now)
+            var events = try await Self.pushFailedEvents(db, failed)
+            if !emptied.isEmpty { events += try await walletRemovedEvents(db, orders: emptied) }
+            try await Self.appendEvents(db, events, at: date)
+        }
+    }
+
+    /// `push.failed` for each failure, with APNs' answer; the merchant is the order type's (one statement for them all).
+    private static func pushFailedEvents(_ db: any SQLDatabase, _ failures: [(cause: String, log: PushLogEntry)]) async throws -> [NewEvent] {
+        guard !failures.isEmpty else { return [] }
+        var merchants: [String: String] = [:]
+        for row in try await db.select().columns("order_type_identifier", "merchant_id").from("order_types")
+            .where("order_type_identifier", .in, Array(Set(failures.map(\.log.orderTypeIdentifier)))).all()
+        {
+            merchants[try row.string("order_type_identifier")] = try row.string("merchant_id")
+        }
+        // An order type deleted meanwhile has no merchant left to tell.
+        return failures.compactMap { cause, log in
+            merchants[log.orderTypeIdentifier].map { merchantID in
+                NewEvent(
+                    merchantID: merchantID, type: .pushFailed,
+                    order: OrderKey(orderTypeIdentifier: log.orderTypeIdentifier, orderIdentifier: log.orderIdentifier),
+                    data: [
+                        "orderTypeIdentifier": .string(log.orderTypeIdentifier), "orderIdentifier": .string(log.orderIdentifier),
+                        "cause": .string(cause), "outcome": .string(log.outcome.rawValue),
+                        "apnsStatus": log.status.map { .integer(Int64($0)) } ?? .null,
+                        "reason": EventValue(log.reason), "tokenSuffix": .string(log.tokenSuffix), "attempt": .integer(Int64(log.attempt)),
+                    ])
+            }
         }
     }
 
@@ -217,28 +255,35 @@ extension SQLOrderStore {
         ).run()
     }
 
-    private static func park(_ db: any SQLDatabase, _ job: PushJob, error: String) async throws {
+    /// Parks the job while the claim holds; whether it did.
+    private static func park(_ db: any SQLDatabase, _ job: PushJob, error: String) async throws -> Bool {
         try await db.raw(
             """
             UPDATE push_jobs SET state = 'parked', lease_owner = NULL, lease_until = NULL, last_error = \(bind: error)
             WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
+            RETURNING id
             """
-        ).run()
+        ).first() != nil
     }
 
-    private static func dropToken(_ db: any SQLDatabase, _ job: PushJob, registeredBefore: Date?) async throws {
+    /// Deletes the token's registrations and, while the claim holds, the job; whether the job was deleted, and the
+    /// orders whose registrations went.
+    private static func dropToken(_ db: any SQLDatabase, _ job: PushJob, registeredBefore: Date?) async throws -> (Bool, Set<OrderKey>) {
         let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
-        try await db.raw(
+        let orders = try await db.raw(
             """
             DELETE FROM registrations WHERE push_token = \(bind: job.pushToken)
                 AND order_type_identifier = \(bind: job.orderTypeIdentifier) AND registered_at < \(bind: cutoff)
+            RETURNING order_type_identifier, order_identifier
             """
-        ).run()
-        try await db.raw(
+        ).all().map { OrderKey(orderTypeIdentifier: try $0.string("order_type_identifier"), orderIdentifier: try $0.string("order_identifier")) }
+        let dropped = try await db.raw(
             """
             DELETE FROM push_jobs WHERE id = \(bind: job.id) AND lease_owner = \(bind: job.leaseOwner) AND attempts = \(bind: job.attempts)
+            RETURNING id
             """
-        ).run()
+        ).first()
+        return (dropped != nil, Set(orders))
     }
 
     /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.

@@ -24,19 +24,18 @@ extension SQLOrderStore {
         maximumPerOrder: Int?
     ) async throws -> RegistrationOutcome {
         try await write("register device \(deviceLibraryIdentifier) for \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            try await lockOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
+            let merchantID = try await lockOrder(db, type: orderTypeIdentifier, id: orderIdentifier)
             let now = self.now().millisecondsSince1970
             if let walletLinkID { try await lockLiveWalletLink(db, id: walletLinkID, now: now) }
-            if let maximumPerOrder {
-                let registered =
-                    try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
-                    .from("registrations")
-                    .where("order_type_identifier", .equal, orderTypeIdentifier)
-                    .where("order_identifier", .equal, orderIdentifier)
-                    .where("device_library_identifier", .notEqual, deviceLibraryIdentifier)
-                    .first(decodingColumn: "devices", as: Int.self) ?? 0
-                if registered >= maximumPerOrder { return .limitReached(maximum: maximumPerOrder) }
-            }
+            // The other devices: the cap counts them, and a device new to an order that has none adds it to a wallet.
+            let registered =
+                try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "devices")
+                .from("registrations")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .where("device_library_identifier", .notEqual, deviceLibraryIdentifier)
+                .first(decodingColumn: "devices", as: Int.self) ?? 0
+            if let maximumPerOrder, registered >= maximumPerOrder { return .limitReached(maximum: maximumPerOrder) }
             // Insert-or-nothing first: race-free on engines that run writers concurrently.
             let inserted = try await db.insert(into: "registrations")
                 .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at", "wallet_link_id")
@@ -47,6 +46,11 @@ extension SQLOrderStore {
             if inserted != nil {
                 try await Self.insertActivity(
                     db, [Self.deviceActivity(.registered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, now)])
+                if registered == 0 {
+                    let order = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+                    try await Self.appendEvents(
+                        db, [Self.walletEvent(.orderWalletAdded, merchantID: merchantID, order: order)], at: Date(millisecondsSince1970: now))
+                }
                 return .created
             }
             let previousToken = try await db.select().column("push_token").from("registrations")
@@ -74,17 +78,18 @@ extension SQLOrderStore {
     }
 
     /// Throws ``OrderStoreError/orderNotFound(orderTypeIdentifier:orderIdentifier:)`` unless the order exists, and
-    /// holds its row until the transaction ends where concurrent writers could otherwise interleave.
-    private func lockOrder(_ db: any SQLDatabase, type orderTypeIdentifier: String, id orderIdentifier: String) async throws {
+    /// holds its row until the transaction ends where concurrent writers could otherwise interleave; returns its merchant.
+    private func lockOrder(_ db: any SQLDatabase, type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> String {
         let found = try await db.raw(
             """
-            SELECT order_identifier FROM orders WHERE order_type_identifier = \(bind: orderTypeIdentifier) \
+            SELECT merchant_id FROM orders WHERE order_type_identifier = \(bind: orderTypeIdentifier) \
             AND order_identifier = \(bind: orderIdentifier)\(unsafeRaw: backend.rowLockClause)
             """
-        ).first()
-        guard found != nil else {
+        ).first(decodingColumn: "merchant_id", as: String.self)
+        guard let found else {
             throw OrderStoreError.orderNotFound(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
         }
+        return found
     }
 
     /// Throws ``OrderStoreError/walletLinkClosed(id:)`` unless the link is unrevoked and unexpired at `now`, and holds
@@ -100,40 +105,75 @@ extension SQLOrderStore {
     }
 
     /// Deletes the registrations `condition` selects, in the caller's transaction, and notes each in its order's
-    /// activity as an unregistration; returns the number deleted.
-    @discardableResult
-    static func deleteRegistrations(_ db: any SQLDatabase, where condition: SQLQueryString, at date: Date) async throws -> Int {
+    /// activity as an unregistration; returns the number deleted and an `order.wallet_removed` event for each order
+    /// left without registrations, for the caller to append with its other events.
+    func deleteRegistrations(_ db: any SQLDatabase, where condition: SQLQueryString, at date: Date) async throws
+        -> (deleted: Int, events: [NewEvent])
+    {
         let deleted = try await db.raw(
             "DELETE FROM registrations WHERE " + condition + " RETURNING device_library_identifier, order_type_identifier, order_identifier"
         ).all()
         let entries = try deleted.map {
-            deviceActivity(
+            Self.deviceActivity(
                 .unregistered, try $0.string("device_library_identifier"), try $0.string("order_type_identifier"),
                 try $0.string("order_identifier"), date.millisecondsSince1970)
         }
-        for chunk in entries.chunked(into: activityBatch) { try await insertActivity(db, chunk) }
-        return deleted.count
+        for chunk in entries.chunked(into: Self.activityBatch) { try await Self.insertActivity(db, chunk) }
+        let orders = Set(entries.map { OrderKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier) })
+        return (deleted.count, try await walletRemovedEvents(db, orders: orders))
+    }
+
+    /// `order.wallet_removed` for each of `orders` (whose registrations the caller deleted) that has none left.
+    ///
+    /// The orders' rows are locked before the look (PostgreSQL), as a registration locks its order's first: a device
+    /// registering meanwhile either committed before and is seen here, or waits for this transaction and then finds the
+    /// order without registrations. (The same device registering again while its row is deleted here is a deadlock,
+    /// which PostgreSQL breaks and the store retries.)
+    func walletRemovedEvents(_ db: any SQLDatabase, orders: Set<OrderKey>) async throws -> [NewEvent] {
+        var events: [NewEvent] = []
+        for chunk in orders.sorted(by: { ($0.orderTypeIdentifier, $0.orderIdentifier) < ($1.orderTypeIdentifier, $1.orderIdentifier) })
+            .chunked(into: Self.statementChunk)
+        {
+            let keys = SQLList(
+                chunk.map { SQLGroupExpression(SQLList([SQLBind($0.orderTypeIdentifier), SQLBind($0.orderIdentifier)])) as any SQLExpression })
+            if !backend.rowLockClause.isEmpty {
+                try await db.raw(
+                    """
+                    SELECT order_identifier FROM orders WHERE (order_type_identifier, order_identifier) IN (\(keys))
+                    ORDER BY order_type_identifier, order_identifier\(unsafeRaw: backend.rowLockClause)
+                    """
+                ).run()
+            }
+            let emptied = try await db.raw(
+                """
+                SELECT merchant_id, order_type_identifier, order_identifier FROM orders o
+                WHERE (order_type_identifier, order_identifier) IN (\(keys)) AND NOT EXISTS (
+                    SELECT 1 FROM registrations r
+                    WHERE r.order_type_identifier = o.order_type_identifier AND r.order_identifier = o.order_identifier)
+                """
+            ).all()
+            events += try emptied.map {
+                Self.walletEvent(
+                    .orderWalletRemoved, merchantID: try $0.string("merchant_id"),
+                    order: OrderKey(orderTypeIdentifier: try $0.string("order_type_identifier"), orderIdentifier: try $0.string("order_identifier")))
+            }
+        }
+        return events
     }
 
     /// Removes a registration; `false` if there was none.
     public func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool {
         try await write("unregister device \(deviceLibraryIdentifier) from \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            let deleted =
-                try await db.delete(from: "registrations")
-                .where("device_library_identifier", .equal, deviceLibraryIdentifier)
-                .where("order_type_identifier", .equal, orderTypeIdentifier)
-                .where("order_identifier", .equal, orderIdentifier)
-                .returning("push_token")
-                .first() != nil
-            if deleted {
-                try await Self.insertActivity(
-                    db,
-                    [
-                        Self.deviceActivity(
-                            .unregistered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, self.now().millisecondsSince1970)
-                    ])
-            }
-            return deleted
+            let now = self.now()
+            let (deleted, events) = try await deleteRegistrations(
+                db,
+                where: """
+                    device_library_identifier = \(bind: deviceLibraryIdentifier) AND order_type_identifier = \(bind: orderTypeIdentifier) \
+                    AND order_identifier = \(bind: orderIdentifier)
+                    """,
+                at: now)
+            try await Self.appendEvents(db, events, at: now)
+            return deleted > 0
         }
     }
 

@@ -9,6 +9,9 @@ public protocol RetentionStore: Sendable {
     /// Deletes push log entries recorded before `date`, oldest first, a bounded batch per transaction so that
     /// concurrent writers never wait long; returns the number deleted.
     func deletePushLog(before date: Date) async throws -> Int
+    /// Deletes merchant events created before `date` (kept as long as the push log), a bounded batch per transaction;
+    /// returns the number deleted.
+    func deleteEvents(before date: Date) async throws -> Int
     /// Deletes idempotent responses created before `date`; returns the number deleted.
     func deleteIdempotentResponses(createdBefore date: Date) async throws -> Int
     /// Deletes the dashboard sessions that expired before `date`; returns the number deleted.

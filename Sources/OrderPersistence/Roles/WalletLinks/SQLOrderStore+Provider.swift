@@ -158,7 +158,8 @@ extension SQLOrderStore {
                     .first()
                     .map(Self.walletLink(from:))
             else { return nil }
-            try await Self.deleteRegistrations(db, where: "wallet_link_id = \(bind: id)", at: self.now())
+            let now = self.now()
+            try await Self.appendEvents(db, try await deleteRegistrations(db, where: "wallet_link_id = \(bind: id)", at: now).events, at: now)
             return link
         }
     }
@@ -167,7 +168,11 @@ extension SQLOrderStore {
     /// deleted.
     public func deleteWalletLinks(expiredBefore date: Date) async throws -> Int {
         try await write("delete expired wallet links") { db in
-            try await db.delete(from: "wallet_links").where("expires_at", .lessThan, date.millisecondsSince1970).returning("id").all().count
+            // Their registrations explicitly rather than by the cascade, so that an order they leave without any is reported.
+            let now = self.now()
+            let expired: SQLQueryString = "wallet_link_id IN (SELECT id FROM wallet_links WHERE expires_at < \(bind: date.millisecondsSince1970))"
+            try await Self.appendEvents(db, try await deleteRegistrations(db, where: expired, at: now).events, at: now)
+            return try await db.delete(from: "wallet_links").where("expires_at", .lessThan, date.millisecondsSince1970).returning("id").all().count
         }
     }
 
@@ -175,8 +180,11 @@ extension SQLOrderStore {
     /// themselves stay, to answer "expired"); returns the number deleted.
     public func deleteRegistrations(ofWalletLinksExpiredBefore date: Date) async throws -> Int {
         try await write("delete registrations of expired wallet links") { db in
-            try await Self.deleteRegistrations(
-                db, where: "wallet_link_id IN (SELECT id FROM wallet_links WHERE expires_at < \(bind: date.millisecondsSince1970))", at: self.now())
+            let now = self.now()
+            let (deleted, events) = try await deleteRegistrations(
+                db, where: "wallet_link_id IN (SELECT id FROM wallet_links WHERE expires_at < \(bind: date.millisecondsSince1970))", at: now)
+            try await Self.appendEvents(db, events, at: now)
+            return deleted
         }
     }
 
