@@ -49,7 +49,9 @@ private enum JSONSchemaBuilder {
             .object(["type": "integer", "minimum": minimum.map { .integer($0) }, "maximum": maximum.map { .integer($0) }].compactMapValues { $0 })
         case .boolean: ["type": "boolean"]
         case .enumeration(let values): ["type": "string", "enum": .array(values.map(JSONValue.string))]
-        case .constant(let value): ["const": value]
+        // A type beside const, although const alone says it, so that code generators (swift-openapi-generator) type the
+        // property instead of leaving it untyped.
+        case .constant(let value): value.stringValue == nil ? ["const": value] : ["type": "string", "const": value]
         case .array(let element, _, let maximumCount):
             ["type": "array", "items": self.node(element, definitions: &definitions), "maxItems": .integer(maximumCount)]
         case .object(let schema): reference(schema, definitions: &definitions)
