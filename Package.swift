@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "OrderLookupSigning", targets: ["OrderLookupSigning"]),
         .library(name: "CarrierTracking", targets: ["CarrierTracking"]),
+        .library(name: "OrderTrackClient", targets: ["OrderTrackClient"]),
         .executable(name: "ordertrack", targets: ["ordertrack"]),
     ],
     dependencies: [
@@ -52,6 +53,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // ES256 JWTs: the App Store Server API tokens of order lookup and the signed transactions it answers with.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // OrderTrackClient: the code swift-openapi-generator made from openapi.json runs on these (scripts/generate-client).
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
         // Encodings several modules write by hand (base64url, civil calendar days). No dependencies.
@@ -383,6 +387,25 @@ let package = Package(
             ],
             // Apple's App Store Server Library as the order-lookup client (lookup_judge.py).
             exclude: ["lookup_judge.py"]
+        ),
+        // The merchant API's Swift client: Generated/ is swift-openapi-generator's output for openapi.json, committed and
+        // checked against the document by `scripts/generate-client --check`; the rest is the hand-written layer.
+        .target(
+            name: "OrderTrackClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi-generator-config.yaml"]
+        ),
+        // The client against a live server over real HTTP.
+        .testTarget(
+            name: "OrderTrackClientTests",
+            dependencies: [
+                "OrderTrackClient", "OrderModel", "OrderTrackServer", "ServerTestSupport", "TestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
         ),
         // Real time, real networks and other processes: APNs faults and push delivery against deadlines, a kill in the
         // middle of a fan-out, two `ordertrack serve` processes on one PostgreSQL, PostgreSQL going away, latencies
