@@ -211,35 +211,33 @@ func paymentAuthorizationController(
 }
 
 function serverSwift({ origin, order }) {
-  return `// Your server (Swift, with Hummingbird and AsyncHTTPClient): the page posts Apple Pay's token here; the route
-// creates the order through OrderTrack with the secret API key and answers the orderDetails for Apple Pay.
-import AsyncHTTPClient
+  return `// Your server (Swift, with Hummingbird and OrderTrackClient, the client generated from OrderTrack's OpenAPI
+// document): the page posts Apple Pay's token here; the route creates the order through OrderTrack with the secret
+// API key and answers the orderDetails for Apple Pay.
 import Foundation
 import Hummingbird
+import OrderTrackClient
 
-let orderTrack = "${origin}"
-let apiKey = ProcessInfo.processInfo.environment["ORDERTRACK_API_KEY"]!
+let orderTrack = OrderTrack(
+    serverURL: URL(string: "${origin}")!, apiKey: ProcessInfo.processInfo.environment["ORDERTRACK_API_KEY"]!)
 
-router.post("apple-pay/pay") { request, context -> Response in
+extension Components.Schemas.OrderDetails: @retroactive ResponseEncodable {}
+
+router.post("apple-pay/pay") { request, context -> Components.Schemas.OrderDetails in
     // {"token": …} as Apple Pay gave it to the page (against a development server, "${TEST_TOKEN}").
-    let posted = try await request.body.collect(upTo: 1 << 20)
-    guard let payment = try JSONSerialization.jsonObject(with: Data(posted.readableBytesView)) as? [String: Any],
-        let token = payment["token"]
-    else { throw HTTPError(.badRequest) }
+    struct Posted: Decodable { var token: Operations.ApplePayCheckout.Input.Body.JsonPayload.TokenPayload }
+    let posted = try await request.decode(as: Posted.self, context: context)
     // The order this checkout sold (from your cart), as OrderTrack's order content.
-    let order = try JSONSerialization.jsonObject(with: Data(#"""
+    let order = try JSONDecoder().decode(Components.Schemas.OrderContent.self, from: Data(#"""
 ${json(order)}
 """#.utf8))
-    var call = HTTPClientRequest(url: orderTrack + "/api/v1/apple_pay/payments")
-    call.method = .POST
-    call.headers.add(name: "Authorization", value: "Bearer \\(apiKey)")
-    call.headers.add(name: "Content-Type", value: "application/json")
-    call.body = .bytes(try JSONSerialization.data(withJSONObject: ["token": token, "order": order]))
-    let answer = try await HTTPClient.shared.execute(call, timeout: .seconds(30))
-    let body = try await answer.body.collect(upTo: 1 << 20)
-    guard answer.status == .created || answer.status == .ok else { throw HTTPError(.badGateway) }
-    // 201: {"orderDetails": {"orderTypeIdentifier", "orderIdentifier", "webServiceURL", "authenticationToken"}, "order": …}
-    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    // Error answers throw OrderTrackError (status, code, param, problems).
+    let output = try await orderTrack.call { try await $0.applePayCheckout(body: .json(.init(token: posted.token, order: order))) }
+    // 201: the order was created. A retry of the same payment answers 200 with the first answer (output.ok).
+    switch try output.created.body.json {
+    case .ApplePayCheckout(let checkout): return checkout.orderDetails
+    case .SimulatedCheckout(let checkout): return checkout.orderDetails
+    }
 }`;
 }
 
