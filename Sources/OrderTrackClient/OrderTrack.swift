@@ -46,7 +46,7 @@ public struct OrderTrack: Sendable {
     /// - Parameter ifMatch: the ETag of the order as read: a change since then throws ``OrderTrackError`` 412
     ///   order_version_mismatch and nothing is written. Without it the patch applies to any version.
     public func updateOrder(type: String, id: String, patch: Components.Schemas.OrderPatch, ifMatch etag: String? = nil) async throws
-        -> Operations.UpdateOrder.Output.Ok.Body.JsonPayload
+        -> Components.Schemas.UpdateOrderResponse
     {
         let output = try await call {
             try await $0.updateOrder(
@@ -65,10 +65,7 @@ public struct OrderTrack: Sendable {
 
     /// A Track in Wallet link to the order: a URL that adds it to Wallet in Safari.
     /// - Parameter expiresIn: the link's lifetime in seconds (the server's default, 7 days, if nil).
-    public func walletLink(type: String, id: String, expiresIn: Int? = nil) async throws
-        -> Operations.CreateWalletLink.Output.Created.Body
-        .JsonPayload
-    {
+    public func walletLink(type: String, id: String, expiresIn: Int? = nil) async throws -> Components.Schemas.CreateWalletLinkResponse {
         let output = try await call {
             try await $0.createWalletLink(
                 path: .init(orderTypeIdentifier: type, orderIdentifier: id), body: .json(.init(expiresIn: expiresIn)))
@@ -77,7 +74,7 @@ public struct OrderTrack: Sendable {
         return try created.body.json
     }
 
-    /// Every order matching the filter, most recently updated first, fetched a page at a time as the sequence is read.
+    /// Every order matching the filter, in the order they were created, fetched a page at a time as the sequence is read.
     public func orders(status: Operations.ListOrders.Input.Query.StatusPayload? = nil, pageSize: Int = 20) -> OrderPages {
         OrderPages(orderTrack: self, status: status, pageSize: pageSize)
     }

@@ -73,7 +73,7 @@ typealias OrderTrackError = OrderTrackClient.OrderTrackError
             for _ in 0..<5 { identifiers.append(try await orderTrack.createOrder(try Self.content()).value.orderDetails.orderIdentifier) }
             var listed: [String] = []
             for try await order in orderTrack.orders(pageSize: 2) { listed.append(order.orderIdentifier) }
-            #expect(listed.count == 5 && Set(listed) == Set(identifiers), "every order once, over three pages")
+            #expect(listed == identifiers, "every order once, in the order they were created, over three pages")
         }
     }
 

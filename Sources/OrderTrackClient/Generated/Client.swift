@@ -45,7 +45,7 @@ public struct Client: APIProtocol {
     private var converter: Converter {
         client.converter
     }
-    /// List orders, most recently updated first
+    /// List orders in the order they were created (a cursor walks them without skipping or repeating one updated meanwhile)
     ///
     /// Scope: `orders:read`.
     ///
@@ -127,7 +127,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListOrders.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.OrderPage.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -602,7 +602,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ValidateOrder.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ValidateOrderResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1019,7 +1019,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.GetOrder.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.GetOrderResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1260,7 +1260,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.UpdateOrder.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.UpdateOrderResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1572,7 +1572,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.NotifyOrderDevices.Output.Accepted.Body.JsonPayload.self,
+                            Components.Schemas.NotifyOrderDevicesResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1799,7 +1799,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.RotateAuthenticationToken.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.RotateAuthenticationTokenResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2318,7 +2318,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListOrderPushes.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ListOrderPushesResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2537,7 +2537,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.NotifyOrderForm.Output.Accepted.Body.JsonPayload.self,
+                            Components.Schemas.NotifyOrderDevicesResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2769,7 +2769,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListAssets.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ListAssetsResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3227,7 +3227,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.PutAsset.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.PutAssetResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3901,7 +3901,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.PutAssetLocalized.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.PutAssetResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -4304,7 +4304,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListOrderTypes.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ListOrderTypesResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -4503,7 +4503,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.PutOrderType.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.PutOrderTypeResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -4757,7 +4757,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListPaymentIdentities.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ListPaymentIdentitiesResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -5372,7 +5372,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.DecryptApplePayToken.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.DecryptApplePayTokenResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -5623,7 +5623,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ApplePayCheckout.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ApplePayCheckoutResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -5653,7 +5653,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ApplePayCheckout.Output.Created.Body.JsonPayload.self,
+                            Components.Schemas.ApplePayCheckoutResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -6355,7 +6355,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            OpenAPIRuntime.OpenAPIObjectContainer.self,
+                            Components.Schemas.ApplePayMerchantSession.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -7037,7 +7037,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.CreateWalletLink.Output.Created.Body.JsonPayload.self,
+                            Components.Schemas.CreateWalletLinkResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -7273,7 +7273,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.RevokeWalletLink.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.RevokeWalletLinkResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -7483,7 +7483,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListAPIKeys.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ListAPIKeysResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -8306,7 +8306,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.OrderHistory.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.OrderHistoryResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -8518,7 +8518,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.SetDefaultOrderType.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.SetDefaultOrderTypeResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -9209,7 +9209,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListCarrierConnections.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ListCarrierConnectionsResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -9824,7 +9824,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.ReceiveCarrierWebhookResponse200.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -9846,7 +9846,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ReceiveCarrierWebhook.Output.Accepted.Body.JsonPayload.self,
+                            Components.Schemas.ReceiveCarrierWebhookResponse202.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -10079,7 +10079,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Operations.ListEvents.Output.Ok.Body.JsonPayload.self,
+                            Components.Schemas.EventPage.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)

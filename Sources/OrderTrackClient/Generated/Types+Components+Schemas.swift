@@ -2605,5 +2605,1357 @@ extension Components {
                 case data
             }
         }
+        /// - Remark: Generated from `#/components/schemas/OrderPage`.
+        public struct OrderPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/OrderPage/data`.
+            public var data: [Components.Schemas.Order]
+            /// Cursor of the next page; null on the last.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OrderPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `OrderPage`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            ///   - nextCursor: Cursor of the next page; null on the last.
+            public init(
+                data: [Components.Schemas.Order],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.data = data
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+                case nextCursor
+            }
+        }
+        /// A complete order.json.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ValidateOrderRequest`.
+        public typealias ValidateOrderRequest = OpenAPIRuntime.OpenAPIValueContainer
+        /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse`.
+        public struct ValidateOrderResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/valid`.
+            public var valid: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/ProblemsPayload`.
+            public struct ProblemsPayloadPayload: Codable, Hashable, Sendable {
+                /// JSON path of the value at fault (fulfillments[0].status), a file of the package, or "" for the whole document.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/ProblemsPayload/path`.
+                public var path: Swift.String
+                /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/ProblemsPayload/message`.
+                public var message: Swift.String
+                /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/ProblemsPayload/severity`.
+                @frozen public enum SeverityPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case error = "error"
+                    case warning = "warning"
+                    case note = "note"
+                }
+                /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/ProblemsPayload/severity`.
+                public var severity: Components.Schemas.ValidateOrderResponse.ProblemsPayloadPayload.SeverityPayload
+                /// Creates a new `ProblemsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - path: JSON path of the value at fault (fulfillments[0].status), a file of the package, or "" for the whole document.
+                ///   - message:
+                ///   - severity:
+                public init(
+                    path: Swift.String,
+                    message: Swift.String,
+                    severity: Components.Schemas.ValidateOrderResponse.ProblemsPayloadPayload.SeverityPayload
+                ) {
+                    self.path = path
+                    self.message = message
+                    self.severity = severity
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case path
+                    case message
+                    case severity
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/problems`.
+            public typealias ProblemsPayload = [Components.Schemas.ValidateOrderResponse.ProblemsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/ValidateOrderResponse/problems`.
+            public var problems: Components.Schemas.ValidateOrderResponse.ProblemsPayload
+            /// Creates a new `ValidateOrderResponse`.
+            ///
+            /// - Parameters:
+            ///   - valid:
+            ///   - problems:
+            public init(
+                valid: Swift.Bool,
+                problems: Components.Schemas.ValidateOrderResponse.ProblemsPayload
+            ) {
+                self.valid = valid
+                self.problems = problems
+            }
+            public enum CodingKeys: String, CodingKey {
+                case valid
+                case problems
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest`.
+        public struct BulkUpdateOrdersRequestPayload: Codable, Hashable, Sendable {
+            /// The order type; the merchant's default (or only) one when absent.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/orderTypeIdentifier`.
+            public var orderTypeIdentifier: Swift.String?
+            /// The order; give this or orderNumber.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/orderIdentifier`.
+            public var orderIdentifier: Swift.String?
+            /// The order's number within its order type; give this or orderIdentifier.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/orderNumber`.
+            public var orderNumber: Swift.String?
+            /// A JSON merge patch, as PATCH /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier} takes it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/patch`.
+            public var patch: OpenAPIRuntime.OpenAPIObjectContainer
+            /// The version the line is meant for (3 or "\"3\""), as If-Match.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/ifMatch`.
+            @frozen public enum IfMatchPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/ifMatch/case1`.
+                case case1(Swift.Int)
+                /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/ifMatch/case2`.
+                case case2(Swift.String)
+                public init(from decoder: any Swift.Decoder) throws {
+                    var errors: [any Swift.Error] = []
+                    do {
+                        self = .case1(try decoder.decodeFromSingleValueContainer())
+                        return
+                    } catch {
+                        errors.append(error)
+                    }
+                    do {
+                        self = .case2(try decoder.decodeFromSingleValueContainer())
+                        return
+                    } catch {
+                        errors.append(error)
+                    }
+                    throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                        type: Self.self,
+                        codingPath: decoder.codingPath,
+                        errors: errors
+                    )
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    switch self {
+                    case let .case1(value):
+                        try encoder.encodeToSingleValueContainer(value)
+                    case let .case2(value):
+                        try encoder.encodeToSingleValueContainer(value)
+                    }
+                }
+            }
+            /// The version the line is meant for (3 or "\"3\""), as If-Match.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest/ifMatch`.
+            public var ifMatch: Components.Schemas.BulkUpdateOrdersRequestPayload.IfMatchPayload?
+            /// Creates a new `BulkUpdateOrdersRequestPayload`.
+            ///
+            /// - Parameters:
+            ///   - orderTypeIdentifier: The order type; the merchant's default (or only) one when absent.
+            ///   - orderIdentifier: The order; give this or orderNumber.
+            ///   - orderNumber: The order's number within its order type; give this or orderIdentifier.
+            ///   - patch: A JSON merge patch, as PATCH /api/v1/orders/{orderTypeIdentifier}/{orderIdentifier} takes it.
+            ///   - ifMatch: The version the line is meant for (3 or "\"3\""), as If-Match.
+            public init(
+                orderTypeIdentifier: Swift.String? = nil,
+                orderIdentifier: Swift.String? = nil,
+                orderNumber: Swift.String? = nil,
+                patch: OpenAPIRuntime.OpenAPIObjectContainer,
+                ifMatch: Components.Schemas.BulkUpdateOrdersRequestPayload.IfMatchPayload? = nil
+            ) {
+                self.orderTypeIdentifier = orderTypeIdentifier
+                self.orderIdentifier = orderIdentifier
+                self.orderNumber = orderNumber
+                self.patch = patch
+                self.ifMatch = ifMatch
+            }
+            public enum CodingKeys: String, CodingKey {
+                case orderTypeIdentifier
+                case orderIdentifier
+                case orderNumber
+                case patch
+                case ifMatch
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.orderTypeIdentifier = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .orderTypeIdentifier
+                )
+                self.orderIdentifier = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .orderIdentifier
+                )
+                self.orderNumber = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .orderNumber
+                )
+                self.patch = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .patch
+                )
+                self.ifMatch = try container.decodeIfPresent(
+                    Components.Schemas.BulkUpdateOrdersRequestPayload.IfMatchPayload.self,
+                    forKey: .ifMatch
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "orderTypeIdentifier",
+                    "orderIdentifier",
+                    "orderNumber",
+                    "patch",
+                    "ifMatch"
+                ])
+            }
+        }
+        /// One update per line (newline-delimited JSON): each item below is one line.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersRequest`.
+        public typealias BulkUpdateOrdersRequest = [Components.Schemas.BulkUpdateOrdersRequestPayload]
+        /// Newline-delimited JSON result lines.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BulkUpdateOrdersResponse`.
+        public typealias BulkUpdateOrdersResponse = Swift.String
+        /// - Remark: Generated from `#/components/schemas/GetOrderResponse`.
+        public struct GetOrderResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GetOrderResponse/order`.
+            public var order: Components.Schemas.Order
+            /// Creates a new `GetOrderResponse`.
+            ///
+            /// - Parameters:
+            ///   - order:
+            public init(order: Components.Schemas.Order) {
+                self.order = order
+            }
+            public enum CodingKeys: String, CodingKey {
+                case order
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse`.
+        public struct UpdateOrderResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/order`.
+            public var order: Components.Schemas.Order?
+            /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/changed`.
+            public var changed: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/version`.
+            public var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/WarningsPayload`.
+            public struct WarningsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/WarningsPayload/path`.
+                public var path: Swift.String
+                /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/WarningsPayload/message`.
+                public var message: Swift.String
+                /// Creates a new `WarningsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - path:
+                ///   - message:
+                public init(
+                    path: Swift.String,
+                    message: Swift.String
+                ) {
+                    self.path = path
+                    self.message = message
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case path
+                    case message
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/warnings`.
+            public typealias WarningsPayload = [Components.Schemas.UpdateOrderResponse.WarningsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/UpdateOrderResponse/warnings`.
+            public var warnings: Components.Schemas.UpdateOrderResponse.WarningsPayload
+            /// Creates a new `UpdateOrderResponse`.
+            ///
+            /// - Parameters:
+            ///   - order:
+            ///   - changed:
+            ///   - version:
+            ///   - warnings:
+            public init(
+                order: Components.Schemas.Order? = nil,
+                changed: Swift.Bool,
+                version: Swift.Int,
+                warnings: Components.Schemas.UpdateOrderResponse.WarningsPayload
+            ) {
+                self.order = order
+                self.changed = changed
+                self.version = version
+                self.warnings = warnings
+            }
+            public enum CodingKeys: String, CodingKey {
+                case order
+                case changed
+                case version
+                case warnings
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/NotifyOrderDevicesResponse`.
+        public struct NotifyOrderDevicesResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotifyOrderDevicesResponse/registrations`.
+            public var registrations: Swift.Int
+            /// Creates a new `NotifyOrderDevicesResponse`.
+            ///
+            /// - Parameters:
+            ///   - registrations:
+            public init(registrations: Swift.Int) {
+                self.registrations = registrations
+            }
+            public enum CodingKeys: String, CodingKey {
+                case registrations
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RotateAuthenticationTokenResponse`.
+        public struct RotateAuthenticationTokenResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RotateAuthenticationTokenResponse/order`.
+            public var order: Components.Schemas.Order
+            /// - Remark: Generated from `#/components/schemas/RotateAuthenticationTokenResponse/orderDetails`.
+            public var orderDetails: Components.Schemas.OrderDetails
+            /// Creates a new `RotateAuthenticationTokenResponse`.
+            ///
+            /// - Parameters:
+            ///   - order:
+            ///   - orderDetails:
+            public init(
+                order: Components.Schemas.Order,
+                orderDetails: Components.Schemas.OrderDetails
+            ) {
+                self.order = order
+                self.orderDetails = orderDetails
+            }
+            public enum CodingKeys: String, CodingKey {
+                case order
+                case orderDetails
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListOrderPushesResponse`.
+        public struct ListOrderPushesResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListOrderPushesResponse/data`.
+            public var data: [Components.Schemas.PushAttempt]
+            /// Creates a new `ListOrderPushesResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.PushAttempt]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/NotifyOrderFormRequest`.
+        public struct NotifyOrderFormRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotifyOrderFormRequest/order_type_identifier`.
+            public var orderTypeIdentifier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotifyOrderFormRequest/order_identifier`.
+            public var orderIdentifier: Swift.String
+            /// Creates a new `NotifyOrderFormRequest`.
+            ///
+            /// - Parameters:
+            ///   - orderTypeIdentifier:
+            ///   - orderIdentifier:
+            public init(
+                orderTypeIdentifier: Swift.String,
+                orderIdentifier: Swift.String
+            ) {
+                self.orderTypeIdentifier = orderTypeIdentifier
+                self.orderIdentifier = orderIdentifier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case orderTypeIdentifier = "order_type_identifier"
+                case orderIdentifier = "order_identifier"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListAssetsResponse`.
+        public struct ListAssetsResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListAssetsResponse/data`.
+            public var data: [Components.Schemas.Asset]
+            /// Creates a new `ListAssetsResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.Asset]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PutAssetResponse`.
+        public struct PutAssetResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PutAssetResponse/asset`.
+            public var asset: Components.Schemas.Asset
+            /// Creates a new `PutAssetResponse`.
+            ///
+            /// - Parameters:
+            ///   - asset:
+            public init(asset: Components.Schemas.Asset) {
+                self.asset = asset
+            }
+            public enum CodingKeys: String, CodingKey {
+                case asset
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListOrderTypesResponse`.
+        public struct ListOrderTypesResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListOrderTypesResponse/data`.
+            public var data: [Components.Schemas.OrderType]
+            /// The order type a created order that names none gets.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ListOrderTypesResponse/defaultOrderTypeIdentifier`.
+            public var defaultOrderTypeIdentifier: Swift.String?
+            /// Creates a new `ListOrderTypesResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            ///   - defaultOrderTypeIdentifier: The order type a created order that names none gets.
+            public init(
+                data: [Components.Schemas.OrderType],
+                defaultOrderTypeIdentifier: Swift.String? = nil
+            ) {
+                self.data = data
+                self.defaultOrderTypeIdentifier = defaultOrderTypeIdentifier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+                case defaultOrderTypeIdentifier
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PutOrderTypeRequest`.
+        public struct PutOrderTypeRequest: Codable, Hashable, Sendable {
+            /// The Order Type ID certificate and private key as a PKCS#12 (.p12) file.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderTypeRequest/pkcs12`.
+            public var pkcs12: OpenAPIRuntime.Base64EncodedData
+            /// The PKCS#12 password (default empty).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderTypeRequest/password`.
+            public var password: Swift.String?
+            /// Apple WWDR intermediate certificate(s) in PEM.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderTypeRequest/wwdrPEM`.
+            public var wwdrPEM: Swift.String?
+            /// Creates a new `PutOrderTypeRequest`.
+            ///
+            /// - Parameters:
+            ///   - pkcs12: The Order Type ID certificate and private key as a PKCS#12 (.p12) file.
+            ///   - password: The PKCS#12 password (default empty).
+            ///   - wwdrPEM: Apple WWDR intermediate certificate(s) in PEM.
+            public init(
+                pkcs12: OpenAPIRuntime.Base64EncodedData,
+                password: Swift.String? = nil,
+                wwdrPEM: Swift.String? = nil
+            ) {
+                self.pkcs12 = pkcs12
+                self.password = password
+                self.wwdrPEM = wwdrPEM
+            }
+            public enum CodingKeys: String, CodingKey {
+                case pkcs12
+                case password
+                case wwdrPEM
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PutOrderTypeResponse`.
+        public struct PutOrderTypeResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PutOrderTypeResponse/orderType`.
+            public var orderType: Components.Schemas.OrderType
+            /// Creates a new `PutOrderTypeResponse`.
+            ///
+            /// - Parameters:
+            ///   - orderType:
+            public init(orderType: Components.Schemas.OrderType) {
+                self.orderType = orderType
+            }
+            public enum CodingKeys: String, CodingKey {
+                case orderType
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AddPaymentIdentityRequest`.
+        public struct AddPaymentIdentityRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AddPaymentIdentityRequest/certificatePEM`.
+            public var certificatePEM: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AddPaymentIdentityRequest/privateKeyPEM`.
+            public var privateKeyPEM: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AddPaymentIdentityRequest/pkcs12`.
+            public var pkcs12: OpenAPIRuntime.Base64EncodedData?
+            /// - Remark: Generated from `#/components/schemas/AddPaymentIdentityRequest/password`.
+            public var password: Swift.String?
+            /// When given, must be the certificate's merchant identifier.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AddPaymentIdentityRequest/merchantIdentifier`.
+            public var merchantIdentifier: Swift.String?
+            /// Creates a new `AddPaymentIdentityRequest`.
+            ///
+            /// - Parameters:
+            ///   - certificatePEM:
+            ///   - privateKeyPEM:
+            ///   - pkcs12:
+            ///   - password:
+            ///   - merchantIdentifier: When given, must be the certificate's merchant identifier.
+            public init(
+                certificatePEM: Swift.String? = nil,
+                privateKeyPEM: Swift.String? = nil,
+                pkcs12: OpenAPIRuntime.Base64EncodedData? = nil,
+                password: Swift.String? = nil,
+                merchantIdentifier: Swift.String? = nil
+            ) {
+                self.certificatePEM = certificatePEM
+                self.privateKeyPEM = privateKeyPEM
+                self.pkcs12 = pkcs12
+                self.password = password
+                self.merchantIdentifier = merchantIdentifier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case certificatePEM
+                case privateKeyPEM
+                case pkcs12
+                case password
+                case merchantIdentifier
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListPaymentIdentitiesResponse`.
+        public struct ListPaymentIdentitiesResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListPaymentIdentitiesResponse/data`.
+            public var data: [Components.Schemas.PaymentIdentity]
+            /// Creates a new `ListPaymentIdentitiesResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.PaymentIdentity]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenRequest`.
+        public struct DecryptApplePayTokenRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenRequest/token`.
+            public var token: Components.Schemas.ApplePayToken
+            /// Creates a new `DecryptApplePayTokenRequest`.
+            ///
+            /// - Parameters:
+            ///   - token:
+            public init(token: Components.Schemas.ApplePayToken) {
+                self.token = token
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenResponse`.
+        public struct DecryptApplePayTokenResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenResponse/transactionId`.
+            public var transactionId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenResponse/merchantIdentifier`.
+            public var merchantIdentifier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenResponse/version`.
+            @frozen public enum VersionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ecV1 = "EC_v1"
+                case rsaV1 = "RSA_v1"
+            }
+            /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenResponse/version`.
+            public var version: Components.Schemas.DecryptApplePayTokenResponse.VersionPayload
+            /// - Remark: Generated from `#/components/schemas/DecryptApplePayTokenResponse/paymentData`.
+            public var paymentData: Components.Schemas.ApplePayPayload
+            /// Creates a new `DecryptApplePayTokenResponse`.
+            ///
+            /// - Parameters:
+            ///   - transactionId:
+            ///   - merchantIdentifier:
+            ///   - version:
+            ///   - paymentData:
+            public init(
+                transactionId: Swift.String,
+                merchantIdentifier: Swift.String,
+                version: Components.Schemas.DecryptApplePayTokenResponse.VersionPayload,
+                paymentData: Components.Schemas.ApplePayPayload
+            ) {
+                self.transactionId = transactionId
+                self.merchantIdentifier = merchantIdentifier
+                self.version = version
+                self.paymentData = paymentData
+            }
+            public enum CodingKeys: String, CodingKey {
+                case transactionId
+                case merchantIdentifier
+                case version
+                case paymentData
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest`.
+        public struct ApplePayCheckoutRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest/token`.
+            @frozen public enum TokenPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest/token/case1`.
+                case ApplePayToken(Components.Schemas.ApplePayToken)
+                /// Development mode only: a simulated payment, as the checkout playground's (no card is charged or decrypted). Production answers 400 test_token_not_allowed.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest/token/case2`.
+                @frozen public enum Case2Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case tokApplepaySimulated = "tok_applepay_simulated"
+                }
+                /// Development mode only: a simulated payment, as the checkout playground's (no card is charged or decrypted). Production answers 400 test_token_not_allowed.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest/token/case2`.
+                case case2(Components.Schemas.ApplePayCheckoutRequest.TokenPayload.Case2Payload)
+                public init(from decoder: any Swift.Decoder) throws {
+                    var errors: [any Swift.Error] = []
+                    do {
+                        self = .ApplePayToken(try .init(from: decoder))
+                        return
+                    } catch {
+                        errors.append(error)
+                    }
+                    do {
+                        self = .case2(try decoder.decodeFromSingleValueContainer())
+                        return
+                    } catch {
+                        errors.append(error)
+                    }
+                    throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                        type: Self.self,
+                        codingPath: decoder.codingPath,
+                        errors: errors
+                    )
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    switch self {
+                    case let .ApplePayToken(value):
+                        try value.encode(to: encoder)
+                    case let .case2(value):
+                        try encoder.encodeToSingleValueContainer(value)
+                    }
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest/token`.
+            public var token: Components.Schemas.ApplePayCheckoutRequest.TokenPayload
+            /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutRequest/order`.
+            public var order: Components.Schemas.OrderContent
+            /// Creates a new `ApplePayCheckoutRequest`.
+            ///
+            /// - Parameters:
+            ///   - token:
+            ///   - order:
+            public init(
+                token: Components.Schemas.ApplePayCheckoutRequest.TokenPayload,
+                order: Components.Schemas.OrderContent
+            ) {
+                self.token = token
+                self.order = order
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+                case order
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutResponse`.
+        @frozen public enum ApplePayCheckoutResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutResponse/case1`.
+            case ApplePayCheckout(Components.Schemas.ApplePayCheckout)
+            /// - Remark: Generated from `#/components/schemas/ApplePayCheckoutResponse/case2`.
+            case SimulatedCheckout(Components.Schemas.SimulatedCheckout)
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self = .ApplePayCheckout(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self = .SimulatedCheckout(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                switch self {
+                case let .ApplePayCheckout(value):
+                    try value.encode(to: encoder)
+                case let .SimulatedCheckout(value):
+                    try value.encode(to: encoder)
+                }
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PutMerchantIdentityRequest`.
+        public struct PutMerchantIdentityRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PutMerchantIdentityRequest/pkcs12`.
+            public var pkcs12: OpenAPIRuntime.Base64EncodedData
+            /// - Remark: Generated from `#/components/schemas/PutMerchantIdentityRequest/password`.
+            public var password: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PutMerchantIdentityRequest/merchantIdentifier`.
+            public var merchantIdentifier: Swift.String
+            /// At most 64 UTF-8 bytes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutMerchantIdentityRequest/displayName`.
+            public var displayName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PutMerchantIdentityRequest/domains`.
+            public var domains: [Swift.String]
+            /// Creates a new `PutMerchantIdentityRequest`.
+            ///
+            /// - Parameters:
+            ///   - pkcs12:
+            ///   - password:
+            ///   - merchantIdentifier:
+            ///   - displayName: At most 64 UTF-8 bytes.
+            ///   - domains:
+            public init(
+                pkcs12: OpenAPIRuntime.Base64EncodedData,
+                password: Swift.String? = nil,
+                merchantIdentifier: Swift.String,
+                displayName: Swift.String,
+                domains: [Swift.String]
+            ) {
+                self.pkcs12 = pkcs12
+                self.password = password
+                self.merchantIdentifier = merchantIdentifier
+                self.displayName = displayName
+                self.domains = domains
+            }
+            public enum CodingKeys: String, CodingKey {
+                case pkcs12
+                case password
+                case merchantIdentifier
+                case displayName
+                case domains
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CreateApplePaySessionRequest`.
+        public struct CreateApplePaySessionRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CreateApplePaySessionRequest/validationURL`.
+            public var validationURL: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreateApplePaySessionRequest/domain`.
+            public var domain: Swift.String
+            /// Creates a new `CreateApplePaySessionRequest`.
+            ///
+            /// - Parameters:
+            ///   - validationURL:
+            ///   - domain:
+            public init(
+                validationURL: Swift.String,
+                domain: Swift.String
+            ) {
+                self.validationURL = validationURL
+                self.domain = domain
+            }
+            public enum CodingKeys: String, CodingKey {
+                case validationURL
+                case domain
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ApplePayMerchantSession`.
+        public typealias ApplePayMerchantSession = OpenAPIRuntime.OpenAPIObjectContainer
+        /// - Remark: Generated from `#/components/schemas/PutOrderDefaultsRequest`.
+        public struct PutOrderDefaultsRequest: Codable, Hashable, Sendable {
+            /// orderManagementURL of simplified orders that name none (absolute https URL).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderDefaultsRequest/orderManagementURL`.
+            public var orderManagementURL: Swift.String?
+            /// fulfillmentType of simplified fulfillments that name none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderDefaultsRequest/fulfillmentType`.
+            @frozen public enum FulfillmentTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case shipping = "shipping"
+                case pickup = "pickup"
+                case _empty_ = ""
+            }
+            /// fulfillmentType of simplified fulfillments that name none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderDefaultsRequest/fulfillmentType`.
+            public var fulfillmentType: Components.Schemas.PutOrderDefaultsRequest.FulfillmentTypePayload?
+            /// payment.status of a simplified total given without one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderDefaultsRequest/paymentStatus`.
+            @frozen public enum PaymentStatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case authorized = "authorized"
+                case paid = "paid"
+                case refunded = "refunded"
+                case declined = "declined"
+                case voided = "voided"
+                case _empty_ = ""
+            }
+            /// payment.status of a simplified total given without one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PutOrderDefaultsRequest/paymentStatus`.
+            public var paymentStatus: Components.Schemas.PutOrderDefaultsRequest.PaymentStatusPayload?
+            /// Creates a new `PutOrderDefaultsRequest`.
+            ///
+            /// - Parameters:
+            ///   - orderManagementURL: orderManagementURL of simplified orders that name none (absolute https URL).
+            ///   - fulfillmentType: fulfillmentType of simplified fulfillments that name none.
+            ///   - paymentStatus: payment.status of a simplified total given without one.
+            public init(
+                orderManagementURL: Swift.String? = nil,
+                fulfillmentType: Components.Schemas.PutOrderDefaultsRequest.FulfillmentTypePayload? = nil,
+                paymentStatus: Components.Schemas.PutOrderDefaultsRequest.PaymentStatusPayload? = nil
+            ) {
+                self.orderManagementURL = orderManagementURL
+                self.fulfillmentType = fulfillmentType
+                self.paymentStatus = paymentStatus
+            }
+            public enum CodingKeys: String, CodingKey {
+                case orderManagementURL
+                case fulfillmentType
+                case paymentStatus
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.orderManagementURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .orderManagementURL
+                )
+                self.fulfillmentType = try container.decodeIfPresent(
+                    Components.Schemas.PutOrderDefaultsRequest.FulfillmentTypePayload.self,
+                    forKey: .fulfillmentType
+                )
+                self.paymentStatus = try container.decodeIfPresent(
+                    Components.Schemas.PutOrderDefaultsRequest.PaymentStatusPayload.self,
+                    forKey: .paymentStatus
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "orderManagementURL",
+                    "fulfillmentType",
+                    "paymentStatus"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CreateWalletLinkRequest`.
+        public struct CreateWalletLinkRequest: Codable, Hashable, Sendable {
+            /// Lifetime in seconds: default 604800 (7 days), at most 7776000 (90 days); for a single-use link default 600, at most 3600.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkRequest/expiresIn`.
+            public var expiresIn: Swift.Int?
+            /// The link opens once: its first download uses it up and later ones answer 410. Minted by the signed-in page right before the button shows, as Apple asks for package URLs; its package carries the order's own authenticationToken, as Apple Pay's orderDetails do. Default false.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkRequest/singleUse`.
+            public var singleUse: Swift.Bool?
+            /// Creates a new `CreateWalletLinkRequest`.
+            ///
+            /// - Parameters:
+            ///   - expiresIn: Lifetime in seconds: default 604800 (7 days), at most 7776000 (90 days); for a single-use link default 600, at most 3600.
+            ///   - singleUse: The link opens once: its first download uses it up and later ones answer 410. Minted by the signed-in page right before the button shows, as Apple asks for package URLs; its package carries the order's own authenticationToken, as Apple Pay's orderDetails do. Default false.
+            public init(
+                expiresIn: Swift.Int? = nil,
+                singleUse: Swift.Bool? = nil
+            ) {
+                self.expiresIn = expiresIn
+                self.singleUse = singleUse
+            }
+            public enum CodingKeys: String, CodingKey {
+                case expiresIn
+                case singleUse
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse`.
+        public struct CreateWalletLinkResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/orderTypeIdentifier`.
+            public var orderTypeIdentifier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/orderIdentifier`.
+            public var orderIdentifier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/expiresAt`.
+            public var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/revokedAt`.
+            public var revokedAt: Foundation.Date?
+            /// The link; shown only in this answer.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/singleUse`.
+            public var singleUse: Swift.Bool
+            /// When a single-use link was used.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWalletLinkResponse/usedAt`.
+            public var usedAt: Foundation.Date?
+            /// Creates a new `CreateWalletLinkResponse`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - orderTypeIdentifier:
+            ///   - orderIdentifier:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - url: The link; shown only in this answer.
+            ///   - singleUse:
+            ///   - usedAt: When a single-use link was used.
+            public init(
+                id: Swift.String,
+                orderTypeIdentifier: Swift.String,
+                orderIdentifier: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date,
+                revokedAt: Foundation.Date? = nil,
+                url: Swift.String,
+                singleUse: Swift.Bool,
+                usedAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.orderTypeIdentifier = orderTypeIdentifier
+                self.orderIdentifier = orderIdentifier
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.url = url
+                self.singleUse = singleUse
+                self.usedAt = usedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case orderTypeIdentifier
+                case orderIdentifier
+                case createdAt
+                case expiresAt
+                case revokedAt
+                case url
+                case singleUse
+                case usedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse`.
+        public struct RevokeWalletLinkResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/orderTypeIdentifier`.
+            public var orderTypeIdentifier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/orderIdentifier`.
+            public var orderIdentifier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/expiresAt`.
+            public var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/revokedAt`.
+            public var revokedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/singleUse`.
+            public var singleUse: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/RevokeWalletLinkResponse/usedAt`.
+            public var usedAt: Foundation.Date?
+            /// Creates a new `RevokeWalletLinkResponse`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - orderTypeIdentifier:
+            ///   - orderIdentifier:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - singleUse:
+            ///   - usedAt:
+            public init(
+                id: Swift.String,
+                orderTypeIdentifier: Swift.String,
+                orderIdentifier: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date,
+                revokedAt: Foundation.Date? = nil,
+                singleUse: Swift.Bool,
+                usedAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.orderTypeIdentifier = orderTypeIdentifier
+                self.orderIdentifier = orderIdentifier
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.singleUse = singleUse
+                self.usedAt = usedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case orderTypeIdentifier
+                case orderIdentifier
+                case createdAt
+                case expiresAt
+                case revokedAt
+                case singleUse
+                case usedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest`.
+        public struct CreateAPIKeyRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest/name`.
+            public var name: Swift.String
+            /// Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest/scopes`.
+            public var scopes: [Swift.String]
+            /// Order types of the merchant the key is limited to; all when absent.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest/orderTypeIdentifiers`.
+            public var orderTypeIdentifiers: [Swift.String]?
+            /// When the key stops working (answers 401 after).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest/expiresAt`.
+            public var expiresAt: Foundation.Date?
+            /// Creates a new `CreateAPIKeyRequest`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - scopes: Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read.
+            ///   - orderTypeIdentifiers: Order types of the merchant the key is limited to; all when absent.
+            ///   - expiresAt: When the key stops working (answers 401 after).
+            public init(
+                name: Swift.String,
+                scopes: [Swift.String],
+                orderTypeIdentifiers: [Swift.String]? = nil,
+                expiresAt: Foundation.Date? = nil
+            ) {
+                self.name = name
+                self.scopes = scopes
+                self.orderTypeIdentifiers = orderTypeIdentifiers
+                self.expiresAt = expiresAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case scopes
+                case orderTypeIdentifiers
+                case expiresAt
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.scopes = try container.decode(
+                    [Swift.String].self,
+                    forKey: .scopes
+                )
+                self.orderTypeIdentifiers = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .orderTypeIdentifiers
+                )
+                self.expiresAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "scopes",
+                    "orderTypeIdentifiers",
+                    "expiresAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListAPIKeysResponse`.
+        public struct ListAPIKeysResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListAPIKeysResponse/data`.
+            public var data: [Components.Schemas.APIKey]
+            /// Creates a new `ListAPIKeysResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.APIKey]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OrderHistoryResponse`.
+        public struct OrderHistoryResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/OrderHistoryResponse/data`.
+            public var data: [Components.Schemas.OrderChange]
+            /// Creates a new `OrderHistoryResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.OrderChange]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SetDefaultOrderTypeResponse`.
+        public struct SetDefaultOrderTypeResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SetDefaultOrderTypeResponse/defaultOrderTypeIdentifier`.
+            public var defaultOrderTypeIdentifier: Swift.String
+            /// Creates a new `SetDefaultOrderTypeResponse`.
+            ///
+            /// - Parameters:
+            ///   - defaultOrderTypeIdentifier:
+            public init(defaultOrderTypeIdentifier: Swift.String) {
+                self.defaultOrderTypeIdentifier = defaultOrderTypeIdentifier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case defaultOrderTypeIdentifier
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest`.
+        public struct CreateCarrierConnectionRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest/provider`.
+            @frozen public enum ProviderPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case aftership = "aftership"
+                case easypost = "easypost"
+                case shippo = "shippo"
+                case shipengine = "shipengine"
+                case generic = "generic"
+            }
+            /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest/provider`.
+            public var provider: Components.Schemas.CreateCarrierConnectionRequest.ProviderPayload
+            /// The provider's webhook signing secret, 1 to 512 bytes; required except for shipengine, which takes none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest/secret`.
+            public var secret: Swift.String?
+            /// shipengine only: an https URL on an allowed host (api.shipengine.com by default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest/jwksURL`.
+            public var jwksURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest/statusMap`.
+            public struct StatusMapPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.String]
+                /// Creates a new `StatusMapPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/CreateCarrierConnectionRequest/statusMap`.
+            public var statusMap: Components.Schemas.CreateCarrierConnectionRequest.StatusMapPayload?
+            /// Creates a new `CreateCarrierConnectionRequest`.
+            ///
+            /// - Parameters:
+            ///   - provider:
+            ///   - secret: The provider's webhook signing secret, 1 to 512 bytes; required except for shipengine, which takes none.
+            ///   - jwksURL: shipengine only: an https URL on an allowed host (api.shipengine.com by default).
+            ///   - statusMap:
+            public init(
+                provider: Components.Schemas.CreateCarrierConnectionRequest.ProviderPayload,
+                secret: Swift.String? = nil,
+                jwksURL: Swift.String? = nil,
+                statusMap: Components.Schemas.CreateCarrierConnectionRequest.StatusMapPayload? = nil
+            ) {
+                self.provider = provider
+                self.secret = secret
+                self.jwksURL = jwksURL
+                self.statusMap = statusMap
+            }
+            public enum CodingKeys: String, CodingKey {
+                case provider
+                case secret
+                case jwksURL
+                case statusMap
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.provider = try container.decode(
+                    Components.Schemas.CreateCarrierConnectionRequest.ProviderPayload.self,
+                    forKey: .provider
+                )
+                self.secret = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .secret
+                )
+                self.jwksURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .jwksURL
+                )
+                self.statusMap = try container.decodeIfPresent(
+                    Components.Schemas.CreateCarrierConnectionRequest.StatusMapPayload.self,
+                    forKey: .statusMap
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "provider",
+                    "secret",
+                    "jwksURL",
+                    "statusMap"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListCarrierConnectionsResponse`.
+        public struct ListCarrierConnectionsResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListCarrierConnectionsResponse/data`.
+            public var data: [Components.Schemas.CarrierConnection]
+            /// Creates a new `ListCarrierConnectionsResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.CarrierConnection]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// The provider's webhook body, at most 1 MiB; for generic, OrderTrack's event.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookRequest`.
+        public typealias ReceiveCarrierWebhookRequest = OpenAPIRuntime.OpenAPIObjectContainer
+        /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200`.
+        @frozen public enum ReceiveCarrierWebhookResponse200: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case1`.
+            public struct Case1Payload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case1/status`.
+                @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case duplicate = "duplicate"
+                }
+                /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case1/status`.
+                public var status: Components.Schemas.ReceiveCarrierWebhookResponse200.Case1Payload.StatusPayload
+                /// The event's id in the inbox.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case1/id`.
+                public var id: Swift.Int
+                /// Creates a new `Case1Payload`.
+                ///
+                /// - Parameters:
+                ///   - status:
+                ///   - id: The event's id in the inbox.
+                public init(
+                    status: Components.Schemas.ReceiveCarrierWebhookResponse200.Case1Payload.StatusPayload,
+                    id: Swift.Int
+                ) {
+                    self.status = status
+                    self.id = id
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case status
+                    case id
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case1`.
+            case case1(Components.Schemas.ReceiveCarrierWebhookResponse200.Case1Payload)
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case2`.
+            public struct Case2Payload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case2/status`.
+                @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case ignored = "ignored"
+                }
+                /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case2/status`.
+                public var status: Components.Schemas.ReceiveCarrierWebhookResponse200.Case2Payload.StatusPayload
+                /// What the delivery was.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case2/reason`.
+                public var reason: Swift.String
+                /// Creates a new `Case2Payload`.
+                ///
+                /// - Parameters:
+                ///   - status:
+                ///   - reason: What the delivery was.
+                public init(
+                    status: Components.Schemas.ReceiveCarrierWebhookResponse200.Case2Payload.StatusPayload,
+                    reason: Swift.String
+                ) {
+                    self.status = status
+                    self.reason = reason
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case status
+                    case reason
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse200/case2`.
+            case case2(Components.Schemas.ReceiveCarrierWebhookResponse200.Case2Payload)
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self = .case1(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self = .case2(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                switch self {
+                case let .case1(value):
+                    try value.encode(to: encoder)
+                case let .case2(value):
+                    try value.encode(to: encoder)
+                }
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse202`.
+        public struct ReceiveCarrierWebhookResponse202: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse202/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case accepted = "accepted"
+            }
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse202/status`.
+            public var status: Components.Schemas.ReceiveCarrierWebhookResponse202.StatusPayload
+            /// The event's id in the inbox.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiveCarrierWebhookResponse202/id`.
+            public var id: Swift.Int
+            /// Creates a new `ReceiveCarrierWebhookResponse202`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            ///   - id: The event's id in the inbox.
+            public init(
+                status: Components.Schemas.ReceiveCarrierWebhookResponse202.StatusPayload,
+                id: Swift.Int
+            ) {
+                self.status = status
+                self.id = id
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+                case id
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventPage`.
+        public struct EventPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventPage/data`.
+            public var data: [Components.Schemas.Event]
+            /// Cursor of the next (older) page; null on the last.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `EventPage`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            ///   - nextCursor: Cursor of the next (older) page; null on the last.
+            public init(
+                data: [Components.Schemas.Event],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.data = data
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+                case nextCursor
+            }
+        }
     }
 }

@@ -18,7 +18,7 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 /// API operations, with input and output types, generated from `#/paths` in the OpenAPI document.
 public enum Operations {
-    /// List orders, most recently updated first
+    /// List orders in the order they were created (a cursor walks them without skipping or repeating one updated meanwhile)
     ///
     /// Scope: `orders:read`.
     ///
@@ -108,38 +108,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.Order]
-                        /// Cursor of the next page; null on the last.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/orders/GET/responses/200/content/json/nextCursor`.
-                        public var nextCursor: Swift.String?
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        ///   - nextCursor: Cursor of the next page; null on the last.
-                        public init(
-                            data: [Components.Schemas.Order],
-                            nextCursor: Swift.String? = nil
-                        ) {
-                            self.data = data
-                            self.nextCursor = nextCursor
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                            case nextCursor
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListOrders.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.OrderPage)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListOrders.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.OrderPage {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -774,7 +749,7 @@ public enum Operations {
             /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/requestBody/content/application\/json`.
-                case json(OpenAPIRuntime.OpenAPIValueContainer)
+                case json(Components.Schemas.ValidateOrderRequest)
             }
             public var body: Operations.ValidateOrder.Input.Body
             /// Creates a new `Input`.
@@ -794,75 +769,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/valid`.
-                        public var valid: Swift.Bool
-                        /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/ProblemsPayload`.
-                        public struct ProblemsPayloadPayload: Codable, Hashable, Sendable {
-                            /// JSON path of the value at fault (fulfillments[0].status), a file of the package, or "" for the whole document.
-                            ///
-                            /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/ProblemsPayload/path`.
-                            public var path: Swift.String
-                            /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/ProblemsPayload/message`.
-                            public var message: Swift.String
-                            /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/ProblemsPayload/severity`.
-                            @frozen public enum SeverityPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                                case error = "error"
-                                case warning = "warning"
-                                case note = "note"
-                            }
-                            /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/ProblemsPayload/severity`.
-                            public var severity: Operations.ValidateOrder.Output.Ok.Body.JsonPayload.ProblemsPayloadPayload.SeverityPayload
-                            /// Creates a new `ProblemsPayloadPayload`.
-                            ///
-                            /// - Parameters:
-                            ///   - path: JSON path of the value at fault (fulfillments[0].status), a file of the package, or "" for the whole document.
-                            ///   - message:
-                            ///   - severity:
-                            public init(
-                                path: Swift.String,
-                                message: Swift.String,
-                                severity: Operations.ValidateOrder.Output.Ok.Body.JsonPayload.ProblemsPayloadPayload.SeverityPayload
-                            ) {
-                                self.path = path
-                                self.message = message
-                                self.severity = severity
-                            }
-                            public enum CodingKeys: String, CodingKey {
-                                case path
-                                case message
-                                case severity
-                            }
-                        }
-                        /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/problems`.
-                        public typealias ProblemsPayload = [Operations.ValidateOrder.Output.Ok.Body.JsonPayload.ProblemsPayloadPayload]
-                        /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/json/problems`.
-                        public var problems: Operations.ValidateOrder.Output.Ok.Body.JsonPayload.ProblemsPayload
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - valid:
-                        ///   - problems:
-                        public init(
-                            valid: Swift.Bool,
-                            problems: Operations.ValidateOrder.Output.Ok.Body.JsonPayload.ProblemsPayload
-                        ) {
-                            self.valid = valid
-                            self.problems = problems
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case valid
-                            case problems
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/validate/POST/responses/200/content/application\/json`.
-                    case json(Operations.ValidateOrder.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ValidateOrderResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ValidateOrder.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ValidateOrderResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -1397,28 +1310,13 @@ public enum Operations {
                 public var headers: Operations.GetOrder.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/GET/responses/200/content/json/order`.
-                        public var order: Components.Schemas.Order
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - order:
-                        public init(order: Components.Schemas.Order) {
-                            self.order = order
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case order
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/GET/responses/200/content/application\/json`.
-                    case json(Operations.GetOrder.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.GetOrderResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.GetOrder.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.GetOrderResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -1732,73 +1630,13 @@ public enum Operations {
                 public var headers: Operations.UpdateOrder.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/order`.
-                        public var order: Components.Schemas.Order?
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/changed`.
-                        public var changed: Swift.Bool
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/version`.
-                        public var version: Swift.Int
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/WarningsPayload`.
-                        public struct WarningsPayloadPayload: Codable, Hashable, Sendable {
-                            /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/WarningsPayload/path`.
-                            public var path: Swift.String
-                            /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/WarningsPayload/message`.
-                            public var message: Swift.String
-                            /// Creates a new `WarningsPayloadPayload`.
-                            ///
-                            /// - Parameters:
-                            ///   - path:
-                            ///   - message:
-                            public init(
-                                path: Swift.String,
-                                message: Swift.String
-                            ) {
-                                self.path = path
-                                self.message = message
-                            }
-                            public enum CodingKeys: String, CodingKey {
-                                case path
-                                case message
-                            }
-                        }
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/warnings`.
-                        public typealias WarningsPayload = [Operations.UpdateOrder.Output.Ok.Body.JsonPayload.WarningsPayloadPayload]
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/json/warnings`.
-                        public var warnings: Operations.UpdateOrder.Output.Ok.Body.JsonPayload.WarningsPayload
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - order:
-                        ///   - changed:
-                        ///   - version:
-                        ///   - warnings:
-                        public init(
-                            order: Components.Schemas.Order? = nil,
-                            changed: Swift.Bool,
-                            version: Swift.Int,
-                            warnings: Operations.UpdateOrder.Output.Ok.Body.JsonPayload.WarningsPayload
-                        ) {
-                            self.order = order
-                            self.changed = changed
-                            self.version = version
-                            self.warnings = warnings
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case order
-                            case changed
-                            case version
-                            case warnings
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/PATCH/responses/200/content/application\/json`.
-                    case json(Operations.UpdateOrder.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.UpdateOrderResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.UpdateOrder.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.UpdateOrderResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -2273,28 +2111,13 @@ public enum Operations {
             public struct Accepted: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/notify/POST/responses/202/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/notify/POST/responses/202/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/notify/POST/responses/202/content/json/registrations`.
-                        public var registrations: Swift.Int
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - registrations:
-                        public init(registrations: Swift.Int) {
-                            self.registrations = registrations
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case registrations
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/notify/POST/responses/202/content/application\/json`.
-                    case json(Operations.NotifyOrderDevices.Output.Accepted.Body.JsonPayload)
+                    case json(Components.Schemas.NotifyOrderDevicesResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.NotifyOrderDevices.Output.Accepted.Body.JsonPayload {
+                    public var json: Components.Schemas.NotifyOrderDevicesResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -2594,36 +2417,13 @@ public enum Operations {
                 public var headers: Operations.RotateAuthenticationToken.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token/POST/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token/POST/responses/200/content/json/order`.
-                        public var order: Components.Schemas.Order
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token/POST/responses/200/content/json/orderDetails`.
-                        public var orderDetails: Components.Schemas.OrderDetails
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - order:
-                        ///   - orderDetails:
-                        public init(
-                            order: Components.Schemas.Order,
-                            orderDetails: Components.Schemas.OrderDetails
-                        ) {
-                            self.order = order
-                            self.orderDetails = orderDetails
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case order
-                            case orderDetails
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/rotate-token/POST/responses/200/content/application\/json`.
-                    case json(Operations.RotateAuthenticationToken.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.RotateAuthenticationTokenResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.RotateAuthenticationToken.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.RotateAuthenticationTokenResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -3387,28 +3187,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/pushes/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/pushes/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/pushes/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.PushAttempt]
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        public init(data: [Components.Schemas.PushAttempt]) {
-                            self.data = data
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/pushes/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListOrderPushes.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ListOrderPushesResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListOrderPushes.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ListOrderPushesResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -3642,31 +3427,8 @@ public enum Operations {
             public var headers: Operations.NotifyOrderForm.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/requestBody/urlEncodedForm`.
-                public struct UrlEncodedFormPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/requestBody/urlEncodedForm/order_type_identifier`.
-                    public var orderTypeIdentifier: Swift.String
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/requestBody/urlEncodedForm/order_identifier`.
-                    public var orderIdentifier: Swift.String
-                    /// Creates a new `UrlEncodedFormPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - orderTypeIdentifier:
-                    ///   - orderIdentifier:
-                    public init(
-                        orderTypeIdentifier: Swift.String,
-                        orderIdentifier: Swift.String
-                    ) {
-                        self.orderTypeIdentifier = orderTypeIdentifier
-                        self.orderIdentifier = orderIdentifier
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case orderTypeIdentifier = "order_type_identifier"
-                        case orderIdentifier = "order_identifier"
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/requestBody/content/application\/x-www-form-urlencoded`.
-                case urlEncodedForm(Operations.NotifyOrderForm.Input.Body.UrlEncodedFormPayload)
+                case urlEncodedForm(Components.Schemas.NotifyOrderFormRequest)
             }
             public var body: Operations.NotifyOrderForm.Input.Body
             /// Creates a new `Input`.
@@ -3686,28 +3448,13 @@ public enum Operations {
             public struct Accepted: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/responses/202/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/responses/202/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/responses/202/content/json/registrations`.
-                        public var registrations: Swift.Int
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - registrations:
-                        public init(registrations: Swift.Int) {
-                            self.registrations = registrations
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case registrations
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/apple_pay/order_tracking/notify/POST/responses/202/content/application\/json`.
-                    case json(Operations.NotifyOrderForm.Output.Accepted.Body.JsonPayload)
+                    case json(Components.Schemas.NotifyOrderDevicesResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.NotifyOrderForm.Output.Accepted.Body.JsonPayload {
+                    public var json: Components.Schemas.NotifyOrderDevicesResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -3974,28 +3721,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/assets/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/assets/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/assets/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.Asset]
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        public init(data: [Components.Schemas.Asset]) {
-                            self.data = data
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/assets/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListAssets.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ListAssetsResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListAssets.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ListAssetsResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -4609,28 +4341,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/assets/{name}/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/assets/{name}/PUT/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/assets/{name}/PUT/responses/200/content/json/asset`.
-                        public var asset: Components.Schemas.Asset
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - asset:
-                        public init(asset: Components.Schemas.Asset) {
-                            self.asset = asset
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case asset
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/assets/{name}/PUT/responses/200/content/application\/json`.
-                    case json(Operations.PutAsset.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.PutAssetResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.PutAsset.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.PutAssetResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -5539,28 +5256,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/assets/{localization}/{name}/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/assets/{localization}/{name}/PUT/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/assets/{localization}/{name}/PUT/responses/200/content/json/asset`.
-                        public var asset: Components.Schemas.Asset
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - asset:
-                        public init(asset: Components.Schemas.Asset) {
-                            self.asset = asset
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case asset
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/assets/{localization}/{name}/PUT/responses/200/content/application\/json`.
-                    case json(Operations.PutAssetLocalized.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.PutAssetResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.PutAssetLocalized.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.PutAssetResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6067,38 +5769,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/order-types/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/order-types/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.OrderType]
-                        /// The order type a created order that names none gets.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/order-types/GET/responses/200/content/json/defaultOrderTypeIdentifier`.
-                        public var defaultOrderTypeIdentifier: Swift.String?
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        ///   - defaultOrderTypeIdentifier: The order type a created order that names none gets.
-                        public init(
-                            data: [Components.Schemas.OrderType],
-                            defaultOrderTypeIdentifier: Swift.String? = nil
-                        ) {
-                            self.data = data
-                            self.defaultOrderTypeIdentifier = defaultOrderTypeIdentifier
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                            case defaultOrderTypeIdentifier
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/order-types/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListOrderTypes.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ListOrderTypesResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListOrderTypes.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ListOrderTypesResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6324,43 +6001,8 @@ public enum Operations {
             public var headers: Operations.PutOrderType.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// The Order Type ID certificate and private key as a PKCS#12 (.p12) file.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/requestBody/json/pkcs12`.
-                    public var pkcs12: OpenAPIRuntime.Base64EncodedData
-                    /// The PKCS#12 password (default empty).
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/requestBody/json/password`.
-                    public var password: Swift.String?
-                    /// Apple WWDR intermediate certificate(s) in PEM.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/requestBody/json/wwdrPEM`.
-                    public var wwdrPEM: Swift.String?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - pkcs12: The Order Type ID certificate and private key as a PKCS#12 (.p12) file.
-                    ///   - password: The PKCS#12 password (default empty).
-                    ///   - wwdrPEM: Apple WWDR intermediate certificate(s) in PEM.
-                    public init(
-                        pkcs12: OpenAPIRuntime.Base64EncodedData,
-                        password: Swift.String? = nil,
-                        wwdrPEM: Swift.String? = nil
-                    ) {
-                        self.pkcs12 = pkcs12
-                        self.password = password
-                        self.wwdrPEM = wwdrPEM
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case pkcs12
-                        case password
-                        case wwdrPEM
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/requestBody/content/application\/json`.
-                case json(Operations.PutOrderType.Input.Body.JsonPayload)
+                case json(Components.Schemas.PutOrderTypeRequest)
             }
             public var body: Operations.PutOrderType.Input.Body
             /// Creates a new `Input`.
@@ -6383,28 +6025,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/responses/200/content/json/orderType`.
-                        public var orderType: Components.Schemas.OrderType
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - orderType:
-                        public init(orderType: Components.Schemas.OrderType) {
-                            self.orderType = orderType
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case orderType
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/PUT/responses/200/content/application\/json`.
-                    case json(Operations.PutOrderType.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.PutOrderTypeResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.PutOrderType.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.PutOrderTypeResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6722,28 +6349,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.PaymentIdentity]
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        public init(data: [Components.Schemas.PaymentIdentity]) {
-                            self.data = data
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListPaymentIdentities.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ListPaymentIdentitiesResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListPaymentIdentities.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ListPaymentIdentitiesResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6933,51 +6545,8 @@ public enum Operations {
             public var headers: Operations.AddPaymentIdentity.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/json/certificatePEM`.
-                    public var certificatePEM: Swift.String?
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/json/privateKeyPEM`.
-                    public var privateKeyPEM: Swift.String?
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/json/pkcs12`.
-                    public var pkcs12: OpenAPIRuntime.Base64EncodedData?
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/json/password`.
-                    public var password: Swift.String?
-                    /// When given, must be the certificate's merchant identifier.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/json/merchantIdentifier`.
-                    public var merchantIdentifier: Swift.String?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - certificatePEM:
-                    ///   - privateKeyPEM:
-                    ///   - pkcs12:
-                    ///   - password:
-                    ///   - merchantIdentifier: When given, must be the certificate's merchant identifier.
-                    public init(
-                        certificatePEM: Swift.String? = nil,
-                        privateKeyPEM: Swift.String? = nil,
-                        pkcs12: OpenAPIRuntime.Base64EncodedData? = nil,
-                        password: Swift.String? = nil,
-                        merchantIdentifier: Swift.String? = nil
-                    ) {
-                        self.certificatePEM = certificatePEM
-                        self.privateKeyPEM = privateKeyPEM
-                        self.pkcs12 = pkcs12
-                        self.password = password
-                        self.merchantIdentifier = merchantIdentifier
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case certificatePEM
-                        case privateKeyPEM
-                        case pkcs12
-                        case password
-                        case merchantIdentifier
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/payment-identities/POST/requestBody/content/application\/json`.
-                case json(Operations.AddPaymentIdentity.Input.Body.JsonPayload)
+                case json(Components.Schemas.AddPaymentIdentityRequest)
             }
             public var body: Operations.AddPaymentIdentity.Input.Body
             /// Creates a new `Input`.
@@ -7540,23 +7109,8 @@ public enum Operations {
             public var headers: Operations.DecryptApplePayToken.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/requestBody/json/token`.
-                    public var token: Components.Schemas.ApplePayToken
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - token:
-                    public init(token: Components.Schemas.ApplePayToken) {
-                        self.token = token
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case token
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/requestBody/content/application\/json`.
-                case json(Operations.DecryptApplePayToken.Input.Body.JsonPayload)
+                case json(Components.Schemas.DecryptApplePayTokenRequest)
             }
             public var body: Operations.DecryptApplePayToken.Input.Body
             /// Creates a new `Input`.
@@ -7596,53 +7150,13 @@ public enum Operations {
                 public var headers: Operations.DecryptApplePayToken.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/json/transactionId`.
-                        public var transactionId: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/json/merchantIdentifier`.
-                        public var merchantIdentifier: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/json/version`.
-                        @frozen public enum VersionPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                            case ecV1 = "EC_v1"
-                            case rsaV1 = "RSA_v1"
-                        }
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/json/version`.
-                        public var version: Operations.DecryptApplePayToken.Output.Ok.Body.JsonPayload.VersionPayload
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/json/paymentData`.
-                        public var paymentData: Components.Schemas.ApplePayPayload
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - transactionId:
-                        ///   - merchantIdentifier:
-                        ///   - version:
-                        ///   - paymentData:
-                        public init(
-                            transactionId: Swift.String,
-                            merchantIdentifier: Swift.String,
-                            version: Operations.DecryptApplePayToken.Output.Ok.Body.JsonPayload.VersionPayload,
-                            paymentData: Components.Schemas.ApplePayPayload
-                        ) {
-                            self.transactionId = transactionId
-                            self.merchantIdentifier = merchantIdentifier
-                            self.version = version
-                            self.paymentData = paymentData
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case transactionId
-                            case merchantIdentifier
-                            case version
-                            case paymentData
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/apple_pay/decrypt/POST/responses/200/content/application\/json`.
-                    case json(Operations.DecryptApplePayToken.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.DecryptApplePayTokenResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.DecryptApplePayToken.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.DecryptApplePayTokenResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -7934,74 +7448,8 @@ public enum Operations {
             public var headers: Operations.ApplePayCheckout.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json/token`.
-                    @frozen public enum TokenPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json/token/case1`.
-                        case ApplePayToken(Components.Schemas.ApplePayToken)
-                        /// Development mode only: a simulated payment, as the checkout playground's (no card is charged or decrypted). Production answers 400 test_token_not_allowed.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json/token/case2`.
-                        @frozen public enum Case2Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                            case tokApplepaySimulated = "tok_applepay_simulated"
-                        }
-                        /// Development mode only: a simulated payment, as the checkout playground's (no card is charged or decrypted). Production answers 400 test_token_not_allowed.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json/token/case2`.
-                        case case2(Operations.ApplePayCheckout.Input.Body.JsonPayload.TokenPayload.Case2Payload)
-                        public init(from decoder: any Swift.Decoder) throws {
-                            var errors: [any Swift.Error] = []
-                            do {
-                                self = .ApplePayToken(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            do {
-                                self = .case2(try decoder.decodeFromSingleValueContainer())
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            throw Swift.DecodingError.failedToDecodeOneOfSchema(
-                                type: Self.self,
-                                codingPath: decoder.codingPath,
-                                errors: errors
-                            )
-                        }
-                        public func encode(to encoder: any Swift.Encoder) throws {
-                            switch self {
-                            case let .ApplePayToken(value):
-                                try value.encode(to: encoder)
-                            case let .case2(value):
-                                try encoder.encodeToSingleValueContainer(value)
-                            }
-                        }
-                    }
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json/token`.
-                    public var token: Operations.ApplePayCheckout.Input.Body.JsonPayload.TokenPayload
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/json/order`.
-                    public var order: Components.Schemas.OrderContent
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - token:
-                    ///   - order:
-                    public init(
-                        token: Operations.ApplePayCheckout.Input.Body.JsonPayload.TokenPayload,
-                        order: Components.Schemas.OrderContent
-                    ) {
-                        self.token = token
-                        self.order = order
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case token
-                        case order
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/requestBody/content/application\/json`.
-                case json(Operations.ApplePayCheckout.Input.Body.JsonPayload)
+                case json(Components.Schemas.ApplePayCheckoutRequest)
             }
             public var body: Operations.ApplePayCheckout.Input.Body
             /// Creates a new `Input`.
@@ -8041,48 +7489,13 @@ public enum Operations {
                 public var headers: Operations.ApplePayCheckout.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/200/content/json`.
-                    @frozen public enum JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/200/content/json/case1`.
-                        case ApplePayCheckout(Components.Schemas.ApplePayCheckout)
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/200/content/json/case2`.
-                        case SimulatedCheckout(Components.Schemas.SimulatedCheckout)
-                        public init(from decoder: any Swift.Decoder) throws {
-                            var errors: [any Swift.Error] = []
-                            do {
-                                self = .ApplePayCheckout(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            do {
-                                self = .SimulatedCheckout(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            throw Swift.DecodingError.failedToDecodeOneOfSchema(
-                                type: Self.self,
-                                codingPath: decoder.codingPath,
-                                errors: errors
-                            )
-                        }
-                        public func encode(to encoder: any Swift.Encoder) throws {
-                            switch self {
-                            case let .ApplePayCheckout(value):
-                                try value.encode(to: encoder)
-                            case let .SimulatedCheckout(value):
-                                try value.encode(to: encoder)
-                            }
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/200/content/application\/json`.
-                    case json(Operations.ApplePayCheckout.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ApplePayCheckoutResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ApplePayCheckout.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ApplePayCheckoutResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -8152,48 +7565,13 @@ public enum Operations {
                 public var headers: Operations.ApplePayCheckout.Output.Created.Headers
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/201/content/json`.
-                    @frozen public enum JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/201/content/json/case1`.
-                        case ApplePayCheckout(Components.Schemas.ApplePayCheckout)
-                        /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/201/content/json/case2`.
-                        case SimulatedCheckout(Components.Schemas.SimulatedCheckout)
-                        public init(from decoder: any Swift.Decoder) throws {
-                            var errors: [any Swift.Error] = []
-                            do {
-                                self = .ApplePayCheckout(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            do {
-                                self = .SimulatedCheckout(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            throw Swift.DecodingError.failedToDecodeOneOfSchema(
-                                type: Self.self,
-                                codingPath: decoder.codingPath,
-                                errors: errors
-                            )
-                        }
-                        public func encode(to encoder: any Swift.Encoder) throws {
-                            switch self {
-                            case let .ApplePayCheckout(value):
-                                try value.encode(to: encoder)
-                            case let .SimulatedCheckout(value):
-                                try value.encode(to: encoder)
-                            }
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/apple_pay/payments/POST/responses/201/content/application\/json`.
-                    case json(Operations.ApplePayCheckout.Output.Created.Body.JsonPayload)
+                    case json(Components.Schemas.ApplePayCheckoutResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ApplePayCheckout.Output.Created.Body.JsonPayload {
+                    public var json: Components.Schemas.ApplePayCheckoutResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -8817,51 +8195,8 @@ public enum Operations {
             public var headers: Operations.PutMerchantIdentity.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/json/pkcs12`.
-                    public var pkcs12: OpenAPIRuntime.Base64EncodedData
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/json/password`.
-                    public var password: Swift.String?
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/json/merchantIdentifier`.
-                    public var merchantIdentifier: Swift.String
-                    /// At most 64 UTF-8 bytes.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/json/displayName`.
-                    public var displayName: Swift.String
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/json/domains`.
-                    public var domains: [Swift.String]
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - pkcs12:
-                    ///   - password:
-                    ///   - merchantIdentifier:
-                    ///   - displayName: At most 64 UTF-8 bytes.
-                    ///   - domains:
-                    public init(
-                        pkcs12: OpenAPIRuntime.Base64EncodedData,
-                        password: Swift.String? = nil,
-                        merchantIdentifier: Swift.String,
-                        displayName: Swift.String,
-                        domains: [Swift.String]
-                    ) {
-                        self.pkcs12 = pkcs12
-                        self.password = password
-                        self.merchantIdentifier = merchantIdentifier
-                        self.displayName = displayName
-                        self.domains = domains
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case pkcs12
-                        case password
-                        case merchantIdentifier
-                        case displayName
-                        case domains
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/merchant-identity/PUT/requestBody/content/application\/json`.
-                case json(Operations.PutMerchantIdentity.Input.Body.JsonPayload)
+                case json(Components.Schemas.PutMerchantIdentityRequest)
             }
             public var body: Operations.PutMerchantIdentity.Input.Body
             /// Creates a new `Input`.
@@ -9174,31 +8509,8 @@ public enum Operations {
             public var headers: Operations.CreateApplePaySession.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/requestBody/json/validationURL`.
-                    public var validationURL: Swift.String
-                    /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/requestBody/json/domain`.
-                    public var domain: Swift.String
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - validationURL:
-                    ///   - domain:
-                    public init(
-                        validationURL: Swift.String,
-                        domain: Swift.String
-                    ) {
-                        self.validationURL = validationURL
-                        self.domain = domain
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case validationURL
-                        case domain
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/requestBody/content/application\/json`.
-                case json(Operations.CreateApplePaySession.Input.Body.JsonPayload)
+                case json(Components.Schemas.CreateApplePaySessionRequest)
             }
             public var body: Operations.CreateApplePaySession.Input.Body
             /// Creates a new `Input`.
@@ -9239,12 +8551,12 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/apple_pay/sessions/POST/responses/200/content/application\/json`.
-                    case json(OpenAPIRuntime.OpenAPIObjectContainer)
+                    case json(Components.Schemas.ApplePayMerchantSession)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: OpenAPIRuntime.OpenAPIObjectContainer {
+                    public var json: Components.Schemas.ApplePayMerchantSession {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -9791,83 +9103,8 @@ public enum Operations {
             public var headers: Operations.PutOrderDefaults.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// orderManagementURL of simplified orders that name none (absolute https URL).
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/json/orderManagementURL`.
-                    public var orderManagementURL: Swift.String?
-                    /// fulfillmentType of simplified fulfillments that name none.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/json/fulfillmentType`.
-                    @frozen public enum FulfillmentTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                        case shipping = "shipping"
-                        case pickup = "pickup"
-                        case _empty_ = ""
-                    }
-                    /// fulfillmentType of simplified fulfillments that name none.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/json/fulfillmentType`.
-                    public var fulfillmentType: Operations.PutOrderDefaults.Input.Body.JsonPayload.FulfillmentTypePayload?
-                    /// payment.status of a simplified total given without one.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/json/paymentStatus`.
-                    @frozen public enum PaymentStatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                        case pending = "pending"
-                        case authorized = "authorized"
-                        case paid = "paid"
-                        case refunded = "refunded"
-                        case declined = "declined"
-                        case voided = "voided"
-                        case _empty_ = ""
-                    }
-                    /// payment.status of a simplified total given without one.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/json/paymentStatus`.
-                    public var paymentStatus: Operations.PutOrderDefaults.Input.Body.JsonPayload.PaymentStatusPayload?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - orderManagementURL: orderManagementURL of simplified orders that name none (absolute https URL).
-                    ///   - fulfillmentType: fulfillmentType of simplified fulfillments that name none.
-                    ///   - paymentStatus: payment.status of a simplified total given without one.
-                    public init(
-                        orderManagementURL: Swift.String? = nil,
-                        fulfillmentType: Operations.PutOrderDefaults.Input.Body.JsonPayload.FulfillmentTypePayload? = nil,
-                        paymentStatus: Operations.PutOrderDefaults.Input.Body.JsonPayload.PaymentStatusPayload? = nil
-                    ) {
-                        self.orderManagementURL = orderManagementURL
-                        self.fulfillmentType = fulfillmentType
-                        self.paymentStatus = paymentStatus
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case orderManagementURL
-                        case fulfillmentType
-                        case paymentStatus
-                    }
-                    public init(from decoder: any Swift.Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.orderManagementURL = try container.decodeIfPresent(
-                            Swift.String.self,
-                            forKey: .orderManagementURL
-                        )
-                        self.fulfillmentType = try container.decodeIfPresent(
-                            Operations.PutOrderDefaults.Input.Body.JsonPayload.FulfillmentTypePayload.self,
-                            forKey: .fulfillmentType
-                        )
-                        self.paymentStatus = try container.decodeIfPresent(
-                            Operations.PutOrderDefaults.Input.Body.JsonPayload.PaymentStatusPayload.self,
-                            forKey: .paymentStatus
-                        )
-                        try decoder.ensureNoAdditionalProperties(knownKeys: [
-                            "orderManagementURL",
-                            "fulfillmentType",
-                            "paymentStatus"
-                        ])
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/order-defaults/PUT/requestBody/content/application\/json`.
-                case json(Operations.PutOrderDefaults.Input.Body.JsonPayload)
+                case json(Components.Schemas.PutOrderDefaultsRequest)
             }
             public var body: Operations.PutOrderDefaults.Input.Body
             /// Creates a new `Input`.
@@ -10204,35 +9441,8 @@ public enum Operations {
             public var headers: Operations.CreateWalletLink.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// Lifetime in seconds: default 604800 (7 days), at most 7776000 (90 days); for a single-use link default 600, at most 3600.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/requestBody/json/expiresIn`.
-                    public var expiresIn: Swift.Int?
-                    /// The link opens once: its first download uses it up and later ones answer 410. Minted by the signed-in page right before the button shows, as Apple asks for package URLs; its package carries the order's own authenticationToken, as Apple Pay's orderDetails do. Default false.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/requestBody/json/singleUse`.
-                    public var singleUse: Swift.Bool?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - expiresIn: Lifetime in seconds: default 604800 (7 days), at most 7776000 (90 days); for a single-use link default 600, at most 3600.
-                    ///   - singleUse: The link opens once: its first download uses it up and later ones answer 410. Minted by the signed-in page right before the button shows, as Apple asks for package URLs; its package carries the order's own authenticationToken, as Apple Pay's orderDetails do. Default false.
-                    public init(
-                        expiresIn: Swift.Int? = nil,
-                        singleUse: Swift.Bool? = nil
-                    ) {
-                        self.expiresIn = expiresIn
-                        self.singleUse = singleUse
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case expiresIn
-                        case singleUse
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/requestBody/content/application\/json`.
-                case json(Operations.CreateWalletLink.Input.Body.JsonPayload)
+                case json(Components.Schemas.CreateWalletLinkRequest)
             }
             public var body: Operations.CreateWalletLink.Input.Body?
             /// Creates a new `Input`.
@@ -10255,82 +9465,13 @@ public enum Operations {
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/id`.
-                        public var id: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/orderTypeIdentifier`.
-                        public var orderTypeIdentifier: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/orderIdentifier`.
-                        public var orderIdentifier: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/createdAt`.
-                        public var createdAt: Foundation.Date
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/expiresAt`.
-                        public var expiresAt: Foundation.Date
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/revokedAt`.
-                        public var revokedAt: Foundation.Date?
-                        /// The link; shown only in this answer.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/url`.
-                        public var url: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/singleUse`.
-                        public var singleUse: Swift.Bool
-                        /// When a single-use link was used.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/json/usedAt`.
-                        public var usedAt: Foundation.Date?
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - id:
-                        ///   - orderTypeIdentifier:
-                        ///   - orderIdentifier:
-                        ///   - createdAt:
-                        ///   - expiresAt:
-                        ///   - revokedAt:
-                        ///   - url: The link; shown only in this answer.
-                        ///   - singleUse:
-                        ///   - usedAt: When a single-use link was used.
-                        public init(
-                            id: Swift.String,
-                            orderTypeIdentifier: Swift.String,
-                            orderIdentifier: Swift.String,
-                            createdAt: Foundation.Date,
-                            expiresAt: Foundation.Date,
-                            revokedAt: Foundation.Date? = nil,
-                            url: Swift.String,
-                            singleUse: Swift.Bool,
-                            usedAt: Foundation.Date? = nil
-                        ) {
-                            self.id = id
-                            self.orderTypeIdentifier = orderTypeIdentifier
-                            self.orderIdentifier = orderIdentifier
-                            self.createdAt = createdAt
-                            self.expiresAt = expiresAt
-                            self.revokedAt = revokedAt
-                            self.url = url
-                            self.singleUse = singleUse
-                            self.usedAt = usedAt
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case id
-                            case orderTypeIdentifier
-                            case orderIdentifier
-                            case createdAt
-                            case expiresAt
-                            case revokedAt
-                            case url
-                            case singleUse
-                            case usedAt
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/wallet-link/POST/responses/201/content/application\/json`.
-                    case json(Operations.CreateWalletLink.Output.Created.Body.JsonPayload)
+                    case json(Components.Schemas.CreateWalletLinkResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.CreateWalletLink.Output.Created.Body.JsonPayload {
+                    public var json: Components.Schemas.CreateWalletLinkResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -10617,72 +9758,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/id`.
-                        public var id: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/orderTypeIdentifier`.
-                        public var orderTypeIdentifier: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/orderIdentifier`.
-                        public var orderIdentifier: Swift.String
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/createdAt`.
-                        public var createdAt: Foundation.Date
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/expiresAt`.
-                        public var expiresAt: Foundation.Date
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/revokedAt`.
-                        public var revokedAt: Foundation.Date?
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/singleUse`.
-                        public var singleUse: Swift.Bool
-                        /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/json/usedAt`.
-                        public var usedAt: Foundation.Date?
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - id:
-                        ///   - orderTypeIdentifier:
-                        ///   - orderIdentifier:
-                        ///   - createdAt:
-                        ///   - expiresAt:
-                        ///   - revokedAt:
-                        ///   - singleUse:
-                        ///   - usedAt:
-                        public init(
-                            id: Swift.String,
-                            orderTypeIdentifier: Swift.String,
-                            orderIdentifier: Swift.String,
-                            createdAt: Foundation.Date,
-                            expiresAt: Foundation.Date,
-                            revokedAt: Foundation.Date? = nil,
-                            singleUse: Swift.Bool,
-                            usedAt: Foundation.Date? = nil
-                        ) {
-                            self.id = id
-                            self.orderTypeIdentifier = orderTypeIdentifier
-                            self.orderIdentifier = orderIdentifier
-                            self.createdAt = createdAt
-                            self.expiresAt = expiresAt
-                            self.revokedAt = revokedAt
-                            self.singleUse = singleUse
-                            self.usedAt = usedAt
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case id
-                            case orderTypeIdentifier
-                            case orderIdentifier
-                            case createdAt
-                            case expiresAt
-                            case revokedAt
-                            case singleUse
-                            case usedAt
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/wallet-links/{id}/DELETE/responses/200/content/application\/json`.
-                    case json(Operations.RevokeWalletLink.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.RevokeWalletLinkResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.RevokeWalletLink.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.RevokeWalletLinkResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -10926,28 +10008,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/api-keys/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/api-keys/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/api-keys/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.APIKey]
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        public init(data: [Components.Schemas.APIKey]) {
-                            self.data = data
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/api-keys/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListAPIKeys.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ListAPIKeysResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListAPIKeys.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ListAPIKeysResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -11158,74 +10225,8 @@ public enum Operations {
             public var headers: Operations.CreateAPIKey.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody/json/name`.
-                    public var name: Swift.String
-                    /// Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody/json/scopes`.
-                    public var scopes: [Swift.String]
-                    /// Order types of the merchant the key is limited to; all when absent.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody/json/orderTypeIdentifiers`.
-                    public var orderTypeIdentifiers: [Swift.String]?
-                    /// When the key stops working (answers 401 after).
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody/json/expiresAt`.
-                    public var expiresAt: Foundation.Date?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - name:
-                    ///   - scopes: Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read.
-                    ///   - orderTypeIdentifiers: Order types of the merchant the key is limited to; all when absent.
-                    ///   - expiresAt: When the key stops working (answers 401 after).
-                    public init(
-                        name: Swift.String,
-                        scopes: [Swift.String],
-                        orderTypeIdentifiers: [Swift.String]? = nil,
-                        expiresAt: Foundation.Date? = nil
-                    ) {
-                        self.name = name
-                        self.scopes = scopes
-                        self.orderTypeIdentifiers = orderTypeIdentifiers
-                        self.expiresAt = expiresAt
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case name
-                        case scopes
-                        case orderTypeIdentifiers
-                        case expiresAt
-                    }
-                    public init(from decoder: any Swift.Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.name = try container.decode(
-                            Swift.String.self,
-                            forKey: .name
-                        )
-                        self.scopes = try container.decode(
-                            [Swift.String].self,
-                            forKey: .scopes
-                        )
-                        self.orderTypeIdentifiers = try container.decodeIfPresent(
-                            [Swift.String].self,
-                            forKey: .orderTypeIdentifiers
-                        )
-                        self.expiresAt = try container.decodeIfPresent(
-                            Foundation.Date.self,
-                            forKey: .expiresAt
-                        )
-                        try decoder.ensureNoAdditionalProperties(knownKeys: [
-                            "name",
-                            "scopes",
-                            "orderTypeIdentifiers",
-                            "expiresAt"
-                        ])
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/api-keys/POST/requestBody/content/application\/json`.
-                case json(Operations.CreateAPIKey.Input.Body.JsonPayload)
+                case json(Components.Schemas.CreateAPIKeyRequest)
             }
             public var body: Operations.CreateAPIKey.Input.Body
             /// Creates a new `Input`.
@@ -12057,28 +11058,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/history/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/history/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/history/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.OrderChange]
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        public init(data: [Components.Schemas.OrderChange]) {
-                            self.data = data
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/orders/{orderTypeIdentifier}/{orderIdentifier}/history/GET/responses/200/content/application\/json`.
-                    case json(Operations.OrderHistory.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.OrderHistoryResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.OrderHistory.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.OrderHistoryResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -12342,28 +11328,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/default/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/default/PUT/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/default/PUT/responses/200/content/json/defaultOrderTypeIdentifier`.
-                        public var defaultOrderTypeIdentifier: Swift.String
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - defaultOrderTypeIdentifier:
-                        public init(defaultOrderTypeIdentifier: Swift.String) {
-                            self.defaultOrderTypeIdentifier = defaultOrderTypeIdentifier
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case defaultOrderTypeIdentifier
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/default/PUT/responses/200/content/application\/json`.
-                    case json(Operations.SetDefaultOrderType.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.SetDefaultOrderTypeResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.SetDefaultOrderType.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.SetDefaultOrderTypeResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -12884,83 +11855,8 @@ public enum Operations {
             public var headers: Operations.PutOrderTypeOrderDefaults.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// orderManagementURL of simplified orders that name none (absolute https URL).
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/json/orderManagementURL`.
-                    public var orderManagementURL: Swift.String?
-                    /// fulfillmentType of simplified fulfillments that name none.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/json/fulfillmentType`.
-                    @frozen public enum FulfillmentTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                        case shipping = "shipping"
-                        case pickup = "pickup"
-                        case _empty_ = ""
-                    }
-                    /// fulfillmentType of simplified fulfillments that name none.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/json/fulfillmentType`.
-                    public var fulfillmentType: Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload.FulfillmentTypePayload?
-                    /// payment.status of a simplified total given without one.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/json/paymentStatus`.
-                    @frozen public enum PaymentStatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                        case pending = "pending"
-                        case authorized = "authorized"
-                        case paid = "paid"
-                        case refunded = "refunded"
-                        case declined = "declined"
-                        case voided = "voided"
-                        case _empty_ = ""
-                    }
-                    /// payment.status of a simplified total given without one.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/json/paymentStatus`.
-                    public var paymentStatus: Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload.PaymentStatusPayload?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - orderManagementURL: orderManagementURL of simplified orders that name none (absolute https URL).
-                    ///   - fulfillmentType: fulfillmentType of simplified fulfillments that name none.
-                    ///   - paymentStatus: payment.status of a simplified total given without one.
-                    public init(
-                        orderManagementURL: Swift.String? = nil,
-                        fulfillmentType: Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload.FulfillmentTypePayload? = nil,
-                        paymentStatus: Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload.PaymentStatusPayload? = nil
-                    ) {
-                        self.orderManagementURL = orderManagementURL
-                        self.fulfillmentType = fulfillmentType
-                        self.paymentStatus = paymentStatus
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case orderManagementURL
-                        case fulfillmentType
-                        case paymentStatus
-                    }
-                    public init(from decoder: any Swift.Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.orderManagementURL = try container.decodeIfPresent(
-                            Swift.String.self,
-                            forKey: .orderManagementURL
-                        )
-                        self.fulfillmentType = try container.decodeIfPresent(
-                            Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload.FulfillmentTypePayload.self,
-                            forKey: .fulfillmentType
-                        )
-                        self.paymentStatus = try container.decodeIfPresent(
-                            Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload.PaymentStatusPayload.self,
-                            forKey: .paymentStatus
-                        )
-                        try decoder.ensureNoAdditionalProperties(knownKeys: [
-                            "orderManagementURL",
-                            "fulfillmentType",
-                            "paymentStatus"
-                        ])
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/order-types/{orderTypeIdentifier}/order-defaults/PUT/requestBody/content/application\/json`.
-                case json(Operations.PutOrderTypeOrderDefaults.Input.Body.JsonPayload)
+                case json(Components.Schemas.PutOrderDefaultsRequest)
             }
             public var body: Operations.PutOrderTypeOrderDefaults.Input.Body
             /// Creates a new `Input`.
@@ -13309,28 +12205,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/carrier-connections/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/carrier-connections/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.CarrierConnection]
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        public init(data: [Components.Schemas.CarrierConnection]) {
-                            self.data = data
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/carrier-connections/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListCarrierConnections.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ListCarrierConnectionsResponse)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListCarrierConnections.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ListCarrierConnectionsResponse {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -13543,98 +12424,8 @@ public enum Operations {
             public var headers: Operations.CreateCarrierConnection.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json/provider`.
-                    @frozen public enum ProviderPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                        case aftership = "aftership"
-                        case easypost = "easypost"
-                        case shippo = "shippo"
-                        case shipengine = "shipengine"
-                        case generic = "generic"
-                    }
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json/provider`.
-                    public var provider: Operations.CreateCarrierConnection.Input.Body.JsonPayload.ProviderPayload
-                    /// The provider's webhook signing secret, 1 to 512 bytes; required except for shipengine, which takes none.
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json/secret`.
-                    public var secret: Swift.String?
-                    /// shipengine only: an https URL on an allowed host (api.shipengine.com by default).
-                    ///
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json/jwksURL`.
-                    public var jwksURL: Swift.String?
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json/statusMap`.
-                    public struct StatusMapPayload: Codable, Hashable, Sendable {
-                        /// A container of undocumented properties.
-                        public var additionalProperties: [String: Swift.String]
-                        /// Creates a new `StatusMapPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - additionalProperties: A container of undocumented properties.
-                        public init(additionalProperties: [String: Swift.String] = .init()) {
-                            self.additionalProperties = additionalProperties
-                        }
-                        public init(from decoder: any Swift.Decoder) throws {
-                            additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                        }
-                        public func encode(to encoder: any Swift.Encoder) throws {
-                            try encoder.encodeAdditionalProperties(additionalProperties)
-                        }
-                    }
-                    /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/json/statusMap`.
-                    public var statusMap: Operations.CreateCarrierConnection.Input.Body.JsonPayload.StatusMapPayload?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - provider:
-                    ///   - secret: The provider's webhook signing secret, 1 to 512 bytes; required except for shipengine, which takes none.
-                    ///   - jwksURL: shipengine only: an https URL on an allowed host (api.shipengine.com by default).
-                    ///   - statusMap:
-                    public init(
-                        provider: Operations.CreateCarrierConnection.Input.Body.JsonPayload.ProviderPayload,
-                        secret: Swift.String? = nil,
-                        jwksURL: Swift.String? = nil,
-                        statusMap: Operations.CreateCarrierConnection.Input.Body.JsonPayload.StatusMapPayload? = nil
-                    ) {
-                        self.provider = provider
-                        self.secret = secret
-                        self.jwksURL = jwksURL
-                        self.statusMap = statusMap
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case provider
-                        case secret
-                        case jwksURL
-                        case statusMap
-                    }
-                    public init(from decoder: any Swift.Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.provider = try container.decode(
-                            Operations.CreateCarrierConnection.Input.Body.JsonPayload.ProviderPayload.self,
-                            forKey: .provider
-                        )
-                        self.secret = try container.decodeIfPresent(
-                            Swift.String.self,
-                            forKey: .secret
-                        )
-                        self.jwksURL = try container.decodeIfPresent(
-                            Swift.String.self,
-                            forKey: .jwksURL
-                        )
-                        self.statusMap = try container.decodeIfPresent(
-                            Operations.CreateCarrierConnection.Input.Body.JsonPayload.StatusMapPayload.self,
-                            forKey: .statusMap
-                        )
-                        try decoder.ensureNoAdditionalProperties(knownKeys: [
-                            "provider",
-                            "secret",
-                            "jwksURL",
-                            "statusMap"
-                        ])
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/carrier-connections/POST/requestBody/content/application\/json`.
-                case json(Operations.CreateCarrierConnection.Input.Body.JsonPayload)
+                case json(Components.Schemas.CreateCarrierConnectionRequest)
             }
             public var body: Operations.CreateCarrierConnection.Input.Body
             /// Creates a new `Input`.
@@ -14179,7 +12970,7 @@ public enum Operations {
             /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/requestBody/content/application\/json`.
-                case json(OpenAPIRuntime.OpenAPIObjectContainer)
+                case json(Components.Schemas.ReceiveCarrierWebhookRequest)
             }
             public var body: Operations.ReceiveCarrierWebhook.Input.Body
             /// Creates a new `Input`.
@@ -14202,106 +12993,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json`.
-                    @frozen public enum JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case1`.
-                        public struct Case1Payload: Codable, Hashable, Sendable {
-                            /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case1/status`.
-                            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                                case duplicate = "duplicate"
-                            }
-                            /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case1/status`.
-                            public var status: Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.Case1Payload.StatusPayload
-                            /// The event's id in the inbox.
-                            ///
-                            /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case1/id`.
-                            public var id: Swift.Int
-                            /// Creates a new `Case1Payload`.
-                            ///
-                            /// - Parameters:
-                            ///   - status:
-                            ///   - id: The event's id in the inbox.
-                            public init(
-                                status: Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.Case1Payload.StatusPayload,
-                                id: Swift.Int
-                            ) {
-                                self.status = status
-                                self.id = id
-                            }
-                            public enum CodingKeys: String, CodingKey {
-                                case status
-                                case id
-                            }
-                        }
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case1`.
-                        case case1(Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.Case1Payload)
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case2`.
-                        public struct Case2Payload: Codable, Hashable, Sendable {
-                            /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case2/status`.
-                            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                                case ignored = "ignored"
-                            }
-                            /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case2/status`.
-                            public var status: Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.Case2Payload.StatusPayload
-                            /// What the delivery was.
-                            ///
-                            /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case2/reason`.
-                            public var reason: Swift.String
-                            /// Creates a new `Case2Payload`.
-                            ///
-                            /// - Parameters:
-                            ///   - status:
-                            ///   - reason: What the delivery was.
-                            public init(
-                                status: Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.Case2Payload.StatusPayload,
-                                reason: Swift.String
-                            ) {
-                                self.status = status
-                                self.reason = reason
-                            }
-                            public enum CodingKeys: String, CodingKey {
-                                case status
-                                case reason
-                            }
-                        }
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/json/case2`.
-                        case case2(Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload.Case2Payload)
-                        public init(from decoder: any Swift.Decoder) throws {
-                            var errors: [any Swift.Error] = []
-                            do {
-                                self = .case1(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            do {
-                                self = .case2(try .init(from: decoder))
-                                return
-                            } catch {
-                                errors.append(error)
-                            }
-                            throw Swift.DecodingError.failedToDecodeOneOfSchema(
-                                type: Self.self,
-                                codingPath: decoder.codingPath,
-                                errors: errors
-                            )
-                        }
-                        public func encode(to encoder: any Swift.Encoder) throws {
-                            switch self {
-                            case let .case1(value):
-                                try value.encode(to: encoder)
-                            case let .case2(value):
-                                try value.encode(to: encoder)
-                            }
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/200/content/application\/json`.
-                    case json(Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.ReceiveCarrierWebhookResponse200)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ReceiveCarrierWebhook.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.ReceiveCarrierWebhookResponse200 {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -14346,42 +13044,13 @@ public enum Operations {
             public struct Accepted: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/202/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/202/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/202/content/json/status`.
-                        @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                            case accepted = "accepted"
-                        }
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/202/content/json/status`.
-                        public var status: Operations.ReceiveCarrierWebhook.Output.Accepted.Body.JsonPayload.StatusPayload
-                        /// The event's id in the inbox.
-                        ///
-                        /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/202/content/json/id`.
-                        public var id: Swift.Int
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - status:
-                        ///   - id: The event's id in the inbox.
-                        public init(
-                            status: Operations.ReceiveCarrierWebhook.Output.Accepted.Body.JsonPayload.StatusPayload,
-                            id: Swift.Int
-                        ) {
-                            self.status = status
-                            self.id = id
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case status
-                            case id
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/carriers/{provider}/{id}/POST/responses/202/content/application\/json`.
-                    case json(Operations.ReceiveCarrierWebhook.Output.Accepted.Body.JsonPayload)
+                    case json(Components.Schemas.ReceiveCarrierWebhookResponse202)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ReceiveCarrierWebhook.Output.Accepted.Body.JsonPayload {
+                    public var json: Components.Schemas.ReceiveCarrierWebhookResponse202 {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -14700,38 +13369,13 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content/json`.
-                    public struct JsonPayload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content/json/data`.
-                        public var data: [Components.Schemas.Event]
-                        /// Cursor of the next (older) page; null on the last.
-                        ///
-                        /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content/json/nextCursor`.
-                        public var nextCursor: Swift.String?
-                        /// Creates a new `JsonPayload`.
-                        ///
-                        /// - Parameters:
-                        ///   - data:
-                        ///   - nextCursor: Cursor of the next (older) page; null on the last.
-                        public init(
-                            data: [Components.Schemas.Event],
-                            nextCursor: Swift.String? = nil
-                        ) {
-                            self.data = data
-                            self.nextCursor = nextCursor
-                        }
-                        public enum CodingKeys: String, CodingKey {
-                            case data
-                            case nextCursor
-                        }
-                    }
                     /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content/application\/json`.
-                    case json(Operations.ListEvents.Output.Ok.Body.JsonPayload)
+                    case json(Components.Schemas.EventPage)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Operations.ListEvents.Output.Ok.Body.JsonPayload {
+                    public var json: Components.Schemas.EventPage {
                         get throws {
                             switch self {
                             case let .json(body):

@@ -18,7 +18,7 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 /// A type that performs HTTP operations defined by the OpenAPI document.
 public protocol APIProtocol: Sendable {
-    /// List orders, most recently updated first
+    /// List orders in the order they were created (a cursor walks them without skipping or repeating one updated meanwhile)
     ///
     /// Scope: `orders:read`.
     ///
@@ -384,7 +384,7 @@ public protocol APIProtocol: Sendable {
 
 /// Convenience overloads for operation inputs.
 extension APIProtocol {
-    /// List orders, most recently updated first
+    /// List orders in the order they were created (a cursor walks them without skipping or repeating one updated meanwhile)
     ///
     /// Scope: `orders:read`.
     ///

@@ -225,7 +225,7 @@ extension Components.Schemas.OrderDetails: @retroactive ResponseEncodable {}
 
 router.post("apple-pay/pay") { request, context -> Components.Schemas.OrderDetails in
     // {"token": …} as Apple Pay gave it to the page (against a development server, "${TEST_TOKEN}").
-    struct Posted: Decodable { var token: Operations.ApplePayCheckout.Input.Body.JsonPayload.TokenPayload }
+    struct Posted: Decodable { var token: Components.Schemas.ApplePayCheckoutRequest.TokenPayload }
     let posted = try await request.decode(as: Posted.self, context: context)
     // The order this checkout sold (from your cart), as OrderTrack's order content.
     let order = try JSONDecoder().decode(Components.Schemas.OrderContent.self, from: Data(#"""
