@@ -22,7 +22,8 @@ public struct Dashboard: OrderTrackRoutes {
             sessions: DashboardSessions(store: services.store, administration: services.administration, now: { clock.date }),
             orders: services.orders, assets: services.assets, administration: services.administration, orderTypes: services.orderTypes,
             packages: services.packages, applePay: services.applePay, walletLinks: services.walletLinks,
-            carriers: CarriersPage(connections: services.carrierConnections, events: services.store), clock: clock,
+            carriers: CarriersPage(connections: services.carrierConnections, events: services.store),
+            fulfillments: FulfillmentsPage(bulk: BulkUpdates(orders: services.orders)), clock: clock,
             resources: try WebResources.load("Dashboard", from: .module), cpu: services.cpu, secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)

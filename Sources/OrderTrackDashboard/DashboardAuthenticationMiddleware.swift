@@ -25,6 +25,8 @@ struct DashboardAuthenticationMiddleware: RouterMiddleware {
 
     let sessions: DashboardSessions
     let signedOut: SignedOut
+    /// The largest form read for its CSRF token: ``maximumFormSize``, or more where a page posts a file's text.
+    var formLimit = Self.maximumFormSize
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let id = request.cookies[DashboardSessions.cookieName]?.value, let session = try await sessions.session(id: id) else {
@@ -37,7 +39,7 @@ struct DashboardAuthenticationMiddleware: RouterMiddleware {
         }
         var request = request
         if request.method != .get, request.method != .head {
-            let presented = try await Self.presentedCSRFToken(&request)
+            let presented = try await Self.presentedCSRFToken(&request, limit: formLimit)
             guard let presented, Secrets.constantTimeEquals(presented, session.csrfToken) else {
                 throw APIError.forbidden("csrf_token_invalid", "this request lacks the page's CSRF token; reload the page and try again")
             }
@@ -48,10 +50,10 @@ struct DashboardAuthenticationMiddleware: RouterMiddleware {
     }
 
     /// The token from the header, or else from a form body (which is then kept collected for the route).
-    static func presentedCSRFToken(_ request: inout Request) async throws -> String? {
+    static func presentedCSRFToken(_ request: inout Request, limit: Int) async throws -> String? {
         if let header = request.headers[csrfHeader] { return header }
         guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true else { return nil }
-        let body = try await request.collectBody(upTo: maximumFormSize)
+        let body = try await request.collectBody(upTo: limit)
         return DashboardForm(String(buffer: body))["csrf"]
     }
 }

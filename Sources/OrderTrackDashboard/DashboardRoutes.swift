@@ -29,6 +29,8 @@ struct DashboardRoutes: Sendable {
     let walletLinks: WalletLinkService
     /// The Carriers page: connections through the merchant API's service, and the recent carrier events.
     let carriers: CarriersPage
+    /// The fulfillment updates page: a CSV through the bulk API's update path.
+    let fulfillments: FulfillmentsPage
     let clock: ServerClock
     let resources: WebResources
     let cpu: CPUWorkPool
@@ -76,6 +78,26 @@ struct DashboardRoutes: Sendable {
             try await carriers.connections.delete(merchantID: context.merchant.id, id: id)
             return Response.redirect(to: "\(CarriersPage.path)?deleted=\(Self.queryComponent(id))", type: .normal)
         }
+        pages.get("fulfillments") { _, context in
+            var values = try layoutValues(context, title: "Update fulfillments")
+            values.merge(fulfillments.values()) { $1 }
+            return resources.page("fulfillments", values)
+        }
+        // A file's text is larger than the other forms: this route reads its CSRF token within a larger limit.
+        dashboard.group().add(middleware: DashboardErrorPages(resources: resources))
+            .add(
+                middleware: DashboardAuthenticationMiddleware(
+                    sessions: sessions, signedOut: .redirectToSignIn, formLimit: FulfillmentsPage.maximumFormSize)
+            )
+            .group(context: MerchantRequestContext.self)
+            .post("fulfillments") { request, context in
+                var request = request
+                let form = DashboardForm(String(buffer: try await request.collectBody(upTo: FulfillmentsPage.maximumFormSize)))
+                var values = try layoutValues(context, title: "Update fulfillments")
+                let applied = try await fulfillments.apply(form: form, merchant: context.merchant, author: context.author(.dashboard))
+                values.merge(applied.values) { $1 }
+                return resources.page("fulfillments", values, status: applied.failed ? .badRequest : .ok)
+            }
         pages.get("checkout") { _, context in
             var values = try layoutValues(context, title: "Checkout playground")
             let page = CheckoutPage(administration: administration, applePay: applePay)

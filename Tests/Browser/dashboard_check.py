@@ -231,6 +231,40 @@ def carriers(page: Page, browser, console_errors: list[str], suffix: str) -> Non
     expect(page.get_by_text(tracking)).to_have_count(0)
 
 
+def fulfillment_updates(page: Page, browser, console_errors: list[str], suffix: str) -> None:
+    """From the orders list to the fulfillment updates page: a CSV file chosen with the file picker updates one order
+    and names the row that failed; the order page then shows the new tracking; the page fits a phone."""
+    page.goto(BASE + "/dashboard")
+    page.get_by_role("link", name="Update fulfillments from a CSV file").click()
+    expect(page.get_by_role("heading", name="Update fulfillments", exact=True)).to_be_visible()
+    created = create_order(f"W-{suffix}-CSV", "open", "processing")["orderDetails"]
+    csv = (f"Order number,Tracking number,Carrier,Status\r\nW-{suffix}-CSV,CSV{suffix}001,DHL,Out for delivery\r\n"
+           f"W-{suffix}-NONE,X1,UPS,delivered\r\n")
+    page.get_by_label("Choose a file").set_input_files(files=[{"name": "day.csv", "mimeType": "text/csv", "buffer": csv.encode()}])
+    expect(page.get_by_label("Or paste the rows")).to_have_value(csv.replace("\r\n", "\n"))
+    page.get_by_role("button", name="Apply updates").click()
+    results = page.get_by_role("region", name="Results")
+    expect(results).to_contain_text("1 applied, 0 unchanged, 1 failed, of 2 rows.")
+    expect(results.get_by_role("row").filter(has_text="Applied")).to_contain_text(created["orderIdentifier"])
+    expect(results.get_by_role("row").filter(has_text="Failed")).to_contain_text(f"no order numbered W-{suffix}-NONE")
+    shot(page, "desktop-fulfillments")
+
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, storage_state=page.context.storage_state())
+    phone_page = context.new_page()
+    watch_console(phone_page, console_errors)
+    phone_page.goto(BASE + "/dashboard/fulfillments")
+    phone_page.get_by_label("Or paste the rows").fill(f"orderNumber,status\nW-{suffix}-CSV,delivered\n")
+    phone_page.get_by_role("button", name="Apply updates").click()
+    expect(phone_page.get_by_role("region", name="Results")).to_contain_text("1 applied")
+    shot(phone_page, "phone-fulfillments")
+    width = phone_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the fulfillment updates page is {width} px wide at {PHONE['width']} px"
+    context.close()
+
+    results.get_by_role("link", name=created["orderIdentifier"]).click()
+    expect(page.get_by_role("region", name="Wallet preview")).to_contain_text(f"CSV{suffix}001")
+
+
 class Steps:
     def __init__(self) -> None:
         self.passed = 0
@@ -755,6 +789,8 @@ def main() -> int:
             steps.run("the order types page lists the certificates and uploads a new one", order_types)
             steps.run("the Carriers page connects a generic provider, shows its webhook URL and its events, and deletes it",
                       lambda: carriers(page, browser, console_errors, suffix))
+            steps.run("a CSV of fulfillment updates applies its good row, names its bad one, and fits a phone",
+                      lambda: fulfillment_updates(page, browser, console_errors, suffix))
 
             checkout: dict = {}
             steps.run("the checkout playground simulates a payment and shows orderDetails", lambda: checkout_simulate(page, checkout))

@@ -4,7 +4,7 @@ import OrderModel
 
 /// `POST /api/v1/orders/bulk`: NDJSON in, one NDJSON result line per input line out, streamed as orders finish, so a
 /// day's shipments take one request and memory stays bounded by a chunk of lines, not the file.
-struct BulkRoutes: Sendable {
+package struct BulkRoutes: Sendable {
     let bulk: BulkUpdates
 
     func add(to merchantAPI: RouterGroup<MerchantRequestContext>) {
@@ -85,7 +85,8 @@ struct BulkRoutes: Sendable {
     }
 
     /// A line's result as the answer shows it: what became of the order, or the error envelope's error with its status.
-    static func json(_ outcome: BulkUpdates.Outcome) -> JSONValue {
+    /// The dashboard's CSV page shows the same.
+    package static func json(_ outcome: BulkUpdates.Outcome) -> JSONValue {
         switch outcome.result {
         case .success(let applied):
             var result: JSONValue = [

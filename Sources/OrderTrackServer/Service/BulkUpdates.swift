@@ -4,9 +4,15 @@ import OrderPersistence
 /// Many orders changed in one request (a warehouse closing its day): each line is a PATCH of one order, validated,
 /// versioned, audited and pushed exactly as `PATCH /api/v1/orders/{type}/{id}` is, through the same
 /// ``OrderService/updateOrder(merchant:type:id:patch:author:allowedVersions:)``. A bad line fails alone and says why;
-/// the others apply.
+/// the others apply. The NDJSON of `POST /api/v1/orders/bulk` and the dashboard's CSV of fulfillment updates
+/// (``FulfillmentCSV``) are two readings of the same requests.
 package struct BulkUpdates: Sendable {
     let orders: OrderService
+
+    /// Updates through `orders`' update path.
+    package init(orders: OrderService) {
+        self.orders = orders
+    }
 
     /// The most lines one request may carry.
     package static let maximumLines = 10_000
@@ -31,16 +37,29 @@ package struct BulkUpdates: Sendable {
     }
 
     /// What a line asks: which order, the patch, and the versions it is meant for.
-    struct Request: Sendable {
+    package struct Request: Sendable {
         var orderTypeIdentifier: String?
         var orderIdentifier: String?
         var orderNumber: String?
+        /// The merge patch; for a ``fulfillment`` line, the fulfillment's changed members.
         var patch: JSONValue
         var allowedVersions: Set<Int>?
+        /// Set when the patch changes one fulfillment that the line may leave to be found (a CSV row).
+        var fulfillment: FulfillmentTarget?
 
         /// Lines naming the same order apply in file order.
         var orderKey: String { "\(orderTypeIdentifier ?? "")\u{0}\(orderIdentifier ?? "#" + (orderNumber ?? ""))" }
     }
+
+    /// The fulfillment a CSV row changes: the one it names, else the one already carrying its tracking number, else the
+    /// order's only shipping fulfillment.
+    struct FulfillmentTarget: Sendable {
+        var fulfillmentIdentifier: String?
+        var trackingNumber: String?
+    }
+
+    /// A request as read, or why its line is not one.
+    package typealias ParsedLine = (line: Int, request: Result<Request, OrderTrackError>)
 
     /// What became of a line.
     package struct Outcome: Sendable {
@@ -60,14 +79,21 @@ package struct BulkUpdates: Sendable {
     package func apply(
         _ lines: [Line], merchant: MerchantRecord, author: OrderChangeAuthor, emit: (Outcome) async throws -> Void
     ) async throws {
-        var groups: [String: [(Line, Result<Request, OrderTrackError>)]] = [:]
+        let parsed = lines.map { line in (line.number, Result { () throws(OrderTrackError) -> Request in try Self.request(line) }) }
+        try await apply(parsed, merchant: merchant, author: author, emit: emit)
+    }
+
+    /// Applies requests already read (the lines' or a CSV's), orders side by side, one order's in their order.
+    package func apply(
+        _ requests: [ParsedLine], merchant: MerchantRecord, author: OrderChangeAuthor, emit: (Outcome) async throws -> Void
+    ) async throws {
+        var groups: [String: [ParsedLine]] = [:]
         var order: [String] = []
-        for line in lines {
-            let parsed = Result { () throws(OrderTrackError) -> Request in try Self.request(line) }
+        for entry in requests {
             // A line that names no order is its own group.
-            let key = (try? parsed.get().orderKey) ?? "line \(line.number)"
+            let key = (try? entry.request.get().orderKey) ?? "line \(entry.line)"
             if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append((line, parsed))
+            groups[key, default: []].append(entry)
         }
         try await withThrowingTaskGroup(of: [Outcome].self) { group in
             for (index, key) in order.enumerated() {
@@ -78,7 +104,7 @@ package struct BulkUpdates: Sendable {
                 group.addTask {
                     var outcomes: [Outcome] = []
                     for (line, parsed) in entries {
-                        outcomes.append(Outcome(line: line.number, result: await self.apply(parsed, merchant: merchant, author: author)))
+                        outcomes.append(Outcome(line: line, result: await self.apply(parsed, merchant: merchant, author: author)))
                     }
                     return outcomes
                 }
@@ -97,8 +123,14 @@ package struct BulkUpdates: Sendable {
             let type = try await orders.orderType(merchant: merchant, named: request.orderTypeIdentifier).orderTypeIdentifier
             try author.grant?.requireOrderType(type)
             let identifier = try await orderIdentifier(request, type: type, merchant: merchant)
+            var patch = request.patch
+            if let target = request.fulfillment {
+                let fulfillment = try await fulfillmentIdentifier(
+                    target, order: try await orders.order(merchant: merchant, type: type, id: identifier))
+                patch = ["fulfillments": [patch.setting("fulfillmentIdentifier", to: .string(fulfillment))]]
+            }
             let updated = try await orders.updateOrder(
-                merchant: merchant, type: type, id: identifier, patch: request.patch, author: author, allowedVersions: request.allowedVersions)
+                merchant: merchant, type: type, id: identifier, patch: patch, author: author, allowedVersions: request.allowedVersions)
             return .success(Applied(orderTypeIdentifier: type, orderIdentifier: identifier, update: updated))
         } catch {
             return .failure(error)
@@ -118,6 +150,28 @@ package struct BulkUpdates: Sendable {
                 .invalidBulkLine, "several orders of type \(type) are numbered \(number); name one by orderIdentifier", field: "orderNumber")
         }
         return first.orderIdentifier
+    }
+
+    /// The fulfillment a row changes (see ``FulfillmentTarget``), or why the order has none that it can be.
+    private func fulfillmentIdentifier(_ target: FulfillmentTarget, order: OrderRecord) async throws -> String {
+        if let named = target.fulfillmentIdentifier { return named }
+        let document = try await orders.cpu.run { try JSONValue.parse(order.document) }
+        let fulfillments = document["fulfillments"]?.arrayValue ?? []
+        let identifier = { (fulfillment: JSONValue) in fulfillment["fulfillmentIdentifier"]?.stringValue }
+        if let number = target.trackingNumber,
+            let carrying = fulfillments.first(where: { $0["trackingNumber"]?.stringValue == number }).flatMap(identifier)
+        {
+            return carrying
+        }
+        let shipping = fulfillments.filter { $0["fulfillmentType"]?.stringValue == "shipping" }.compactMap(identifier)
+        guard shipping.count == 1 else {
+            let reason =
+                shipping.isEmpty
+                ? "order \(order.orderIdentifier) has no shipping fulfillment; name one in a fulfillmentIdentifier column"
+                : "order \(order.orderIdentifier) has \(shipping.count) shipping fulfillments (\(shipping.joined(separator: ", "))); name one in a fulfillmentIdentifier column"
+            throw OrderTrackError(.invalidBulkLine, reason, field: "fulfillmentIdentifier")
+        }
+        return shipping[0]
     }
 
     static let fields: Set = ["orderTypeIdentifier", "orderIdentifier", "orderNumber", "patch", "ifMatch"]
