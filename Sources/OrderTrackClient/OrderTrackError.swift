@@ -21,12 +21,14 @@ public struct OrderTrackError: Error, Sendable, Equatable, CustomStringConvertib
     public var code: String
     /// What went wrong and how to fix it.
     public var message: String
-    /// The parameter, order field or missing scope the error is about.
+    /// The parameter or order field the error is about.
     public var param: String?
     /// Every validation problem of an invalid order.
     public var problems: [Problem]
     /// 412 order_version_mismatch: the order's current version.
     public var currentVersion: Int?
+    /// 403 scope_missing: the scopes the call needs (any one of them); empty otherwise.
+    public var requiredScopes: [String] = []
     /// 429 and 503: the seconds the server asks to wait before retrying (Retry-After).
     public var retryAfter: Int?
 
@@ -43,6 +45,7 @@ extension OrderTrackError {
             var param: String?
             var problems: [Problem]?
             var currentVersion: Int?
+            var requiredScopes: [String]?
         }
         var error: Body
     }
@@ -54,7 +57,7 @@ extension OrderTrackError {
         let error = envelope.error
         self.init(
             status: response.status.code, type: error.type, code: error.code, message: error.message, param: error.param,
-            problems: error.problems ?? [], currentVersion: error.currentVersion,
+            problems: error.problems ?? [], currentVersion: error.currentVersion, requiredScopes: error.requiredScopes ?? [],
             retryAfter: response.headerFields[.retryAfter].flatMap { Int($0) }
         )
     }
@@ -65,6 +68,6 @@ extension OrderTrackError {
     init(unexpected output: Any) {
         self.init(
             status: 0, type: "api_error", code: "unexpected_response", message: "The server answered \(output)", param: nil, problems: [],
-            currentVersion: nil, retryAfter: nil)
+            currentVersion: nil, requiredScopes: [], retryAfter: nil)
     }
 }

@@ -94,6 +94,7 @@ typealias OrderTrackError = OrderTrackClient.OrderTrackError
             let restricted = Self.orderTrack(client, apiKey: try #require(created.json["secret"]?.stringValue))
             let forbidden = try await Self.error { try await restricted.createOrder(try Self.content()) }
             #expect(forbidden.status == 403 && forbidden.code == "scope_missing" && forbidden.message.contains("\"orders:write\""), "\(forbidden)")
+            #expect(forbidden.requiredScopes == ["orders:write"])
         }
     }
 

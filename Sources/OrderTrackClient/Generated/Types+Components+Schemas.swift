@@ -1564,6 +1564,10 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/Error/error/orderTypeIdentifier`.
                 public var orderTypeIdentifier: Swift.String?
+                /// 403 scope_missing: the scopes the operation needs (any one of them).
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/requiredScopes`.
+                public var requiredScopes: [Swift.String]?
                 /// Creates a new `_ErrorPayload`.
                 ///
                 /// - Parameters:
@@ -1576,6 +1580,7 @@ extension Components {
                 ///   - lastChange: 412 order_version_mismatch: the change that made the current version.
                 ///   - existingOrderIdentifier: 409 order_number_exists: the order that has the number.
                 ///   - orderTypeIdentifier: 409 order_number_exists: the order type whose numbers are unique.
+                ///   - requiredScopes: 403 scope_missing: the scopes the operation needs (any one of them).
                 public init(
                     _type: Components.Schemas._Error._ErrorPayload._TypePayload,
                     code: Swift.String,
@@ -1585,7 +1590,8 @@ extension Components {
                     currentVersion: Swift.Int? = nil,
                     lastChange: Components.Schemas._Error._ErrorPayload.LastChangePayload? = nil,
                     existingOrderIdentifier: Swift.String? = nil,
-                    orderTypeIdentifier: Swift.String? = nil
+                    orderTypeIdentifier: Swift.String? = nil,
+                    requiredScopes: [Swift.String]? = nil
                 ) {
                     self._type = _type
                     self.code = code
@@ -1596,6 +1602,7 @@ extension Components {
                     self.lastChange = lastChange
                     self.existingOrderIdentifier = existingOrderIdentifier
                     self.orderTypeIdentifier = orderTypeIdentifier
+                    self.requiredScopes = requiredScopes
                 }
                 public enum CodingKeys: String, CodingKey {
                     case _type = "type"
@@ -1607,6 +1614,7 @@ extension Components {
                     case lastChange
                     case existingOrderIdentifier
                     case orderTypeIdentifier
+                    case requiredScopes
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Error/error`.

@@ -43,12 +43,14 @@ package struct APIError: HTTPResponseError, Sendable {
         APIError(status: .forbidden, kind: .permission, code: code, message: message)
     }
 
-    /// A key without the scope an operation needs: 403, naming the scope.
+    /// A key without the scope an operation needs: 403, naming the scope in the message and, for programs, in
+    /// `requiredScopes` (any one of them would do).
     static func scopeMissing(_ scope: [APIScope], operation: String, keyID: String) -> APIError {
         let needed = scope.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
         return APIError(
             status: .forbidden, kind: .permission, code: "scope_missing",
-            message: "API key \(keyID) lacks the scope \(needed) that \(operation) needs")
+            message: "API key \(keyID) lacks the scope \(needed) that \(operation) needs",
+            details: ["requiredScopes": .array(scope.map { .string($0.rawValue) })])
     }
 
     package static func notFound(_ message: String) -> APIError {
