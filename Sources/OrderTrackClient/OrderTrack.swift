@@ -25,8 +25,10 @@ public struct OrderTrack: Sendable {
     }
 
     /// Creates an order from its content; hand the answer's `orderDetails` to Apple Pay.
-    /// - Parameter idempotencyKey: retries with the same key and content replay the first answer (e.g. the payment's
-    ///   identifier), so a retried checkout never makes two orders.
+    /// - Parameters:
+    ///   - content: the order as `POST /api/v1/orders` takes it.
+    ///   - idempotencyKey: retries with the same key and content replay the first answer (e.g. the payment's
+    ///     identifier), so a retried checkout never makes two orders.
     public func createOrder(_ content: Components.Schemas.OrderContent, idempotencyKey: String? = nil) async throws -> Versioned<
         Components.Schemas.CreatedOrder
     > {
@@ -43,8 +45,12 @@ public struct OrderTrack: Sendable {
     }
 
     /// Changes the order (a JSON merge patch) and pushes the change to its devices.
-    /// - Parameter ifMatch: the ETag of the order as read: a change since then throws ``OrderTrackError`` 412
-    ///   order_version_mismatch and nothing is written. Without it the patch applies to any version.
+    /// - Parameters:
+    ///   - type: the order's `orderTypeIdentifier`.
+    ///   - id: the order's `orderIdentifier`.
+    ///   - patch: the JSON merge patch; `fulfillments` and `returns` merge by their identifiers.
+    ///   - etag: the ETag of the order as read: a change since then throws ``OrderTrackError`` 412
+    ///     order_version_mismatch and nothing is written. Without it the patch applies to any version.
     public func updateOrder(type: String, id: String, patch: Components.Schemas.OrderPatch, ifMatch etag: String? = nil) async throws
         -> Components.Schemas.UpdateOrderResponse
     {
@@ -64,7 +70,10 @@ public struct OrderTrack: Sendable {
     }
 
     /// A Track in Wallet link to the order: a URL that adds it to Wallet in Safari.
-    /// - Parameter expiresIn: the link's lifetime in seconds (the server's default, 7 days, if nil).
+    /// - Parameters:
+    ///   - type: the order's `orderTypeIdentifier`.
+    ///   - id: the order's `orderIdentifier`.
+    ///   - expiresIn: the link's lifetime in seconds (the server's default, 7 days, if nil).
     public func walletLink(type: String, id: String, expiresIn: Int? = nil) async throws -> Components.Schemas.CreateWalletLinkResponse {
         let output = try await call {
             try await $0.createWalletLink(
