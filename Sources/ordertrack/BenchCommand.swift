@@ -8,6 +8,7 @@ import OrderSigning
 import OrderTrackBenchmarks
 import OrderTrackDashboard
 import OrderTrackServer
+import ServiceLifecycle
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -94,14 +95,24 @@ enum BenchmarkServer {
             ports.continuation.yield($0)
         }
         guard let credentials = server.developmentCredentials else { throw usageError("the benchmark needs a fresh data directory") }
+        // Stopped the way `serve` stops, gracefully: cancelling the server dropped connections and streams it had
+        // accepted but not yet served, whose NIO writers trap when deinitialized unfinished.
+        let services = ServiceGroup(configuration: .init(services: [server.application], gracefulShutdownSignals: [], logger: logger))
         let value: Value
         do {
             value = try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await server.application.run() }
+                group.addTask { try await services.run() }
                 var iterator = ports.stream.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw usageError("the benchmark server did not start") }
-                defer { group.cancelAll() }
-                return try await body("http://127.0.0.1:\(port)", server.store, credentials)
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await body("http://127.0.0.1:\(port)", server.store, credentials))
+                } catch {
+                    result = .failure(error)
+                }
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return try result.get()
             }
         } catch {
             // Closed on failure too: a store left open at exit trips SQLite's assertion and hides the error.
