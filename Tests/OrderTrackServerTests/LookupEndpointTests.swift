@@ -38,9 +38,9 @@ import Testing
         return order
     }
 
-    static func token(_ key: DevelopmentLookupCredentials, exp: TimeInterval = 300) async throws -> String {
+    static func token(_ key: DevelopmentLookupCredentials, exp: TimeInterval = 300, now: Date = Date()) async throws -> String {
         let pem = try String(contentsOfFile: key.privateKey, encoding: .utf8)
-        let claims = LookupAPIClaims(iss: key.issuerId, bid: key.bundleId, exp: Date().addingTimeInterval(exp))
+        let claims = LookupAPIClaims(iss: key.issuerId, bid: key.bundleId, exp: now.addingTimeInterval(exp))
         return try await LookupAPIToken.sign(claims, keyId: key.keyId, privateKeyPEM: pem)
     }
 
@@ -130,6 +130,35 @@ import Testing
         #expect(fault.response.status == .internalServerError && fault.response.headers[.contentType] == "application/json")
         let unauthorized = AppStoreAPIError(answering: AppStoreAPIError.unauthorized).response
         #expect(unauthorized.status == .unauthorized && unauthorized.headers[.contentType] == nil)
+    }
+
+    /// A support tool's token is verified once and reused until it expires; the key is still read on every lookup, so
+    /// revoking it refuses the same token at once, and a token past its `exp` is refused though it verified before.
+    @Test func aVerifiedTokenIsReusedUntilItExpiresAndRevocationHoldsAtOnce() async throws {
+        let clock = TestClock()
+        var server = try Self.server()
+        server.now = { clock.date }
+        defer { server.remove() }
+        try await server.run { client in
+            let key = try #require(client.credentials.lookup)
+            #expect(try await client.merchant(.post, "/api/v1/orders", json: Self.order(number: "LK-T")).status == .created)
+            let lookUp = { (token: String) in
+                try await client.call(.get, "/inApps/v1/lookup/LK-T", headers: [.authorization: "Bearer \(token)"])
+            }
+            let shortLived = try await Self.token(key, exp: 60, now: clock.date)
+            for _ in 0..<3 { #expect(try await lookUp(shortLived).json["status"] == .integer(0)) }
+            // A token differing in its signature is not the cached one: it is verified, and fails.
+            let forged = String(shortLived.dropLast(2)) + (shortLived.hasSuffix("AA") ? "BB" : "AA")
+            #expect(try await lookUp(forged).status == .unauthorized)
+
+            clock.advance(by: .seconds(61))
+            #expect(try await lookUp(shortLived).status == .unauthorized, "expired, though it verified before")
+
+            let token = try await Self.token(key, exp: 300, now: clock.date)
+            #expect(try await lookUp(token).status == .ok)
+            #expect(try await client.merchant(.delete, "/api/v1/lookup-keys/\(key.keyId)").status == .ok)
+            #expect(try await lookUp(token).status == .unauthorized, "revoked: refused at once, cached or not")
+        }
     }
 
     @Test func managesLookupKeys() async throws {

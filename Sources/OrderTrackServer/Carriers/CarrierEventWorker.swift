@@ -79,7 +79,7 @@ final class CarrierEventWorker: Service, Sendable {
     private func apply(_ batch: [CarrierEventRecord]) async {
         let context: BatchContext
         do {
-            context = try await BatchContext(batch, store: store)
+            context = try await BatchContext(batch, store: store, orders: orders)
         } catch {
             logger.error("could not read the connections of carrier events", metadata: ["error": .string("\(error)")])
             return
@@ -210,7 +210,8 @@ final class CarrierEventWorker: Service, Sendable {
                     updated = try await orders.updateOrder(
                         merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
                         patch: update.orderPatch, author: author, allowedVersions: [target.order.version], current: target.order,
-                        scan: FulfillmentScan(fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt, wasTracked: target.isTracked))
+                        scan: FulfillmentScan(fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt, wasTracked: target.isTracked),
+                        inputs: context.updateInputs[BatchContext.orderType(merchant.id, match.order.orderTypeIdentifier)])
                 } catch let error as OrderTrackError where error.code == .versionMismatch {
                     continue
                 } catch OrderStoreError.scanSuperseded {
@@ -340,21 +341,30 @@ final class CarrierEventWorker: Service, Sendable {
     }
 }
 
-/// What the events of one claimed batch share, read once: their connections and merchants, and the tracked
-/// fulfillments with their orders (a read per merchant rather than two or more per event).
+/// What the events of one claimed batch share, read once: their connections and merchants, the tracked fulfillments
+/// with their orders, and what updates of those orders' types read besides the order (a read per merchant or order
+/// type rather than several per event).
 struct BatchContext: Sendable {
     var connections: [String: CarrierConnectionRecord] = [:]
     var merchants: [String: MerchantRecord] = [:]
+    /// By ``orderType(_:_:)``; an order found otherwise (by the provider's order reference) reads its own.
+    var updateInputs: [String: OrderService.UpdateInputs] = [:]
     private var tracked: [String: [TrackedOrder]] = [:]
 
-    init(_ batch: [CarrierEventRecord], store: any CarrierEventWorker.Store) async throws {
+    init(_ batch: [CarrierEventRecord], store: any CarrierEventWorker.Store, orders: OrderService) async throws {
         for id in Set(batch.map(\.connectionID)) { connections[id] = try await store.carrierConnection(id: id) }
         for id in Set(batch.map(\.merchantID)) { merchants[id] = try await store.merchant(id: id) }
         for (merchantID, events) in Dictionary(grouping: batch, by: \.merchantID) {
             let found = try await store.trackedOrders(merchantID: merchantID, trackingNumbers: events.map(\.trackingNumber))
             for item in found { tracked[Self.parcel(merchantID, item.fulfillment.entry.trackingNumber), default: []].append(item) }
+            guard let merchant = merchants[merchantID] else { continue }
+            for type in Set(found.map(\.order.orderTypeIdentifier)) {
+                updateInputs[Self.orderType(merchantID, type)] = try await orders.updateInputs(merchant: merchant, type: type)
+            }
         }
     }
+
+    static func orderType(_ merchantID: String, _ orderTypeIdentifier: String) -> String { "\(merchantID)\u{0}\(orderTypeIdentifier)" }
 
     /// The tracked fulfillments with the event's tracking number as the batch read them (none is an empty list).
     func trackedOrders(_ record: CarrierEventRecord) -> [TrackedOrder] {

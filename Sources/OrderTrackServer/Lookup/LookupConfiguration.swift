@@ -11,7 +11,10 @@ public struct LookupConfiguration: Sendable {
     public var storefront: String = "USA"
     /// Bytes of signed transactions kept in memory, per order version and bundle id.
     public var cacheBytes: Int = 16 << 20
+    /// Verified tokens kept until they expire (a token lives at most an hour), so a token used again is not verified
+    /// again; the least recently used go first.
+    public var verifiedTokenCapacity: Int = 10_000
 
-    /// The defaults: 600 lookups per key per minute, storefront `USA`, 16 MiB of cache.
+    /// The defaults: 600 lookups per key per minute, storefront `USA`, 16 MiB of cache, 10,000 verified tokens.
     public init() {}
 }

@@ -1,4 +1,5 @@
 import BoundedCache
+import Crypto
 import Foundation
 import Logging
 import OrderLookupSigning
@@ -25,6 +26,9 @@ final class TransactionLookupService: Sendable {
     private let limiter: LookupRateLimiter
     private let configuration: LookupConfiguration
     private let cache: Mutex<LRUCache<CacheKey, [String]>>
+    /// Tokens that verified, by the SHA-256 of the token, until they expire: a support tool sends one token for many
+    /// lookups, and its ES256 verification (with the key's PEM parsed) was most of a lookup's cost.
+    private let verifiedTokens: Mutex<LRUCache<SHA256Digest, VerifiedToken>>
     private let now: @Sendable () -> Date
     private let logger: Logger
 
@@ -34,24 +38,45 @@ final class TransactionLookupService: Sendable {
         self.limiter = LookupRateLimiter(limit: configuration.rateLimit, window: configuration.rateLimitWindow)
         self.configuration = configuration
         self.cache = Mutex(LRUCache(capacity: configuration.cacheBytes))
+        self.verifiedTokens = Mutex(LRUCache(capacity: max(1, configuration.verifiedTokenCapacity)))
         self.now = now
         self.logger = logger
     }
 
+    private struct VerifiedToken: Sendable {
+        var keyID: String
+        var expiresAt: Date
+    }
+
     /// The key a bearer token authenticates, checked as Apple documents (see ``LookupAPIToken``).
+    ///
+    /// A token that verified is not verified again until it expires; its key is read on every lookup all the same, so a
+    /// revocation holds at once, on every instance.
     ///
     /// - Throws: ``AppStoreAPIError/unauthorized`` for any problem with the token, the key unknown or revoked.
     func authenticate(bearer token: String) async throws -> LookupKeyRecord {
+        let digest = SHA256.hash(data: Array(token.utf8))
+        let now = now()
         do {
-            let keyID = try LookupAPIToken.keyId(of: token)
-            guard let key = try await store.lookupKey(id: keyID), key.revokedAt == nil else { throw LookupTokenError.unknownKey }
-            _ = try await LookupAPIToken.verify(
-                token, key: LookupAPIToken.Key(publicKeyPEM: key.publicKeyPEM, issuerId: key.issuerID, bundleId: key.bundleID), now: now())
+            if let verified = verifiedTokens.withLock({ $0.value(forKey: digest) }), verified.expiresAt > now {
+                return try await activeKey(id: verified.keyID)
+            }
+            let key = try await activeKey(id: try LookupAPIToken.keyId(of: token))
+            let claims = try await LookupAPIToken.verify(
+                token, key: LookupAPIToken.Key(publicKeyPEM: key.publicKeyPEM, issuerId: key.issuerID, bundleId: key.bundleID), now: now)
+            verifiedTokens.withLock {
+                _ = $0.setValue(VerifiedToken(keyID: key.keyID, expiresAt: claims.exp.value), forKey: digest, cost: 1)
+            }
             return key
         } catch let error as LookupTokenError {
             logger.debug("order lookup token refused", metadata: ["reason": .string("\(error)")])
             throw AppStoreAPIError.unauthorized
         }
+    }
+
+    private func activeKey(id keyID: String) async throws -> LookupKeyRecord {
+        guard let key = try await store.lookupKey(id: keyID), key.revokedAt == nil else { throw LookupTokenError.unknownKey }
+        return key
     }
 
     /// Counts a lookup by `key`.

@@ -241,13 +241,28 @@ package struct OrderService: Sendable {
     /// is checked against that version all the same.
     package func updateOrder(
         merchant: MerchantRecord, type: String, id: String, patch: JSONValue, author: OrderChangeAuthor, allowedVersions: Set<Int>? = nil,
-        current: OrderRecord? = nil, scan: FulfillmentScan? = nil
+        current: OrderRecord? = nil, scan: FulfillmentScan? = nil, inputs: UpdateInputs? = nil
     ) async throws -> UpdatedOrder {
         try await updateLock.withLock("\(type)\u{0}\(id)") {
             try await applyUpdate(
                 merchant: merchant, type: type, id: id, patch: .tree(patch), authenticationToken: nil, author: author,
-                allowedVersions: allowedVersions, known: current, scan: scan, now: clock.date)
+                allowedVersions: allowedVersions, known: current, scan: scan, inputs: inputs, now: clock.date)
         }
+    }
+
+    /// What an update reads besides its order: the order type's defaults and the names of the merchant's assets. A
+    /// caller updating many orders of one order type at once (a carrier worker's batch) reads them once for all with
+    /// ``updateInputs(merchant:type:)`` instead of twice per order; a change made meanwhile applies from its next batch.
+    package struct UpdateInputs: Sendable {
+        fileprivate var defaults: ProviderVocabulary.Defaults
+        fileprivate var assetNames: [String]
+    }
+
+    /// The inputs of updates to `merchant`'s orders of order type `type`, read now.
+    package func updateInputs(merchant: MerchantRecord, type: String) async throws -> UpdateInputs {
+        UpdateInputs(
+            defaults: try await orderDefaults(merchant: merchant, orderType: type), assetNames: try await packages.assetNames(merchantID: merchant.id)
+        )
     }
 
     /// The merchant's order type named `requested`, or its default (or only) one when `nil`, as a create resolves it.
@@ -301,9 +316,10 @@ package struct OrderService: Sendable {
     /// the schema and normalizes it once each, on two CPU-pool jobs with one read of the assets between them.
     private func applyUpdate(
         merchant: MerchantRecord, type: String, id: String, patch input: PatchInput, authenticationToken: String?, author: OrderChangeAuthor,
-        allowedVersions: Set<Int>?, known: OrderRecord? = nil, scan: FulfillmentScan? = nil, now: Date
+        allowedVersions: Set<Int>?, known: OrderRecord? = nil, scan: FulfillmentScan? = nil, inputs: UpdateInputs? = nil, now: Date
     ) async throws -> UpdatedOrder {
-        let defaults = try await orderDefaults(merchant: merchant, orderType: type)
+        let defaults: ProviderVocabulary.Defaults
+        if let inputs { defaults = inputs.defaults } else { defaults = try await orderDefaults(merchant: merchant, orderType: type) }
         let options = validationOptions
         var known = known.flatMap { $0.merchantID == merchant.id && $0.key == OrderKey(orderTypeIdentifier: type, orderIdentifier: id) ? $0 : nil }
         for _ in 0..<8 {
@@ -355,7 +371,7 @@ package struct OrderService: Sendable {
             guard let checked = merged.checked else {
                 return UpdatedOrder(record: current, document: merged.existing, changed: false, warnings: merged.translationWarnings)
             }
-            let files = try await packages.assetFiles(referencedBy: checked.referencedFiles, merchantID: merchant.id)
+            let files = try await packages.assetFiles(referencedBy: checked.referencedFiles, merchantID: merchant.id, names: inputs?.assetNames)
             let (order, note, tracking) = try await cpu.run { () throws -> (ValidatedOrder, ChangeNote, [FulfillmentTrackingEntry]?) in
                 let order = try Self.valid(checked, files: files)
                 let tracking = Self.trackingEntries(of: order.json)

@@ -242,16 +242,23 @@ package final class PackageService: Service, Sendable {
 
     /// The merchant assets a document needs in its package: the referenced files (a walk's `referencedFiles`)
     /// with their scaled and localized variants, and every localization's order.strings. Two reads however many files:
-    /// the names, then the needed ones' bytes.
-    func assetFiles(referencedBy referenced: Set<String>, merchantID: String) async throws -> [String: [UInt8]] {
-        WorkTally.count(.assetRead)
-        let needed = try await store.assets(merchantID: merchantID).lazy.map(\.name).filter { name in
+    /// the names (unless the caller read them already, ``assetNames(merchantID:)``), then the needed ones' bytes.
+    func assetFiles(referencedBy referenced: Set<String>, merchantID: String, names known: [String]? = nil) async throws -> [String: [UInt8]] {
+        let names: [String]
+        if let known { names = known } else { names = try await assetNames(merchantID: merchantID) }
+        let needed = names.filter { name in
             let fileName = name.split(separator: "/").last.map(String.init) ?? name
             return fileName == "order.strings" || referenced.contains(fileName) || referenced.contains(PackageFileName.unscaled(fileName))
         }
         guard !needed.isEmpty else { return [:] }
         WorkTally.count(.assetRead)
         return Dictionary(uniqueKeysWithValues: try await store.assets(merchantID: merchantID, named: Set(needed)).map { ($0.info.name, $0.bytes) })
+    }
+
+    /// The names of the merchant's assets: what ``assetFiles(referencedBy:merchantID:names:)`` picks the needed ones from.
+    func assetNames(merchantID: String) async throws -> [String] {
+        WorkTally.count(.assetRead)
+        return try await store.assets(merchantID: merchantID).map(\.name)
     }
 
     private func loadOrBuild(_ record: OrderRecord, carrying link: WalletLinkDevice?, validated: ValidatedOrder?) async throws -> [UInt8] {
