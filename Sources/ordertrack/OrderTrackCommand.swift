@@ -15,7 +15,7 @@ struct OrderTrackCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self,
             PackageCommand.self,
             IdentityCommand.self, BenchCommand.self, MockAPNsCommand.self,
-            ApplePayCommand.self, LookupKeyCommand.self, CarrierCommand.self, RotateMasterKeyCommand.self,
+            ApplePayCommand.self, LookupKeyCommand.self, CarrierCommand.self, WebhooksCommand.self, RotateMasterKeyCommand.self,
         ])
 
     static func main() async {
