@@ -63,6 +63,20 @@ func reportingStoreProblems<Value>(_ body: () async throws -> Value) async throw
     }
 }
 
+/// Runs `body`, a service call of an admin command; a domain refusal (naming its field) or an unknown merchant is
+/// reported as a problem and ends the command with status 1.
+func reportingDomainProblems<Value>(_ body: () async throws -> Value) async throws -> Value {
+    do {
+        return try await body()
+    } catch let error as OrderTrackError {
+        reportProblems([error.field.map { "\($0): \(error.reason)" } ?? error.reason])
+        throw ExitCode(1)
+    } catch OrderStoreError.merchantNotFound(let id) {
+        reportProblems(["no merchant \(id)"])
+        throw ExitCode(1)
+    }
+}
+
 /// A usage error raised after parsing (a file that cannot be read, conflicting options): exit status 2.
 func usageError(_ message: String) -> ExitCode {
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))

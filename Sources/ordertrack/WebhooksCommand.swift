@@ -21,15 +21,8 @@ struct WebhookOptions: ParsableArguments {
     /// Runs `body` with the endpoints service on the open store; domain errors are reported as problems (exit 1).
     func withEndpoints<Value>(_ body: (WebhookEndpoints) async throws -> Value) async throws -> Value {
         try await database.withStore { store in
-            do {
-                return try await body(
-                    WebhookEndpoints(store: store, configuration: WebhookConfiguration(), isDevelopment: development, now: Date.init))
-            } catch let error as OrderTrackError {
-                reportProblems([error.field.map { "\($0): \(error.reason)" } ?? error.reason])
-                throw ExitCode(1)
-            } catch OrderStoreError.merchantNotFound(let id) {
-                reportProblems(["no merchant \(id)"])
-                throw ExitCode(1)
+            try await reportingDomainProblems {
+                try await body(WebhookEndpoints(store: store, configuration: WebhookConfiguration(), isDevelopment: development, now: Date.init))
             }
         }
     }
