@@ -48,7 +48,10 @@ struct WebhooksPage: Sendable {
                 "deliveries": deliveries.deliveries.map(Self.deliveryValues), "hasDeliveries": !deliveries.deliveries.isEmpty,
             ])
         }
-        var values: [String: Any] = ["endpoints": rows, "hasEndpoints": !rows.isEmpty, "url": notice?.url ?? "", "events": notice?.events ?? "*"]
+        // Not `events`: the layout reads that as the live-refresh stream's URL.
+        var values: [String: Any] = [
+            "script": "webhooks.js", "endpoints": rows, "hasEndpoints": !rows.isEmpty, "url": notice?.url ?? "", "eventList": notice?.events ?? "*",
+        ]
         values["eventTypes"] = EventType.allCases.map(\.rawValue).joined(separator: ", ")
         if let notice {
             values[notice.isError ? "formError" : "notice"] = notice.message

@@ -27,6 +27,9 @@ import Testing
             let empty = try await client.call(.get, "/dashboard/webhooks", headers: [.cookie: browser.cookie])
             #expect(empty.status == .ok && empty.text.contains("<h1>Webhooks</h1>") && empty.text.contains("No endpoint yet"))
             #expect(empty.text.contains(#"<a href="/dashboard/webhooks">Webhooks</a>"#))
+            #expect(empty.text.contains(#"src="/dashboard/static/webhooks.js""#))
+            #expect(!empty.text.contains("live-refresh.js"), "the page has no event stream")
+            #expect(try await client.call(.get, "/dashboard/static/webhooks.js", headers: [.cookie: browser.cookie]).status == .ok)
 
             let forged = try await Self.post(client, browser, "/dashboard/webhooks", csrf: nil, ["url": "https://shop.example.com/h", "events": "*"])
             #expect(forged.status == .forbidden)
