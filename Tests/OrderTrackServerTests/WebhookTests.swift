@@ -99,7 +99,12 @@ struct WebhookTests {
             let first = try #require(requests.first)
             let event = try await client.merchant(.get, "/api/v1/events/\(first.header("OrderTrack-Event-Id") ?? "")")
             #expect(try JSONValue.parse(first.body) == event.json)
-            let log = try await Self.deliveries(client, endpoint.id)
+            // The last delivery is logged just after its answer arrives.
+            var log: [JSONValue] = []
+            try await Self.advance(clock, by: .zero) {
+                log = try await Self.deliveries(client, endpoint.id)
+                return log.count == events.count
+            }
             #expect(log.count == events.count && log.allSatisfy { $0["status"] == "succeeded" && $0["attempts"] == 1 && $0["responseStatus"] == 200 })
             #expect(log.first?["eventType"] == "carrier.event_unmatched", "newest first")
         }
