@@ -128,14 +128,22 @@ public struct CarrierWebhookVerifier: Sendable {
     }
 }
 
-/// Signs a body in OrderTrack's generic format, for senders written in Swift, the benchmark and the tests.
+/// Signs a body in OrderTrack's generic format: what the server's webhooks send merchants, and what senders written in
+/// Swift, the benchmark and the tests send carrier connections. ``CarrierWebhookVerifier`` checks it.
 public enum GenericEventSigner {
     /// The `OrderTrack-Signature` value for `body` at `time`: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
     /// "<t>.<body>")>`.
     public static func signatureHeader(body: [UInt8], secret: String, at time: Date) -> String {
+        signatureHeader(body: body, secrets: [secret], at: time)
+    }
+
+    /// The value signed with each of `secrets` in turn, `t=<t>,v1=<first>,v1=<second>`: while a secret rotates, a
+    /// receiver holding either one accepts it.
+    public static func signatureHeader(body: [UInt8], secrets: [String], at time: Date) -> String {
         let timestamp = String(Int64(time.timeIntervalSince1970.rounded(.down)))
-        let mac = HMAC<SHA256>.authenticationCode(for: Array((timestamp + ".").utf8) + body, using: SymmetricKey(data: Array(secret.utf8)))
-        return "t=\(timestamp),v1=\(Hex.encode(mac))"
+        let signed = Array((timestamp + ".").utf8) + body
+        let signatures = secrets.map { "v1=" + Hex.encode(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Array($0.utf8)))) }
+        return (["t=\(timestamp)"] + signatures).joined(separator: ",")
     }
 }
 

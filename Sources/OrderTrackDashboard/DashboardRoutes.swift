@@ -29,6 +29,8 @@ struct DashboardRoutes: Sendable {
     let walletLinks: WalletLinkService
     /// The Carriers page: connections through the merchant API's service, and the recent carrier events.
     let carriers: CarriersPage
+    /// The Webhooks page: endpoints through the merchant API's service, and their recent deliveries.
+    let webhooks: WebhooksPage
     /// The fulfillment updates page: a CSV through the bulk API's update path.
     let fulfillments: FulfillmentsPage
     let clock: ServerClock
@@ -77,6 +79,41 @@ struct DashboardRoutes: Sendable {
             let id = try RequestParsing.identifier("id", context)
             try await carriers.connections.delete(merchantID: context.merchant.id, id: id)
             return Response.redirect(to: "\(CarriersPage.path)?deleted=\(Self.queryComponent(id))", type: .normal)
+        }
+        pages.get("webhooks") { _, context in try await webhooksPage(context, notice: nil) }
+        // Forms answer the page itself: a new secret must be shown once, so it never travels in a redirect's URL.
+        pages.post("webhooks") { request, context in
+            var request = request
+            let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))
+            let notice = try await webhooks.add(merchantID: context.merchant.id, form: form)
+            return try await webhooksPage(context, notice: notice, status: notice.isError ? .badRequest : .ok)
+        }
+        pages.post("webhooks/:id/:action") { _, context in
+            let id = try RequestParsing.identifier("id", context)
+            let merchantID = context.merchant.id
+            let notice: WebhooksPage.Notice
+            switch context.parameters.get("action") {
+            case "delete":
+                try await webhooks.endpoints.delete(merchantID: merchantID, id: id)
+                notice = WebhooksPage.Notice(message: "Endpoint \(id) deleted.")
+            case "rotate-secret":
+                let rotated = try await webhooks.endpoints.rotateSecret(merchantID: merchantID, id: id)
+                notice = WebhooksPage.Notice(
+                    message: "New secret for \(id), shown only now; the old one keeps signing beside it for 24 hours:", secret: rotated.secret)
+            case "enable":
+                _ = try await webhooks.endpoints.enable(merchantID: merchantID, id: id)
+                notice = WebhooksPage.Notice(message: "Endpoint \(id) enabled: the event it stopped at is sent again now.")
+            default:
+                throw APIError.notFound("no such webhook action")
+            }
+            return try await webhooksPage(context, notice: notice)
+        }
+        pages.post("webhooks/:id/deliveries/:deliveryId/resend") { _, context in
+            let id = try RequestParsing.identifier("id", context)
+            let delivery = try await webhooks.endpoints.resend(
+                merchantID: context.merchant.id, id: id, deliveryID: try RequestParsing.identifier("deliveryId", context))
+            let outcome = delivery.error.map { "failed: \($0)" } ?? "delivered (\(delivery.responseStatus ?? 0))"
+            return try await webhooksPage(context, notice: WebhooksPage.Notice(message: "Resent \(delivery.eventID): \(outcome)."))
         }
         pages.get("fulfillments") { _, context in
             var values = try layoutValues(context, title: "Update fulfillments")
@@ -274,6 +311,12 @@ struct DashboardRoutes: Sendable {
                 deleted: query["deleted"].map(String.init).flatMap { Identifiers.isValid($0) ? $0 : nil })
         ) { $1 }
         return resources.page("carriers", values, status: status)
+    }
+
+    func webhooksPage(_ context: MerchantRequestContext, notice: WebhooksPage.Notice?, status: HTTPResponse.Status = .ok) async throws -> Response {
+        var values = try layoutValues(context, title: "Webhooks")
+        values.merge(try await webhooks.values(merchantID: context.merchant.id, notice: notice)) { $1 }
+        return resources.page("webhooks", values, status: status)
     }
 
     static func listURL(_ parameters: [(String, String)]) -> String {

@@ -38,6 +38,7 @@ public struct OrderTrackApplication: Sendable {
             if configuration.database.isExclusive {
                 try await store.releasePushLeases()
                 try await store.releaseCarrierEventLeases()
+                try await store.releaseWebhookLeases()
             }
             var credentials: DevelopmentCredentials?
             if configuration.isDevelopment {
@@ -214,11 +215,16 @@ public struct OrderTrackApplication: Sendable {
             maximumBodySize: configuration.maximumMerchantBodySize)
         carrierRoutes.add(to: router)
         carrierRoutes.add(to: merchantAPI)
+        let webhookEndpoints = WebhookEndpoints(
+            store: store, configuration: configuration.webhooks, isDevelopment: configuration.isDevelopment, now: now)
+        WebhookRoutes(endpoints: webhookEndpoints, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
+        let webhookWorker = WebhookWorker(
+            store: store, configuration: configuration.webhooks, isDevelopment: configuration.isDevelopment, logger: logger, clock: clock)
         TrackRoutes(walletLinks: walletLinks, packages: packages, resources: try WebResources.load("Track", from: .module)).add(to: router)
         let services = OrderTrackServices(
             configuration: configuration, store: store, orders: orders, assets: assets, administration: administration, orderTypes: orderTypes,
-            packages: packages, applePay: applePay, walletLinks: walletLinks, carrierConnections: carrierConnections, cpu: cpu,
-            clock: clock)
+            packages: packages, applePay: applePay, walletLinks: walletLinks, carrierConnections: carrierConnections,
+            webhookEndpoints: webhookEndpoints, cpu: cpu, clock: clock)
         for added in routes { try added.add(to: router, services: services) }
         router.answerUnsupportedMethods()
         return Hummingbird.Application(
@@ -230,7 +236,7 @@ public struct OrderTrackApplication: Sendable {
             // Shut down in reverse order after the HTTP server: the last fetches' activity, pushes, then background builds,
             // then the gateway client and the CPU pool, and last the store, which every other service may still use.
             services: [
-                store, cpu, gateway, packages, dispatcher, follower, carrierWorker,
+                store, cpu, gateway, packages, dispatcher, follower, carrierWorker, webhookWorker,
                 RetentionService(store: store, configuration: configuration.retention, logger: logger, clock: clock), fetches, keyUses,
             ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

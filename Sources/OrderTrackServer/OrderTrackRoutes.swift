@@ -28,6 +28,8 @@ public struct OrderTrackServices: Sendable {
     package let walletLinks: WalletLinkService
     /// The carrier connections `/api/v1/carrier-connections` makes, lists and deletes.
     package let carrierConnections: CarrierConnections
+    /// The webhook endpoints `/api/v1/webhook-endpoints` manages.
+    package let webhookEndpoints: WebhookEndpoints
     package let cpu: CPUWorkPool
     /// The one clock: dates, waits and intervals.
     package let clock: ServerClock

@@ -28,15 +28,7 @@ struct CarrierOptions: ParsableArguments {
         }
         let base = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
         return try await database.withStore { store in
-            do {
-                return try await body(CarrierConnections(store: store, publicURL: base))
-            } catch let error as OrderTrackError {
-                reportProblems([error.field.map { "\($0): \(error.reason)" } ?? error.reason])
-                throw ExitCode(1)
-            } catch OrderStoreError.merchantNotFound(let id) {
-                reportProblems(["no merchant \(id)"])
-                throw ExitCode(1)
-            }
+            try await reportingDomainProblems { try await body(CarrierConnections(store: store, publicURL: base)) }
         }
     }
 }

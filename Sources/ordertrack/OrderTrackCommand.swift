@@ -15,7 +15,7 @@ struct OrderTrackCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self, MerchantCommand.self, OrderTypeCommand.self, ValidateCommand.self, SchemaCommand.self,
             PackageCommand.self,
             IdentityCommand.self, BenchCommand.self, MockAPNsCommand.self,
-            ApplePayCommand.self, LookupKeyCommand.self, CarrierCommand.self, RotateMasterKeyCommand.self,
+            ApplePayCommand.self, LookupKeyCommand.self, CarrierCommand.self, WebhooksCommand.self, RotateMasterKeyCommand.self,
         ])
 
     static func main() async {
@@ -59,6 +59,20 @@ func reportingStoreProblems<Value>(_ body: () async throws -> Value) async throw
         throw ExitCode(1)
     } catch let error as ConfigurationError {
         reportProblems(["\(error)"])
+        throw ExitCode(1)
+    }
+}
+
+/// Runs `body`, a service call of an admin command; a domain refusal (naming its field) or an unknown merchant is
+/// reported as a problem and ends the command with status 1.
+func reportingDomainProblems<Value>(_ body: () async throws -> Value) async throws -> Value {
+    do {
+        return try await body()
+    } catch let error as OrderTrackError {
+        reportProblems([error.field.map { "\($0): \(error.reason)" } ?? error.reason])
+        throw ExitCode(1)
+    } catch OrderStoreError.merchantNotFound(let id) {
+        reportProblems(["no merchant \(id)"])
         throw ExitCode(1)
     }
 }

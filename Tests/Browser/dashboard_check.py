@@ -8,6 +8,7 @@ download its own browser here. Prints one line per step and a closing `browser: 
 
 import hashlib
 import hmac
+import http.server
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -229,6 +231,76 @@ def carriers(page: Page, browser, console_errors: list[str], suffix: str) -> Non
     expect(page.get_by_role("status").filter(has_text=f"Connection {connection_id} deleted")).to_be_visible()
     expect(page.get_by_text("No connection yet")).to_be_visible()
     expect(page.get_by_text(tracking)).to_have_count(0)
+
+
+def webhooks(page: Page, browser, console_errors: list[str], suffix: str) -> None:
+    """Adds an endpoint on the Webhooks page (its secret shown once), sees an order's event reach a receiver on loopback
+    signed with that secret and the delivery listed, fits a phone, rotates the secret and deletes the endpoint."""
+    received: list[tuple[str, bytes]] = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append((self.headers["OrderTrack-Signature"], self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *arguments) -> None:
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        page.get_by_role("navigation", name="Sections").get_by_role("link", name="Webhooks").click()
+        expect(page.get_by_role("heading", name="Webhooks", exact=True)).to_be_visible()
+        url = f"http://127.0.0.1:{receiver.server_port}/hooks"
+        form = page.get_by_role("region", name="Add an endpoint")
+        form.get_by_label("Endpoint URL").fill(url)
+        form.get_by_label("Events").fill("order.created")
+        form.get_by_role("button", name="Add endpoint").click()
+        expect(page.get_by_role("status", name="Webhook notice")).to_contain_text("shown only now")
+        secret = page.locator("#webhook-secret").inner_text()
+        assert secret.startswith("whsec_"), secret
+        shot(page, "desktop-webhooks-added")
+        # Away from the form's answer: reloading it would post the form again.
+        page.goto(BASE + "/dashboard/webhooks")
+
+        create_order(f"W-{suffix}-1010", "open", "processing")
+        deadline = time.time() + 20
+        while not received and time.time() < deadline:
+            time.sleep(0.1)
+        assert received, "the receiver got no delivery"
+        header, body = received[0]
+        items = [part.split("=", 1) for part in header.split(",")]
+        signed = next(value for key, value in items if key == "t").encode() + b"." + body
+        expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+        assert any(hmac.compare_digest(expected, value) for key, value in items if key == "v1"), header
+        endpoint = page.get_by_role("article").filter(has_text=url)
+        reload_until(page, endpoint.get_by_role("row").filter(has_text="succeeded"))
+        shot(page, "desktop-webhooks-delivered")
+
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, storage_state=page.context.storage_state())
+        phone_page = context.new_page()
+        watch_console(phone_page, console_errors)
+        phone_page.goto(BASE + "/dashboard/webhooks")
+        expect(phone_page.get_by_role("heading", name="Webhooks", exact=True)).to_be_visible()
+        shot(phone_page, "phone-webhooks")
+        width = phone_page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"the Webhooks page is {width} px wide at {PHONE['width']} px"
+        context.close()
+
+        rotate = endpoint.get_by_role("button", name=re.compile("^Rotate the secret of we_"))
+        page.once("dialog", lambda dialog: dialog.accept())
+        rotate.click()
+        expect(page.get_by_role("status", name="Webhook notice")).to_contain_text("New secret for")
+        assert page.locator("#webhook-secret").inner_text() not in ("", secret)
+        delete = page.get_by_role("article").filter(has_text=url).get_by_role("button", name=re.compile("^Delete we_"))
+        page.once("dialog", lambda dialog: dialog.accept())
+        delete.click()
+        expect(page.get_by_text("No endpoint yet")).to_be_visible()
+        assert not console_errors, f"the Webhooks pages reported: {console_errors}"
+    finally:
+        receiver.shutdown()
 
 
 def fulfillment_updates(page: Page, browser, console_errors: list[str], suffix: str) -> None:
@@ -789,6 +861,8 @@ def main() -> int:
             steps.run("the order types page lists the certificates and uploads a new one", order_types)
             steps.run("the Carriers page connects a generic provider, shows its webhook URL and its events, and deletes it",
                       lambda: carriers(page, browser, console_errors, suffix))
+            steps.run("the Webhooks page adds an endpoint, shows its delivery signed with its secret, rotates and deletes it",
+                      lambda: webhooks(page, browser, console_errors, suffix))
             steps.run("a CSV of fulfillment updates applies its good row, names its bad one, and fits a phone",
                       lambda: fulfillment_updates(page, browser, console_errors, suffix))
 

@@ -39,6 +39,8 @@ package struct TestServer {
     /// Carrier webhooks' key sets and caches, and how events are applied (the server's defaults unless a test serves
     /// keys from memory, or polls the inbox often because it puts events there behind the worker's back).
     package var carriers = CarrierConfiguration()
+    /// Webhook deliveries (the server's defaults unless a test sets its own address policy).
+    package var webhooks = WebhookConfiguration()
     /// Development mode, as every test's first start needs (it creates the demo merchant); a later start on the same
     /// data directory may run as production with the generated master key.
     package var developmentMode = true
@@ -60,6 +62,7 @@ package struct TestServer {
         configuration.applePay = applePay
         configuration.lookup = lookup
         configuration.carriers = carriers
+        configuration.webhooks = webhooks
         // Every test drives the demo merchant, on PostgreSQL too.
         configuration.developmentMode = developmentMode
         if !developmentMode { configuration.masterKey = .file(path: dataDirectory.appendingPathComponent("master.key").path) }

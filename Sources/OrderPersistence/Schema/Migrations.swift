@@ -31,6 +31,7 @@ enum Migrations {
         Migration(version: 18, name: "single-use wallet links", apply: SingleUseLinkSchema.apply),
         Migration(version: 19, name: "carrier connections, events and tracked fulfillments", apply: CarrierSchema.apply),
         Migration(version: 20, name: "merchant events", apply: EventSchema.apply),
+        Migration(version: 21, name: "webhook endpoints and deliveries", apply: WebhookSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

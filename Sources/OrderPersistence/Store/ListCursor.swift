@@ -10,6 +10,8 @@ struct ListCursor: Sendable {
     static let orders = ListCursor(prefix: "c1.")
     /// A merchant's events, by event sequence.
     static let events = ListCursor(prefix: "e1.")
+    /// An endpoint's webhook deliveries, by their number in its log.
+    static let webhookDeliveries = ListCursor(prefix: "w1.")
 
     func encode(_ sequence: Int64) -> String {
         Base64URL.encode((prefix + String(sequence)).utf8)

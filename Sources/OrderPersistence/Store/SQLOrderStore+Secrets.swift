@@ -12,7 +12,8 @@ struct SecretColumn: Sendable {
     var isBlob = false
 
     /// Every secret the store keeps: signing identities (PKCS#12 with its password, or key paths), APNs `.p8` keys,
-    /// Apple Pay keys and Merchant Identity PKCS#12s with their passwords, the lookup signing key, carrier webhook secrets.
+    /// Apple Pay keys and Merchant Identity PKCS#12s with their passwords, the lookup signing key, carrier webhook secrets,
+    /// webhook endpoints' signing secrets.
     static let all: [SecretColumn] = [
         SecretColumn(table: "order_types", keyColumn: "order_type_identifier", column: "identity"),
         SecretColumn(table: "order_types", keyColumn: "order_type_identifier", column: "apns_token"),
@@ -21,6 +22,8 @@ struct SecretColumn: Sendable {
         SecretColumn(table: "apple_pay_merchant_identities", keyColumn: "merchant_id", column: "password"),
         SecretColumn(table: "lookup_signing_chain", keyColumn: "id", column: "leaf_private_key_pem"),
         SecretColumn(table: "carrier_connections", keyColumn: "id", column: "secret", isBlob: true),
+        SecretColumn(table: "webhook_endpoints", keyColumn: "id", column: "secret", isBlob: true),
+        SecretColumn(table: "webhook_endpoints", keyColumn: "id", column: "previous_secret", isBlob: true),
     ]
 
     func slot(_ row: String) -> SecretSealer.Slot {

@@ -20,6 +20,8 @@ public final class SQLOrderStore: OrderStore {
     let orderUpdates = GroupCommit<OrderUpdate, OrderRecord>(maximumBatch: 32)
     /// Signed packages built at the same time, cached in one transaction.
     let packageWrites = GroupCommit<PackageWrite, Void>(maximumBatch: 32)
+    /// Told after each commit that appended events (``WebhookStore/observeCommittedEvents(_:)``).
+    let eventObservers = Mutex<[@Sendable () -> Void]>([])
 
     init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
         self.backend = backend
@@ -134,17 +136,28 @@ public final class SQLOrderStore: OrderStore {
     /// Runs `body` in a write transaction; errors other than ``OrderStoreError`` get the operation as context.
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {
-            return try await backend.withWriteTransaction(body)
+            return try await afterCommitTellingEvents { try await backend.withWriteTransaction(body) }
         } catch {
             throw wrap(error, operation: operation())
         }
+    }
+
+    /// Runs a write that may append events (``appendEvents(_:_:at:)`` marks it) and tells the observers once it has
+    /// committed: telling them before, a follower could read before the events are visible.
+    private func afterCommitTellingEvents<T: Sendable>(_ transaction: () async throws -> T) async throws -> T {
+        let mark = EventMark()
+        let value = try await EventMark.$current.withValue(mark) { try await transaction() }
+        if mark.appended.load(ordering: .relaxed) {
+            for observer in eventObservers.withLock({ $0 }) { observer() }
+        }
+        return value
     }
 
     /// Runs `body`, one statement that commits by itself (``SQLStoreBackend/withSingleStatementWrite(_:)``); errors
     /// other than ``OrderStoreError`` get the operation as context.
     func writeStatement<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {
-            return try await backend.withSingleStatementWrite(body)
+            return try await afterCommitTellingEvents { try await backend.withSingleStatementWrite(body) }
         } catch {
             throw wrap(error, operation: operation())
         }

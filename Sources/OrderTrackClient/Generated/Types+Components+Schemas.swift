@@ -3965,5 +3965,382 @@ extension Components {
                 case nextCursor
             }
         }
+        /// - Remark: Generated from `#/components/schemas/CreateWebhookEndpointRequest`.
+        public struct CreateWebhookEndpointRequest: Codable, Hashable, Sendable {
+            /// Where events are POSTed: https://, without user name or fragment (http://127.0.0.1 and localhost in development mode only).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookEndpointRequest/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookEndpointRequest/EventsPayload`.
+            @frozen public enum EventsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case order_created = "order.created"
+                case order_updated = "order.updated"
+                case order_walletAdded = "order.wallet_added"
+                case order_walletRemoved = "order.wallet_removed"
+                case push_failed = "push.failed"
+                case fulfillment_delivered = "fulfillment.delivered"
+                case fulfillment_issue = "fulfillment.issue"
+                case carrier_eventUnmatched = "carrier.event_unmatched"
+                case _ast_ = "*"
+            }
+            /// The event types sent, or ["*"] for all.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookEndpointRequest/events`.
+            public typealias EventsPayload = [Components.Schemas.CreateWebhookEndpointRequest.EventsPayloadPayload]
+            /// The event types sent, or ["*"] for all.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookEndpointRequest/events`.
+            public var events: Components.Schemas.CreateWebhookEndpointRequest.EventsPayload
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookEndpointRequest/description`.
+            public var description: Swift.String?
+            /// Creates a new `CreateWebhookEndpointRequest`.
+            ///
+            /// - Parameters:
+            ///   - url: Where events are POSTed: https://, without user name or fragment (http://127.0.0.1 and localhost in development mode only).
+            ///   - events: The event types sent, or ["*"] for all.
+            ///   - description:
+            public init(
+                url: Swift.String,
+                events: Components.Schemas.CreateWebhookEndpointRequest.EventsPayload,
+                description: Swift.String? = nil
+            ) {
+                self.url = url
+                self.events = events
+                self.description = description
+            }
+            public enum CodingKeys: String, CodingKey {
+                case url
+                case events
+                case description
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                self.events = try container.decode(
+                    Components.Schemas.CreateWebhookEndpointRequest.EventsPayload.self,
+                    forKey: .events
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "url",
+                    "events",
+                    "description"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookEndpoint`.
+        public struct WebhookEndpoint: Codable, Hashable, Sendable {
+            /// `we_` and 16 random base64url characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/EventsPayload`.
+            @frozen public enum EventsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case order_created = "order.created"
+                case order_updated = "order.updated"
+                case order_walletAdded = "order.wallet_added"
+                case order_walletRemoved = "order.wallet_removed"
+                case push_failed = "push.failed"
+                case fulfillment_delivered = "fulfillment.delivered"
+                case fulfillment_issue = "fulfillment.issue"
+                case carrier_eventUnmatched = "carrier.event_unmatched"
+                case _ast_ = "*"
+            }
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/events`.
+            public typealias EventsPayload = [Components.Schemas.WebhookEndpoint.EventsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/events`.
+            public var events: Components.Schemas.WebhookEndpoint.EventsPayload
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case enabled = "enabled"
+                case disabled = "disabled"
+            }
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/status`.
+            public var status: Components.Schemas.WebhookEndpoint.StatusPayload
+            /// Why deliveries stopped: how long they failed and the last failure.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/disabledReason`.
+            public var disabledReason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpoint/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `WebhookEndpoint`.
+            ///
+            /// - Parameters:
+            ///   - id: `we_` and 16 random base64url characters.
+            ///   - url:
+            ///   - events:
+            ///   - description:
+            ///   - status:
+            ///   - disabledReason: Why deliveries stopped: how long they failed and the last failure.
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                url: Swift.String,
+                events: Components.Schemas.WebhookEndpoint.EventsPayload,
+                description: Swift.String? = nil,
+                status: Components.Schemas.WebhookEndpoint.StatusPayload,
+                disabledReason: Swift.String? = nil,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.url = url
+                self.events = events
+                self.description = description
+                self.status = status
+                self.disabledReason = disabledReason
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case url
+                case events
+                case description
+                case status
+                case disabledReason
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret`.
+        public struct WebhookEndpointWithSecret: Codable, Hashable, Sendable {
+            /// `we_` and 16 random base64url characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/EventsPayload`.
+            @frozen public enum EventsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case order_created = "order.created"
+                case order_updated = "order.updated"
+                case order_walletAdded = "order.wallet_added"
+                case order_walletRemoved = "order.wallet_removed"
+                case push_failed = "push.failed"
+                case fulfillment_delivered = "fulfillment.delivered"
+                case fulfillment_issue = "fulfillment.issue"
+                case carrier_eventUnmatched = "carrier.event_unmatched"
+                case _ast_ = "*"
+            }
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/events`.
+            public typealias EventsPayload = [Components.Schemas.WebhookEndpointWithSecret.EventsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/events`.
+            public var events: Components.Schemas.WebhookEndpointWithSecret.EventsPayload
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case enabled = "enabled"
+                case disabled = "disabled"
+            }
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/status`.
+            public var status: Components.Schemas.WebhookEndpointWithSecret.StatusPayload
+            /// Why deliveries stopped: how long they failed and the last failure.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/disabledReason`.
+            public var disabledReason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/createdAt`.
+            public var createdAt: Foundation.Date
+            /// whsec_ and 43 random base64url characters: the HMAC-SHA256 key of OrderTrack-Signature. Shown only when made or rotated.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookEndpointWithSecret/secret`.
+            public var secret: Swift.String
+            /// Creates a new `WebhookEndpointWithSecret`.
+            ///
+            /// - Parameters:
+            ///   - id: `we_` and 16 random base64url characters.
+            ///   - url:
+            ///   - events:
+            ///   - description:
+            ///   - status:
+            ///   - disabledReason: Why deliveries stopped: how long they failed and the last failure.
+            ///   - createdAt:
+            ///   - secret: whsec_ and 43 random base64url characters: the HMAC-SHA256 key of OrderTrack-Signature. Shown only when made or rotated.
+            public init(
+                id: Swift.String,
+                url: Swift.String,
+                events: Components.Schemas.WebhookEndpointWithSecret.EventsPayload,
+                description: Swift.String? = nil,
+                status: Components.Schemas.WebhookEndpointWithSecret.StatusPayload,
+                disabledReason: Swift.String? = nil,
+                createdAt: Foundation.Date,
+                secret: Swift.String
+            ) {
+                self.id = id
+                self.url = url
+                self.events = events
+                self.description = description
+                self.status = status
+                self.disabledReason = disabledReason
+                self.createdAt = createdAt
+                self.secret = secret
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case url
+                case events
+                case description
+                case status
+                case disabledReason
+                case createdAt
+                case secret
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ListWebhookEndpointsResponse`.
+        public struct ListWebhookEndpointsResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ListWebhookEndpointsResponse/data`.
+            public var data: [Components.Schemas.WebhookEndpoint]
+            /// Creates a new `ListWebhookEndpointsResponse`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            public init(data: [Components.Schemas.WebhookEndpoint]) {
+                self.data = data
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookDelivery`.
+        public struct WebhookDelivery: Codable, Hashable, Sendable {
+            /// `whd_` and 24 hex digits.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/eventId`.
+            public var eventId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/eventType`.
+            @frozen public enum EventTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case order_created = "order.created"
+                case order_updated = "order.updated"
+                case order_walletAdded = "order.wallet_added"
+                case order_walletRemoved = "order.wallet_removed"
+                case push_failed = "push.failed"
+                case fulfillment_delivered = "fulfillment.delivered"
+                case fulfillment_issue = "fulfillment.issue"
+                case carrier_eventUnmatched = "carrier.event_unmatched"
+            }
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/eventType`.
+            public var eventType: Components.Schemas.WebhookDelivery.EventTypePayload
+            /// pending: failed so far and tried again later; failed: given up (the endpoint was disabled, or a resend failed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case succeeded = "succeeded"
+                case failed = "failed"
+            }
+            /// pending: failed so far and tried again later; failed: given up (the endpoint was disabled, or a resend failed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/status`.
+            public var status: Components.Schemas.WebhookDelivery.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/attempts`.
+            public var attempts: Swift.Int
+            /// The HTTP status of the last attempt's answer, if any.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/responseStatus`.
+            public var responseStatus: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/latencyMs`.
+            public var latencyMs: Swift.Int?
+            /// Why the last attempt failed: a status and the answer's start, a timeout, or `refused: …` for an address the server does not send to.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/error`.
+            public var error: Swift.String?
+            /// For a resend, the delivery it sent again.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/resendOf`.
+            public var resendOf: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/createdAt`.
+            public var createdAt: Foundation.Date
+            /// When the last attempt ended.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDelivery/updatedAt`.
+            public var updatedAt: Foundation.Date
+            /// Creates a new `WebhookDelivery`.
+            ///
+            /// - Parameters:
+            ///   - id: `whd_` and 24 hex digits.
+            ///   - eventId:
+            ///   - eventType:
+            ///   - status: pending: failed so far and tried again later; failed: given up (the endpoint was disabled, or a resend failed).
+            ///   - attempts:
+            ///   - responseStatus: The HTTP status of the last attempt's answer, if any.
+            ///   - latencyMs:
+            ///   - error: Why the last attempt failed: a status and the answer's start, a timeout, or `refused: …` for an address the server does not send to.
+            ///   - resendOf: For a resend, the delivery it sent again.
+            ///   - createdAt:
+            ///   - updatedAt: When the last attempt ended.
+            public init(
+                id: Swift.String,
+                eventId: Swift.String,
+                eventType: Components.Schemas.WebhookDelivery.EventTypePayload,
+                status: Components.Schemas.WebhookDelivery.StatusPayload,
+                attempts: Swift.Int,
+                responseStatus: Swift.Int? = nil,
+                latencyMs: Swift.Int? = nil,
+                error: Swift.String? = nil,
+                resendOf: Swift.String? = nil,
+                createdAt: Foundation.Date,
+                updatedAt: Foundation.Date
+            ) {
+                self.id = id
+                self.eventId = eventId
+                self.eventType = eventType
+                self.status = status
+                self.attempts = attempts
+                self.responseStatus = responseStatus
+                self.latencyMs = latencyMs
+                self.error = error
+                self.resendOf = resendOf
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case eventId
+                case eventType
+                case status
+                case attempts
+                case responseStatus
+                case latencyMs
+                case error
+                case resendOf
+                case createdAt
+                case updatedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookDeliveryPage`.
+        public struct WebhookDeliveryPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookDeliveryPage/data`.
+            public var data: [Components.Schemas.WebhookDelivery]
+            /// Cursor of the next (older) page; null on the last.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookDeliveryPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `WebhookDeliveryPage`.
+            ///
+            /// - Parameters:
+            ///   - data:
+            ///   - nextCursor: Cursor of the next (older) page; null on the last.
+            public init(
+                data: [Components.Schemas.WebhookDelivery],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.data = data
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case data
+                case nextCursor
+            }
+        }
     }
 }

@@ -380,6 +380,78 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/events/{id}`.
     /// - Remark: Generated from `#/paths//api/v1/events/{id}/get(getEvent)`.
     func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output
+    /// List the merchant's webhook endpoints
+    ///
+    /// Oldest first, never with their secrets.
+    ///
+    /// Scope: `webhooks:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhook-endpoints`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/get(listWebhookEndpoints)`.
+    func listWebhookEndpoints(_ input: Operations.ListWebhookEndpoints.Input) async throws -> Operations.ListWebhookEndpoints.Output
+    /// Add a webhook endpoint
+    ///
+    /// Makes an endpoint that is sent the merchant's events written from now on, of the listed types (or all with ["*"]), each POSTed as the events API shows it and signed with OrderTrack-Signature. The answer carries the signing secret (whsec_…), shown only here and by rotate-secret; it is kept sealed. See docs/webhooks.md.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/post(createWebhookEndpoint)`.
+    func createWebhookEndpoint(_ input: Operations.CreateWebhookEndpoint.Input) async throws -> Operations.CreateWebhookEndpoint.Output
+    /// Read a webhook endpoint
+    ///
+    /// Its status, and why it was disabled if it was. 404 for an unknown id and another merchant's endpoint alike.
+    ///
+    /// Scope: `webhooks:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhook-endpoints/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/get(getWebhookEndpoint)`.
+    func getWebhookEndpoint(_ input: Operations.GetWebhookEndpoint.Input) async throws -> Operations.GetWebhookEndpoint.Output
+    /// Delete a webhook endpoint
+    ///
+    /// Deletes the endpoint and its delivery log; it is sent nothing more.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/webhook-endpoints/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/delete(deleteWebhookEndpoint)`.
+    func deleteWebhookEndpoint(_ input: Operations.DeleteWebhookEndpoint.Input) async throws -> Operations.DeleteWebhookEndpoint.Output
+    /// Rotate an endpoint's signing secret
+    ///
+    /// A new secret, shown only in this answer. For 24 hours deliveries carry two signatures, `t=…,v1=<new>,v1=<old>`, so the receiver can switch when it likes; then only the new one.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/rotate-secret/post(rotateWebhookSecret)`.
+    func rotateWebhookSecret(_ input: Operations.RotateWebhookSecret.Input) async throws -> Operations.RotateWebhookSecret.Output
+    /// Enable a disabled endpoint
+    ///
+    /// Forgets its failures: the event it stopped at is sent again at once, then the ones after it.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/enable`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/enable/post(enableWebhookEndpoint)`.
+    func enableWebhookEndpoint(_ input: Operations.EnableWebhookEndpoint.Input) async throws -> Operations.EnableWebhookEndpoint.Output
+    /// List an endpoint's deliveries, newest first
+    ///
+    /// One entry per event sent (its attempts counted on it) and one per resend. Cursor-paginated: pass a page's `nextCursor` as `after`.
+    ///
+    /// Scope: `webhooks:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhook-endpoints/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/deliveries/get(listWebhookDeliveries)`.
+    func listWebhookDeliveries(_ input: Operations.ListWebhookDeliveries.Input) async throws -> Operations.ListWebhookDeliveries.Output
+    /// Send a delivery's event again now
+    ///
+    /// Out of band: the endpoint's place in the event sequence and its failure state stay as they are. The resend is logged as a new delivery, which the answer is.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend/post(resendWebhookDelivery)`.
+    func resendWebhookDelivery(_ input: Operations.ResendWebhookDelivery.Input) async throws -> Operations.ResendWebhookDelivery.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1086,6 +1158,138 @@ extension APIProtocol {
         headers: Operations.GetEvent.Input.Headers = .init()
     ) async throws -> Operations.GetEvent.Output {
         try await getEvent(Operations.GetEvent.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// List the merchant's webhook endpoints
+    ///
+    /// Oldest first, never with their secrets.
+    ///
+    /// Scope: `webhooks:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhook-endpoints`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/get(listWebhookEndpoints)`.
+    public func listWebhookEndpoints(headers: Operations.ListWebhookEndpoints.Input.Headers = .init()) async throws -> Operations.ListWebhookEndpoints.Output {
+        try await listWebhookEndpoints(Operations.ListWebhookEndpoints.Input(headers: headers))
+    }
+    /// Add a webhook endpoint
+    ///
+    /// Makes an endpoint that is sent the merchant's events written from now on, of the listed types (or all with ["*"]), each POSTed as the events API shows it and signed with OrderTrack-Signature. The answer carries the signing secret (whsec_…), shown only here and by rotate-secret; it is kept sealed. See docs/webhooks.md.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/post(createWebhookEndpoint)`.
+    public func createWebhookEndpoint(
+        headers: Operations.CreateWebhookEndpoint.Input.Headers = .init(),
+        body: Operations.CreateWebhookEndpoint.Input.Body
+    ) async throws -> Operations.CreateWebhookEndpoint.Output {
+        try await createWebhookEndpoint(Operations.CreateWebhookEndpoint.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Read a webhook endpoint
+    ///
+    /// Its status, and why it was disabled if it was. 404 for an unknown id and another merchant's endpoint alike.
+    ///
+    /// Scope: `webhooks:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhook-endpoints/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/get(getWebhookEndpoint)`.
+    public func getWebhookEndpoint(
+        path: Operations.GetWebhookEndpoint.Input.Path,
+        headers: Operations.GetWebhookEndpoint.Input.Headers = .init()
+    ) async throws -> Operations.GetWebhookEndpoint.Output {
+        try await getWebhookEndpoint(Operations.GetWebhookEndpoint.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Delete a webhook endpoint
+    ///
+    /// Deletes the endpoint and its delivery log; it is sent nothing more.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/webhook-endpoints/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/delete(deleteWebhookEndpoint)`.
+    public func deleteWebhookEndpoint(
+        path: Operations.DeleteWebhookEndpoint.Input.Path,
+        headers: Operations.DeleteWebhookEndpoint.Input.Headers = .init()
+    ) async throws -> Operations.DeleteWebhookEndpoint.Output {
+        try await deleteWebhookEndpoint(Operations.DeleteWebhookEndpoint.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Rotate an endpoint's signing secret
+    ///
+    /// A new secret, shown only in this answer. For 24 hours deliveries carry two signatures, `t=…,v1=<new>,v1=<old>`, so the receiver can switch when it likes; then only the new one.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/rotate-secret/post(rotateWebhookSecret)`.
+    public func rotateWebhookSecret(
+        path: Operations.RotateWebhookSecret.Input.Path,
+        headers: Operations.RotateWebhookSecret.Input.Headers = .init()
+    ) async throws -> Operations.RotateWebhookSecret.Output {
+        try await rotateWebhookSecret(Operations.RotateWebhookSecret.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Enable a disabled endpoint
+    ///
+    /// Forgets its failures: the event it stopped at is sent again at once, then the ones after it.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/enable`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/enable/post(enableWebhookEndpoint)`.
+    public func enableWebhookEndpoint(
+        path: Operations.EnableWebhookEndpoint.Input.Path,
+        headers: Operations.EnableWebhookEndpoint.Input.Headers = .init()
+    ) async throws -> Operations.EnableWebhookEndpoint.Output {
+        try await enableWebhookEndpoint(Operations.EnableWebhookEndpoint.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// List an endpoint's deliveries, newest first
+    ///
+    /// One entry per event sent (its attempts counted on it) and one per resend. Cursor-paginated: pass a page's `nextCursor` as `after`.
+    ///
+    /// Scope: `webhooks:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhook-endpoints/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/deliveries/get(listWebhookDeliveries)`.
+    public func listWebhookDeliveries(
+        path: Operations.ListWebhookDeliveries.Input.Path,
+        query: Operations.ListWebhookDeliveries.Input.Query = .init(),
+        headers: Operations.ListWebhookDeliveries.Input.Headers = .init()
+    ) async throws -> Operations.ListWebhookDeliveries.Output {
+        try await listWebhookDeliveries(Operations.ListWebhookDeliveries.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Send a delivery's event again now
+    ///
+    /// Out of band: the endpoint's place in the event sequence and its failure state stay as they are. The resend is logged as a new delivery, which the answer is.
+    ///
+    /// Scope: `webhooks:write`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend`.
+    /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend/post(resendWebhookDelivery)`.
+    public func resendWebhookDelivery(
+        path: Operations.ResendWebhookDelivery.Input.Path,
+        headers: Operations.ResendWebhookDelivery.Input.Headers = .init()
+    ) async throws -> Operations.ResendWebhookDelivery.Output {
+        try await resendWebhookDelivery(Operations.ResendWebhookDelivery.Input(
             path: path,
             headers: headers
         ))

@@ -61,6 +61,8 @@ public struct ServerConfiguration: Sendable {
     public var lookup = LookupConfiguration()
     /// Carrier tracking webhooks: the hosts ShipEngine key sets may come from, key and connection caching.
     public var carriers = CarrierConfiguration()
+    /// Webhook deliveries to merchants: retries, disabling, the worker's claims.
+    public var webhooks = WebhookConfiguration()
     /// How long a request's body may take to arrive after its headers before the server answers 408 and closes the
     /// connection (slow or stalled uploads hold a connection no longer than this).
     public var requestBodyTimeout: Duration = .seconds(30)

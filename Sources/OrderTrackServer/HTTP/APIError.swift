@@ -122,7 +122,7 @@ extension APIError {
             (status, kind, code) = (.conflict, .conflict, error.code.name)
         case .validationURLNotAllowed, .domainNotRegistered:
             (status, kind, code) = (.badRequest, .invalidRequest, error.code.name)
-        case .invalidPaymentIdentity, .invalidMerchantIdentity:
+        case .invalidPaymentIdentity, .invalidMerchantIdentity, .invalidWebhookEndpoint:
             (status, kind, code) = (.unprocessableContent, .invalidRequest, error.code.name)
         case .applePayGatewayFailed:
             (status, kind, code) = (.badGateway, .api, error.code.name)

@@ -28,6 +28,10 @@ enum APIScope: String, Sendable, CaseIterable, Comparable {
     case carrierConnectionsWrite = "carrier-connections:write"
     /// The merchant's event log (`/api/v1/events`).
     case eventsRead = "events:read"
+    /// Webhook endpoints and their delivery log.
+    case webhooksRead = "webhooks:read"
+    /// Making, deleting, rotating and enabling webhook endpoints, and resending deliveries.
+    case webhooksWrite = "webhooks:write"
     /// Managing API keys: only secret keys hold it, so no key can make a key more powerful than itself.
     case apiKeysWrite = "api-keys:write"
 
@@ -112,6 +116,14 @@ enum RouteScopes {
         "DELETE /api/v1/carrier-connections/{id}": Rule(anyOf: [.carrierConnectionsWrite]),
         "GET /api/v1/events": Rule(anyOf: [.eventsRead]),
         "GET /api/v1/events/{id}": Rule(anyOf: [.eventsRead]),
+        "POST /api/v1/webhook-endpoints": Rule(anyOf: [.webhooksWrite]),
+        "GET /api/v1/webhook-endpoints": Rule(anyOf: [.webhooksRead]),
+        "GET /api/v1/webhook-endpoints/{id}": Rule(anyOf: [.webhooksRead]),
+        "DELETE /api/v1/webhook-endpoints/{id}": Rule(anyOf: [.webhooksWrite]),
+        "POST /api/v1/webhook-endpoints/{id}/rotate-secret": Rule(anyOf: [.webhooksWrite]),
+        "POST /api/v1/webhook-endpoints/{id}/enable": Rule(anyOf: [.webhooksWrite]),
+        "GET /api/v1/webhook-endpoints/{id}/deliveries": Rule(anyOf: [.webhooksRead]),
+        "POST /api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend": Rule(anyOf: [.webhooksWrite]),
         "POST /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "GET /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "DELETE /api/v1/api-keys/{id}": Rule(anyOf: [.apiKeysWrite]),

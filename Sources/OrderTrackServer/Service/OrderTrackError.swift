@@ -100,6 +100,9 @@ public struct OrderTrackError: Error, Hashable, Sendable, CustomStringConvertibl
         /// A carrier connection request with an unknown provider, a missing secret, a JWKS URL off the allow-list or a
         /// bad status map.
         public static let invalidCarrierConnection = Code("carrier_connection_invalid")
+        /// A webhook endpoint request with a URL the server may not send to, an unknown event type, or one endpoint
+        /// more than a merchant may have.
+        public static let invalidWebhookEndpoint = Code("webhook_endpoint_invalid")
         /// A line of a bulk update that is not an update: not JSON, no order named, no patch, a bad `ifMatch`.
         public static let invalidBulkLine = Code("bulk_line_invalid")
         /// A bulk update with more lines than one request may carry.

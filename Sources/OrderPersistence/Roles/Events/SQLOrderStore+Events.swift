@@ -1,5 +1,13 @@
 import Foundation
 import SQLKit
+import Synchronization
+
+/// Whether the write transaction in progress appended events: `write` sets one around its transaction, so it can tell
+/// the observers of committed events after the commit.
+final class EventMark: Sendable {
+    @TaskLocal static var current: EventMark?
+    let appended = Atomic(false)
+}
 
 extension SQLOrderStore {
     static let eventColumns = ["id", "merchant_id", "sequence", "type", "created_at", "order_type_identifier", "order_identifier", "data"]
@@ -14,6 +22,7 @@ extension SQLOrderStore {
     /// Taken last and in merchant order, they never make two transactions wait on each other crosswise.
     static func appendEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
         guard !events.isEmpty else { return }
+        EventMark.current?.appended.store(true, ordering: .relaxed)
         var next: [String: Int64] = [:]
         for (merchantID, count) in Dictionary(events.map { ($0.merchantID, Int64(1)) }, uniquingKeysWith: +).sorted(by: { $0.key < $1.key }) {
             let last = try await db.raw(
@@ -41,6 +50,11 @@ extension SQLOrderStore {
             }
             try await insert.run()
         }
+    }
+
+    /// Adds an observer told after each commit that appended events.
+    public func observeCommittedEvents(_ observer: @escaping @Sendable () -> Void) {
+        eventObservers.withLock { $0.append(observer) }
     }
 
     /// The merchant's events, newest first; see ``EventLog/events(merchantID:type:after:limit:)``.
