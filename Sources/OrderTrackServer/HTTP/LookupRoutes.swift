@@ -25,13 +25,9 @@ struct LookupRoutes: Sendable {
             guard let orderID = context.parameters.get("orderId")?.removingPercentEncoding, Self.isWellFormed(orderID) else {
                 throw AppStoreAPIError.badRequest
             }
-            var answer: JSONValue = ["status": .integer(1)]
-            if let signed = try await lookup.lookUp(orderID: orderID, key: context.key) {
-                answer = ["status": .integer(0), "signedTransactions": .array(signed.map(JSONValue.string))]
-            }
             return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.serialized())))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try await lookup.answer(orderID: orderID, key: context.key))))
         }
     }
 

@@ -11,9 +11,6 @@ import Synchronization
 /// the key's merchant's orders and answers its signed transactions, cached per order version and bundle id so repeated
 /// lookups do not sign again.
 final class TransactionLookupService: Sendable {
-    /// The answer of a lookup: the signed transactions of a known order, `nil` for an unknown one.
-    typealias Answer = [String]?
-
     private struct CacheKey: Hashable, Sendable {
         var orderTypeIdentifier: String
         var orderIdentifier: String
@@ -26,6 +23,8 @@ final class TransactionLookupService: Sendable {
     private let limiter: LookupRateLimiter
     private let configuration: LookupConfiguration
     private let cache: Mutex<LRUCache<CacheKey, [String]>>
+    /// Serialized answers, by the versions of the orders they show and the bundle id; as many bytes as ``cache``.
+    private let answers: Mutex<LRUCache<[CacheKey], [UInt8]>>
     /// Tokens that verified, by the SHA-256 of the token, until they expire: a support tool sends one token for many
     /// lookups, and its ES256 verification (with the key's PEM parsed) was most of a lookup's cost.
     private let verifiedTokens: Mutex<LRUCache<SHA256Digest, VerifiedToken>>
@@ -38,6 +37,7 @@ final class TransactionLookupService: Sendable {
         self.limiter = LookupRateLimiter(limit: configuration.rateLimit, window: configuration.rateLimitWindow)
         self.configuration = configuration
         self.cache = Mutex(LRUCache(capacity: configuration.cacheBytes))
+        self.answers = Mutex(LRUCache(capacity: configuration.cacheBytes))
         self.verifiedTokens = Mutex(LRUCache(capacity: max(1, configuration.verifiedTokenCapacity)))
         self.now = now
         self.logger = logger
@@ -89,18 +89,32 @@ final class TransactionLookupService: Sendable {
     /// Most orders one lookup answers for: several legacy orders, or orders of several order types, may share a number.
     static let maximumOrdersPerLookup = 20
 
-    /// The signed transactions of every order `orderID` (order number, else order identifier) names among `key`'s
-    /// merchant's, oldest order first; `nil` when the merchant has no such order, or none has line items (Apple's valid
-    /// answer has at least one).
-    func lookUp(orderID: String, key: LookupKeyRecord) async throws -> Answer {
+    /// Apple's answer to a lookup of `orderID` (order number, else order identifier) among `key`'s merchant's orders:
+    /// `{"signedTransactions": […], "status": 0}` with the signed transactions of every order it names, oldest order
+    /// first, or `{"status": 1}` when the merchant has no such order, or none has line items (Apple's valid answer has
+    /// at least one).
+    ///
+    /// The serialized answer is kept for the orders' versions and the key's bundle id as the transactions are: a support
+    /// tool's repeated lookup copies it rather than encode some kilobytes of transactions again.
+    func answer(orderID: String, key: LookupKeyRecord) async throws -> [UInt8] {
+        let records = try await store.orders(merchantID: key.merchantID, orderNumberOrIdentifier: orderID, limit: Self.maximumOrdersPerLookup)
+        let answerKey = records.map {
+            CacheKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier, version: $0.version, bundleID: key.bundleID)
+        }
+        if let cached = answers.withLock({ $0.value(forKey: answerKey) }) { return cached }
         var transactions: [String] = []
-        for record in try await store.orders(merchantID: key.merchantID, orderNumberOrIdentifier: orderID, limit: Self.maximumOrdersPerLookup) {
+        for record in records {
             transactions += try await signedTransactions(of: record, key: key) ?? []
         }
-        return transactions.isEmpty ? nil : transactions
+        let answer: JSONValue =
+            transactions.isEmpty
+            ? ["status": .integer(1)] : ["status": .integer(0), "signedTransactions": .array(transactions.map(JSONValue.string))]
+        let bytes = answer.serialized()
+        answers.withLock { _ = $0.setValue(bytes, forKey: answerKey, cost: bytes.count + 64) }
+        return bytes
     }
 
-    private func signedTransactions(of record: OrderRecord, key: LookupKeyRecord) async throws -> Answer {
+    private func signedTransactions(of record: OrderRecord, key: LookupKeyRecord) async throws -> [String]? {
         let cacheKey = CacheKey(
             orderTypeIdentifier: record.orderTypeIdentifier, orderIdentifier: record.orderIdentifier, version: record.version, bundleID: key.bundleID)
         if let cached = cache.withLock({ $0.value(forKey: cacheKey) }) { return cached }
