@@ -31,6 +31,8 @@ enum Migrations {
         Migration(version: 18, name: "single-use wallet links", apply: SingleUseLinkSchema.apply),
         Migration(version: 19, name: "carrier connections, events and tracked fulfillments", apply: CarrierSchema.apply),
         Migration(version: 20, name: "merchant events", apply: EventSchema.apply),
+        // 21 is the webhooks work's, merged on its own.
+        Migration(version: 22, name: "insight roll-ups", apply: InsightSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }
