@@ -28,6 +28,8 @@ enum APIScope: String, Sendable, CaseIterable, Comparable {
     case carrierConnectionsWrite = "carrier-connections:write"
     /// The merchant's event log (`/api/v1/events`).
     case eventsRead = "events:read"
+    /// The merchant's insights (`/api/v1/insights`).
+    case insightsRead = "insights:read"
     /// Managing API keys: only secret keys hold it, so no key can make a key more powerful than itself.
     case apiKeysWrite = "api-keys:write"
 
@@ -112,6 +114,7 @@ enum RouteScopes {
         "DELETE /api/v1/carrier-connections/{id}": Rule(anyOf: [.carrierConnectionsWrite]),
         "GET /api/v1/events": Rule(anyOf: [.eventsRead]),
         "GET /api/v1/events/{id}": Rule(anyOf: [.eventsRead]),
+        "GET /api/v1/insights": Rule(anyOf: [.insightsRead]),
         "POST /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "GET /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "DELETE /api/v1/api-keys/{id}": Rule(anyOf: [.apiKeysWrite]),
