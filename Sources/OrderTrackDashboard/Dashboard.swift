@@ -23,7 +23,7 @@ public struct Dashboard: OrderTrackRoutes {
             orders: services.orders, assets: services.assets, administration: services.administration, orderTypes: services.orderTypes,
             packages: services.packages, applePay: services.applePay, walletLinks: services.walletLinks,
             carriers: CarriersPage(connections: services.carrierConnections, events: services.store),
-            fulfillments: FulfillmentsPage(bulk: BulkUpdates(orders: services.orders)), clock: clock,
+            fulfillments: FulfillmentsPage(bulk: BulkUpdates(orders: services.orders)), insights: InsightsPage(store: services.store), clock: clock,
             resources: try WebResources.load("Dashboard", from: .module), cpu: services.cpu, secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)
