@@ -62,6 +62,50 @@ extension SQLOrderStore {
         }
     }
 
+    /// Inserts a year's worth of insight roll-ups for one order type in one transaction, as `orders` orders spread over
+    /// `hours` hours (a little more or less from hour to hour) would make them: an hourly row of every metric from
+    /// `start` (a whole UTC hour, in milliseconds), then the daily rows summing them. Returns the orders created.
+    public func insertGeneratedInsightCounts(merchantID: String, orderTypeIdentifier: String, start: Int64, hours: Int, orders: Int)
+        async throws -> Int64
+    {
+        // The remainder one more in the first hours; the ±2 from hour to hour cancels out over a multiple of 5 hours.
+        let ordersPerHour = orders / hours
+        let extraHours = orders % hours
+        return try await withRawWriteTransaction("insert generated insight counts of \(orderTypeIdentifier)") { transaction in
+            // created = ordersPerHour - 2 … + 2; three in four reach Wallet, one in twenty leaves it; three pushes and four
+            // fetches an order; a failed push one hour in seven.
+            let created: SQLQueryString = "(\(bind: ordersPerHour) - 2 + (i * 7) % 5 + CASE WHEN i < \(bind: extraHours) THEN 1 ELSE 0 END)"
+            try await transaction.database.raw(
+                """
+                WITH RECURSIVE seq(i) AS (SELECT CAST(0 AS BIGINT) UNION ALL SELECT i + 1 FROM seq WHERE i < \(bind: hours - 1)) \
+                INSERT INTO insight_counts (merchant_id, order_type_identifier, granularity, bucket_start, metric, count) \
+                SELECT \(bind: merchantID), \(bind: orderTypeIdentifier), 'hour', \(bind: start) + i * 3600000, m.metric, \
+                CASE m.metric WHEN 'orders_created' THEN \(created) WHEN 'wallet_added' THEN \(created) * 3 / 4 \
+                WHEN 'wallet_removed' THEN \(created) / 20 WHEN 'registrations_delta' THEN \(created) * 3 / 4 - \(created) / 20 \
+                WHEN 'pushes_delivered' THEN \(created) * 3 WHEN 'pushes_failed' THEN CASE WHEN i % 7 = 0 THEN 1 ELSE 0 END \
+                ELSE \(created) * 4 END \
+                FROM seq CROSS JOIN (SELECT 'orders_created' AS metric UNION ALL SELECT 'wallet_added' UNION ALL SELECT 'wallet_removed' \
+                UNION ALL SELECT 'registrations_delta' UNION ALL SELECT 'pushes_delivered' UNION ALL SELECT 'pushes_failed' \
+                UNION ALL SELECT 'package_fetches') m
+                """
+            ).run()
+            try await transaction.database.raw(
+                """
+                INSERT INTO insight_counts (merchant_id, order_type_identifier, granularity, bucket_start, metric, count) \
+                SELECT merchant_id, order_type_identifier, 'day', bucket_start - bucket_start % 86400000, metric, SUM(count) \
+                FROM insight_counts WHERE merchant_id = \(bind: merchantID) AND order_type_identifier = \(bind: orderTypeIdentifier) \
+                AND granularity = 'hour' GROUP BY merchant_id, order_type_identifier, bucket_start - bucket_start % 86400000, metric
+                """
+            ).run()
+            return try await transaction.database.raw(
+                """
+                SELECT CAST(SUM(count) AS BIGINT) AS orders FROM insight_counts WHERE merchant_id = \(bind: merchantID) \
+                AND order_type_identifier = \(bind: orderTypeIdentifier) AND granularity = 'day' AND metric = 'orders_created'
+                """
+            ).first(decodingColumn: "orders", as: Int64.self) ?? 0
+        }
+    }
+
     /// Refreshes PostgreSQL's planner statistics after a bulk insert, as autovacuum soon would in production; until
     /// then the planner guesses from the empty tables. SQLite keeps no statistics unless asked, in production as here,
     /// so it is left alone.

@@ -24,7 +24,7 @@ public struct Dashboard: OrderTrackRoutes {
             packages: services.packages, applePay: services.applePay, walletLinks: services.walletLinks,
             carriers: CarriersPage(connections: services.carrierConnections, events: services.store),
             webhooks: WebhooksPage(endpoints: services.webhookEndpoints),
-            fulfillments: FulfillmentsPage(bulk: BulkUpdates(orders: services.orders)), clock: clock,
+            fulfillments: FulfillmentsPage(bulk: BulkUpdates(orders: services.orders)), insights: InsightsPage(store: services.store), clock: clock,
             resources: try WebResources.load("Dashboard", from: .module), cpu: services.cpu, secureCookies: !configuration.isInsecure,
             maximumBodySize: configuration.maximumMerchantBodySize
         ).add(to: router)

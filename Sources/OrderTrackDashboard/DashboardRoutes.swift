@@ -33,6 +33,8 @@ struct DashboardRoutes: Sendable {
     let webhooks: WebhooksPage
     /// The fulfillment updates page: a CSV through the bulk API's update path.
     let fulfillments: FulfillmentsPage
+    /// The Insights page: the merchant's roll-ups as charts, a table and a CSV download.
+    let insights: InsightsPage
     let clock: ServerClock
     let resources: WebResources
     let cpu: CPUWorkPool
@@ -114,6 +116,19 @@ struct DashboardRoutes: Sendable {
                 merchantID: context.merchant.id, id: id, deliveryID: try RequestParsing.identifier("deliveryId", context))
             let outcome = delivery.error.map { "failed: \($0)" } ?? "delivered (\(delivery.responseStatus ?? 0))"
             return try await webhooksPage(context, notice: WebhooksPage.Notice(message: "Resent \(delivery.eventID): \(outcome)."))
+        }
+        pages.get("insights") { request, context in
+            var values = try layoutValues(context, title: "Insights")
+            values.merge(
+                try await insights.values(
+                    merchantID: context.merchant.id, range: request.uri.queryParameters["range"].map(String.init), now: clock.date)
+            ) { $1 }
+            return resources.page("insights", values)
+        }
+        pages.get("insights.csv") { request, context in
+            let (_, report) = try await insights.report(
+                merchantID: context.merchant.id, range: request.uri.queryParameters["range"].map(String.init), now: clock.date)
+            return InsightRoutes.csvDownload(report)
         }
         pages.get("fulfillments") { _, context in
             var values = try layoutValues(context, title: "Update fulfillments")

@@ -185,6 +185,7 @@ public struct OrderTrackApplication: Sendable {
         APIKeyRoutes(administration: administration, maximumBodySize: configuration.maximumMerchantBodySize).add(to: merchantAPI)
         BulkRoutes(bulk: BulkUpdates(orders: orders)).add(to: merchantAPI)
         EventRoutes(events: store).add(to: merchantAPI)
+        InsightRoutes(insights: store, clock: clock).add(to: merchantAPI)
         let gateway = GatewayHTTPClient()
         let applePay = ApplePayService(
             store: store, orders: orders, cpu: cpu, gateway: gateway, configuration: configuration.applePay, logger: logger, now: now)

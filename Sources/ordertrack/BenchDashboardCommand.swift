@@ -65,12 +65,16 @@ struct BenchDashboardCommand: AsyncParsableCommand {
                     ("dashboard: search order number", "/dashboard?q=W-20100-4321", session, "\(identifiers)20100-4321"),
                     ("dashboard: search identifier", "/dashboard?q=\(identifiers)40100-777", session, "\(identifiers)40100-777"),
                 ]
-                var results: [(String, Timings)] = []
+                var results: [(String, Latencies)] = []
                 for entry in cases {
-                    results.append((entry.name, try await measure(http, url: base + entry.path, header: entry.header, shows: entry.shows)))
+                    results.append(
+                        (
+                            entry.name,
+                            try await Latencies.measure(http, url: base + entry.path, header: entry.header, shows: entry.shows, samples: samples)
+                        ))
                 }
                 try await http.shutdown()
-                report(results)
+                Latencies.report(results, subject: "dashboard")
             } catch {
                 try await http.shutdown()
                 throw error
@@ -135,51 +139,6 @@ struct BenchDashboardCommand: AsyncParsableCommand {
             throw usageError("sign-in answered \(response.status)")
         }
         return String(cookie)
-    }
-
-    /// Latencies of `samples` sequential requests after a warm-up, each answered 200; the first answer must contain
-    /// `shows`, so that a case never measures an empty page by mistake.
-    private func measure(_ http: HTTPClient, url: String, header: (String, String), shows: String) async throws -> Timings {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: header.0, value: header.1)
-        let first = try await http.execute(request, timeout: .seconds(30))
-        let body = try await first.body.collect(upTo: 8 << 20)
-        guard String(buffer: body).contains(shows) else { throw usageError("\(url) does not show \(shows)") }
-        var timings: [Double] = []
-        timings.reserveCapacity(samples)
-        let started = ContinuousClock.now
-        for index in 0..<(samples + 20) {
-            let start = ContinuousClock.now
-            let response = try await http.execute(request, timeout: .seconds(30))
-            _ = try await response.body.collect(upTo: 8 << 20)
-            guard response.status == .ok else { throw usageError("\(url) answered \(response.status)") }
-            if index >= 20 { timings.append((ContinuousClock.now - start).inSeconds * 1000) }
-        }
-        return Timings(milliseconds: timings.sorted(), seconds: (ContinuousClock.now - started).inSeconds * Double(samples) / Double(samples + 20))
-    }
-
-    private struct Timings {
-        var milliseconds: [Double]
-        var seconds: Double
-
-        func percentile(_ fraction: Double) -> Double { milliseconds[min(milliseconds.count - 1, Int(Double(milliseconds.count) * fraction))] }
-        var requestsPerSecond: Double { Double(milliseconds.count) / seconds }
-    }
-
-    private func report(_ results: [(String, Timings)]) {
-        guard let baseline = results.first?.1 else { return }
-        print("\(samples) sequential requests per case (one connection); ratio = p50 / baseline p50")
-        print(
-            "case".padding(toLength: 46, withPad: " ", startingAt: 0) + "p50 ms".leftPadded(9) + "p99 ms".leftPadded(9) + "req/s".leftPadded(9)
-                + "ratio".leftPadded(8))
-        for (name, timings) in results {
-            print(
-                name.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%.2f", timings.percentile(0.5)).leftPadded(9)
-                    + String(format: "%.2f", timings.percentile(0.99)).leftPadded(9) + String(format: "%.0f", timings.requestsPerSecond).leftPadded(9)
-                    + String(format: "%.2f", timings.percentile(0.5) / baseline.percentile(0.5)).leftPadded(8))
-        }
-        let worst = results.dropFirst().map { $0.1.percentile(0.99) }.max() ?? 0
-        print("worst dashboard p99: \(String(format: "%.2f", worst)) ms (goal: under 100 ms)")
     }
 
     /// A realistic stored order: what each row's fulfillment column is read from.

@@ -337,6 +337,37 @@ def fulfillment_updates(page: Page, browser, console_errors: list[str], suffix: 
     expect(page.get_by_role("region", name="Wallet preview")).to_contain_text(f"CSV{suffix}001")
 
 
+def insights(page: Page, browser, console_errors: list[str]) -> None:
+    """The Insights page from the navigation: the totals count the orders made so far, each chart is an image named by
+    its title, the range form (a plain GET) switches to hourly buckets, the table holds the figures; it fits a phone."""
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name="Insights").click()
+    expect(page.get_by_role("heading", name="Insights", exact=True)).to_be_visible()
+    created = page.get_by_role("region", name="Totals").get_by_text("Orders created").locator("xpath=..")
+    assert int(created.locator(".tile-value").inner_text()) > 0, "the orders made by the earlier steps are counted"
+    expect(page.get_by_role("img", name="Orders created and added to Wallet")).to_be_visible()
+    expect(page.get_by_role("img", name="Pushes delivered and failed")).to_be_visible()
+    shot(page, "desktop-insights")
+    page.get_by_label("Range").select_option("48h")
+    page.get_by_role("button", name="Show").click()
+    expect(page).to_have_url(re.compile(r"/dashboard/insights\?range=48h$"))
+    page.get_by_text("The figures as a table").click()
+    expect(page.get_by_role("columnheader", name="Hour (UTC)")).to_be_visible()
+    expect(page.get_by_role("row")).to_have_count(49)
+
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, storage_state=page.context.storage_state())
+    phone_page = context.new_page()
+    watch_console(phone_page, console_errors)
+    phone_page.goto(BASE + "/dashboard/insights")
+    chart = phone_page.get_by_role("img", name="Active registrations")
+    expect(chart).to_be_visible()
+    box = chart.bounding_box()
+    assert box and box["width"] <= PHONE["width"], f"a chart is {box} at {PHONE['width']} px"
+    shot(phone_page, "phone-insights")
+    width = phone_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the Insights page is {width} px wide at {PHONE['width']} px"
+    context.close()
+
+
 class Steps:
     def __init__(self) -> None:
         self.passed = 0
@@ -865,6 +896,8 @@ def main() -> int:
                       lambda: webhooks(page, browser, console_errors, suffix))
             steps.run("a CSV of fulfillment updates applies its good row, names its bad one, and fits a phone",
                       lambda: fulfillment_updates(page, browser, console_errors, suffix))
+            steps.run("the Insights page charts the orders made, switches to hourly buckets and fits a phone",
+                      lambda: insights(page, browser, console_errors))
 
             checkout: dict = {}
             steps.run("the checkout playground simulates a payment and shows orderDetails", lambda: checkout_simulate(page, checkout))

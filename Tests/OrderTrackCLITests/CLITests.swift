@@ -232,6 +232,15 @@ import Testing
         #expect(try run(["bench", "package", "--orders", "0"]).status == 2)
     }
 
+    @Test func benchInsightsSeedsAYearOfRollUpsAndMeasuresThePages() throws {
+        // Two merchants, three orders an hour each for a year.
+        let bench = try run(["bench", "insights", "--orders", "52560", "--merchants", "2", "--samples", "10"])
+        #expect(bench.status == 0, "\(bench.errors)")
+        #expect(bench.output.contains("seeded 122640 hourly roll-up rows and their daily sums (52560 orders)"), "\(bench.output)")
+        #expect(bench.output.contains("insights: 48 hours, hourly") && bench.output.contains("worst insights p99"), "\(bench.output)")
+        #expect(try run(["bench", "insights", "--orders", "1000"]).status == 2)
+    }
+
     @Test func benchCarrierMeasuresIngestAndScanToAPNs() throws {
         // 10 orders × 2 devices; 10 events in a quarter of a second, one per order, each heard by both devices.
         let bench = try run([

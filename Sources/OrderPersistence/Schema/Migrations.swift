@@ -32,6 +32,7 @@ enum Migrations {
         Migration(version: 19, name: "carrier connections, events and tracked fulfillments", apply: CarrierSchema.apply),
         Migration(version: 20, name: "merchant events", apply: EventSchema.apply),
         Migration(version: 21, name: "webhook endpoints and deliveries", apply: WebhookSchema.apply),
+        Migration(version: 22, name: "insight roll-ups", apply: InsightSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// ``OrderTypeStore``, ``OrderRecordStore``, ``RegistrationStore``, ``PushOutbox``, ``OrderActivityStore``,
 /// ``AssetStore``, ``PackageCacheStore``, ``ApplePayStore``, ``DashboardSessionStore``, ``WalletLinkStore``,
 /// ``LookupStore``, ``CarrierConnectionStore``, ``CarrierEventInbox``, ``FulfillmentTrackingStore``, ``EventLog``,
-/// ``WebhookStore``, ``RetentionStore`` and ``StoreChangeFeed``.
+/// ``WebhookStore``, ``InsightStore``, ``RetentionStore`` and ``StoreChangeFeed``.
 ///
 /// The store is also a `Service` (as postgres-nio's `PostgresClient` is): listed first in the application's service
 /// group, it closes after every service that uses it has stopped.
@@ -16,7 +16,7 @@ import ServiceLifecycle
 /// All methods throw ``OrderStoreError``.
 public protocol OrderStore: Service, MerchantStore, APIKeyStore, OrderTypeStore, OrderRecordStore, RegistrationStore, PushOutbox,
     OrderActivityStore, AssetStore, PackageCacheStore, ApplePayStore, DashboardSessionStore, WalletLinkStore, LookupStore,
-    CarrierConnectionStore, CarrierEventInbox, FulfillmentTrackingStore, EventLog, WebhookStore, RetentionStore, StoreChangeFeed
+    CarrierConnectionStore, CarrierEventInbox, FulfillmentTrackingStore, EventLog, WebhookStore, InsightStore, RetentionStore, StoreChangeFeed
 {
     /// The schema version the database is at; after opening, the latest this build knows.
     func databaseSchemaVersion() async throws -> Int

@@ -3602,7 +3602,7 @@ extension Components {
         public struct CreateAPIKeyRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest/name`.
             public var name: Swift.String
-            /// Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read.
+            /// Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read, insights:read.
             ///
             /// - Remark: Generated from `#/components/schemas/CreateAPIKeyRequest/scopes`.
             public var scopes: [Swift.String]
@@ -3618,7 +3618,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - name:
-            ///   - scopes: Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read.
+            ///   - scopes: Scopes the key may use: orders:read, orders:write, order-tokens:read (the device authenticationToken in answers and packages), fulfillments:write, orders:notify, wallet-links:write, assets:read, assets:write, order-types:read, order-types:write, order-defaults:read, order-defaults:write, apple-pay:payments, apple-pay:identities (apple-pay:* for both), lookup-keys:read, lookup-keys:write, carrier-connections:read, carrier-connections:write, events:read, insights:read.
             ///   - orderTypeIdentifiers: Order types of the merchant the key is limited to; all when absent.
             ///   - expiresAt: When the key stops working (answers 401 after).
             public init(
@@ -4340,6 +4340,226 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case data
                 case nextCursor
+            }
+        }
+        /// The range's sums; activeRegistrations at its end, walletShare of the sums.
+        ///
+        /// - Remark: Generated from `#/components/schemas/InsightTotals`.
+        public struct InsightTotals: Codable, Hashable, Sendable {
+            /// Orders created, by the order's createdAt.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/ordersCreated`.
+            public var ordersCreated: Swift.Int
+            /// Orders whose first device registered (order.wallet_added).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/ordersAddedToWallet`.
+            public var ordersAddedToWallet: Swift.Int
+            /// ordersAddedToWallet / ordersCreated; null when no order was created.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/walletShare`.
+            public var walletShare: Swift.Double?
+            /// Device registrations at the end of the bucket (of the range, in totals).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/activeRegistrations`.
+            public var activeRegistrations: Swift.Int
+            /// Orders whose last registration went (order.wallet_removed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/removals`.
+            public var removals: Swift.Int
+            /// Pushes APNs accepted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/pushesDelivered`.
+            public var pushesDelivered: Swift.Int
+            /// Pushes parked or whose token APNs called dead (push.failed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/pushesFailed`.
+            public var pushesFailed: Swift.Int
+            /// Package fetches by devices, answered 200 or 304.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightTotals/packageFetches`.
+            public var packageFetches: Swift.Int
+            /// Creates a new `InsightTotals`.
+            ///
+            /// - Parameters:
+            ///   - ordersCreated: Orders created, by the order's createdAt.
+            ///   - ordersAddedToWallet: Orders whose first device registered (order.wallet_added).
+            ///   - walletShare: ordersAddedToWallet / ordersCreated; null when no order was created.
+            ///   - activeRegistrations: Device registrations at the end of the bucket (of the range, in totals).
+            ///   - removals: Orders whose last registration went (order.wallet_removed).
+            ///   - pushesDelivered: Pushes APNs accepted.
+            ///   - pushesFailed: Pushes parked or whose token APNs called dead (push.failed).
+            ///   - packageFetches: Package fetches by devices, answered 200 or 304.
+            public init(
+                ordersCreated: Swift.Int,
+                ordersAddedToWallet: Swift.Int,
+                walletShare: Swift.Double? = nil,
+                activeRegistrations: Swift.Int,
+                removals: Swift.Int,
+                pushesDelivered: Swift.Int,
+                pushesFailed: Swift.Int,
+                packageFetches: Swift.Int
+            ) {
+                self.ordersCreated = ordersCreated
+                self.ordersAddedToWallet = ordersAddedToWallet
+                self.walletShare = walletShare
+                self.activeRegistrations = activeRegistrations
+                self.removals = removals
+                self.pushesDelivered = pushesDelivered
+                self.pushesFailed = pushesFailed
+                self.packageFetches = packageFetches
+            }
+            public enum CodingKeys: String, CodingKey {
+                case ordersCreated
+                case ordersAddedToWallet
+                case walletShare
+                case activeRegistrations
+                case removals
+                case pushesDelivered
+                case pushesFailed
+                case packageFetches
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InsightBucket`.
+        public struct InsightBucket: Codable, Hashable, Sendable {
+            /// The bucket's start (UTC).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/start`.
+            public var start: Foundation.Date
+            /// Orders created, by the order's createdAt.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/ordersCreated`.
+            public var ordersCreated: Swift.Int
+            /// Orders whose first device registered (order.wallet_added).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/ordersAddedToWallet`.
+            public var ordersAddedToWallet: Swift.Int
+            /// ordersAddedToWallet / ordersCreated; null when no order was created.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/walletShare`.
+            public var walletShare: Swift.Double?
+            /// Device registrations at the end of the bucket (of the range, in totals).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/activeRegistrations`.
+            public var activeRegistrations: Swift.Int
+            /// Orders whose last registration went (order.wallet_removed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/removals`.
+            public var removals: Swift.Int
+            /// Pushes APNs accepted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/pushesDelivered`.
+            public var pushesDelivered: Swift.Int
+            /// Pushes parked or whose token APNs called dead (push.failed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/pushesFailed`.
+            public var pushesFailed: Swift.Int
+            /// Package fetches by devices, answered 200 or 304.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightBucket/packageFetches`.
+            public var packageFetches: Swift.Int
+            /// Creates a new `InsightBucket`.
+            ///
+            /// - Parameters:
+            ///   - start: The bucket's start (UTC).
+            ///   - ordersCreated: Orders created, by the order's createdAt.
+            ///   - ordersAddedToWallet: Orders whose first device registered (order.wallet_added).
+            ///   - walletShare: ordersAddedToWallet / ordersCreated; null when no order was created.
+            ///   - activeRegistrations: Device registrations at the end of the bucket (of the range, in totals).
+            ///   - removals: Orders whose last registration went (order.wallet_removed).
+            ///   - pushesDelivered: Pushes APNs accepted.
+            ///   - pushesFailed: Pushes parked or whose token APNs called dead (push.failed).
+            ///   - packageFetches: Package fetches by devices, answered 200 or 304.
+            public init(
+                start: Foundation.Date,
+                ordersCreated: Swift.Int,
+                ordersAddedToWallet: Swift.Int,
+                walletShare: Swift.Double? = nil,
+                activeRegistrations: Swift.Int,
+                removals: Swift.Int,
+                pushesDelivered: Swift.Int,
+                pushesFailed: Swift.Int,
+                packageFetches: Swift.Int
+            ) {
+                self.start = start
+                self.ordersCreated = ordersCreated
+                self.ordersAddedToWallet = ordersAddedToWallet
+                self.walletShare = walletShare
+                self.activeRegistrations = activeRegistrations
+                self.removals = removals
+                self.pushesDelivered = pushesDelivered
+                self.pushesFailed = pushesFailed
+                self.packageFetches = packageFetches
+            }
+            public enum CodingKeys: String, CodingKey {
+                case start
+                case ordersCreated
+                case ordersAddedToWallet
+                case walletShare
+                case activeRegistrations
+                case removals
+                case pushesDelivered
+                case pushesFailed
+                case packageFetches
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InsightPage`.
+        public struct InsightPage: Codable, Hashable, Sendable {
+            /// The first bucket's start.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightPage/from`.
+            public var from: Foundation.Date
+            /// The end of the last bucket (exclusive).
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightPage/to`.
+            public var to: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/InsightPage/interval`.
+            @frozen public enum IntervalPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case day = "day"
+                case hour = "hour"
+            }
+            /// - Remark: Generated from `#/components/schemas/InsightPage/interval`.
+            public var interval: Components.Schemas.InsightPage.IntervalPayload
+            /// Present when the page is of one order type.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightPage/orderTypeIdentifier`.
+            public var orderTypeIdentifier: Swift.String?
+            /// Every bucket of the range, oldest first; zero when nothing happened.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InsightPage/series`.
+            public var series: [Components.Schemas.InsightBucket]
+            /// - Remark: Generated from `#/components/schemas/InsightPage/totals`.
+            public var totals: Components.Schemas.InsightTotals
+            /// Creates a new `InsightPage`.
+            ///
+            /// - Parameters:
+            ///   - from: The first bucket's start.
+            ///   - to: The end of the last bucket (exclusive).
+            ///   - interval:
+            ///   - orderTypeIdentifier: Present when the page is of one order type.
+            ///   - series: Every bucket of the range, oldest first; zero when nothing happened.
+            ///   - totals:
+            public init(
+                from: Foundation.Date,
+                to: Foundation.Date,
+                interval: Components.Schemas.InsightPage.IntervalPayload,
+                orderTypeIdentifier: Swift.String? = nil,
+                series: [Components.Schemas.InsightBucket],
+                totals: Components.Schemas.InsightTotals
+            ) {
+                self.from = from
+                self.to = to
+                self.interval = interval
+                self.orderTypeIdentifier = orderTypeIdentifier
+                self.series = series
+                self.totals = totals
+            }
+            public enum CodingKeys: String, CodingKey {
+                case from
+                case to
+                case interval
+                case orderTypeIdentifier
+                case series
+                case totals
             }
         }
     }

@@ -16028,4 +16028,372 @@ public enum Operations {
             }
         }
     }
+    /// The merchant's insights as series of UTC hours or days
+    ///
+    /// Buckets start at whole UTC hours or UTC midnights. `from` is rounded down and `to` (exclusive) up to a bucket boundary; by default the page ends with the current bucket and spans 30 days (day) or 48 hours (hour). At most 366 daily or 744 hourly buckets. `format=csv` answers the series as a CSV download.
+    ///
+    /// Scope: `insights:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/insights`.
+    /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)`.
+    public enum GetInsights {
+        public static let id: Swift.String = "getInsights"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/insights/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Start of the range (RFC 3339).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/from`.
+                public var from: Foundation.Date?
+                /// End of the range, exclusive (RFC 3339).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/to`.
+                public var to: Foundation.Date?
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/interval`.
+                @frozen public enum IntervalPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case day = "day"
+                    case hour = "hour"
+                }
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/interval`.
+                public var interval: Operations.GetInsights.Input.Query.IntervalPayload?
+                /// Only this order type's figures.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/orderTypeIdentifier`.
+                public var orderTypeIdentifier: Swift.String?
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/format`.
+                @frozen public enum FormatPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case json = "json"
+                    case csv = "csv"
+                }
+                /// csv for a CSV download of the series (header row, one row per bucket).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/query/format`.
+                public var format: Operations.GetInsights.Input.Query.FormatPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - from: Start of the range (RFC 3339).
+                ///   - to: End of the range, exclusive (RFC 3339).
+                ///   - interval:
+                ///   - orderTypeIdentifier: Only this order type's figures.
+                ///   - format: csv for a CSV download of the series (header row, one row per bucket).
+                public init(
+                    from: Foundation.Date? = nil,
+                    to: Foundation.Date? = nil,
+                    interval: Operations.GetInsights.Input.Query.IntervalPayload? = nil,
+                    orderTypeIdentifier: Swift.String? = nil,
+                    format: Operations.GetInsights.Input.Query.FormatPayload? = nil
+                ) {
+                    self.from = from
+                    self.to = to
+                    self.interval = interval
+                    self.orderTypeIdentifier = orderTypeIdentifier
+                    self.format = format
+                }
+            }
+            public var query: Operations.GetInsights.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/insights/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetInsights.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetInsights.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetInsights.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.GetInsights.Input.Query = .init(),
+                headers: Operations.GetInsights.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/insights/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.InsightPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.InsightPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/json",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/insights/GET/responses/200/content/text\/csv`.
+                    case csv(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.csv`.
+                    ///
+                    /// - Throws: An error if `self` is not `.csv`.
+                    /// - SeeAlso: `.csv`.
+                    public var csv: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .csv(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "text/csv",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetInsights.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetInsights.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The series and totals.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetInsights.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetInsights.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Malformed request: an invalid path parameter, query parameter, header or body (error.param names it), or bytes that are not HTTP/1.1 at all (error.code malformed_request; the connection is then closed).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing or wrong credentials.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The API key lacks the scope the operation needs (scope_missing, naming it), is limited to other order types (order_type_not_allowed), or may not make this change (change_not_allowed, naming the path).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/insights/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/insights/GET/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetInsights.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetInsights.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The range is empty or has too many buckets (error.param from).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.GetInsights.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.GetInsights.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A request rate limit was reached (error.code rate_limited; the message names the limit and its flag); retry after the number of seconds in Retry-After.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The database is unreachable for the moment; retry after the number of seconds in Retry-After.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case csv
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "text/csv":
+                    self = .csv
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .csv:
+                    return "text/csv"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .csv
+                ]
+            }
+        }
+    }
 }

@@ -452,6 +452,15 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend`.
     /// - Remark: Generated from `#/paths//api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend/post(resendWebhookDelivery)`.
     func resendWebhookDelivery(_ input: Operations.ResendWebhookDelivery.Input) async throws -> Operations.ResendWebhookDelivery.Output
+    /// The merchant's insights as series of UTC hours or days
+    ///
+    /// Buckets start at whole UTC hours or UTC midnights. `from` is rounded down and `to` (exclusive) up to a bucket boundary; by default the page ends with the current bucket and spans 30 days (day) or 48 hours (hour). At most 366 daily or 744 hourly buckets. `format=csv` answers the series as a CSV download.
+    ///
+    /// Scope: `insights:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/insights`.
+    /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)`.
+    func getInsights(_ input: Operations.GetInsights.Input) async throws -> Operations.GetInsights.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1291,6 +1300,23 @@ extension APIProtocol {
     ) async throws -> Operations.ResendWebhookDelivery.Output {
         try await resendWebhookDelivery(Operations.ResendWebhookDelivery.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// The merchant's insights as series of UTC hours or days
+    ///
+    /// Buckets start at whole UTC hours or UTC midnights. `from` is rounded down and `to` (exclusive) up to a bucket boundary; by default the page ends with the current bucket and spans 30 days (day) or 48 hours (hour). At most 366 daily or 744 hourly buckets. `format=csv` answers the series as a CSV download.
+    ///
+    /// Scope: `insights:read`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/insights`.
+    /// - Remark: Generated from `#/paths//api/v1/insights/get(getInsights)`.
+    public func getInsights(
+        query: Operations.GetInsights.Input.Query = .init(),
+        headers: Operations.GetInsights.Input.Headers = .init()
+    ) async throws -> Operations.GetInsights.Output {
+        try await getInsights(Operations.GetInsights.Input(
+            query: query,
             headers: headers
         ))
     }

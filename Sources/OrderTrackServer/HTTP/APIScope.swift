@@ -32,6 +32,8 @@ enum APIScope: String, Sendable, CaseIterable, Comparable {
     case webhooksRead = "webhooks:read"
     /// Making, deleting, rotating and enabling webhook endpoints, and resending deliveries.
     case webhooksWrite = "webhooks:write"
+    /// The merchant's insights (`/api/v1/insights`).
+    case insightsRead = "insights:read"
     /// Managing API keys: only secret keys hold it, so no key can make a key more powerful than itself.
     case apiKeysWrite = "api-keys:write"
 
@@ -124,6 +126,7 @@ enum RouteScopes {
         "POST /api/v1/webhook-endpoints/{id}/enable": Rule(anyOf: [.webhooksWrite]),
         "GET /api/v1/webhook-endpoints/{id}/deliveries": Rule(anyOf: [.webhooksRead]),
         "POST /api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/resend": Rule(anyOf: [.webhooksWrite]),
+        "GET /api/v1/insights": Rule(anyOf: [.insightsRead]),
         "POST /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "GET /api/v1/api-keys": Rule(anyOf: [.apiKeysWrite]),
         "DELETE /api/v1/api-keys/{id}": Rule(anyOf: [.apiKeysWrite]),

@@ -10,11 +10,15 @@ extension SQLOrderStore {
     /// PostgreSQL's bind limits.
     static let activityBatch = 500
 
-    /// Appends entries recorded outside a change's transaction (package fetches, written behind), in one transaction.
+    /// Appends entries recorded outside a change's transaction (package fetches, written behind), in one transaction,
+    /// with the fetches' insight counts.
     public func appendActivity(_ entries: [OrderActivity]) async throws {
         guard !entries.isEmpty else { return }
+        var insights = InsightTally()
+        for entry in entries where entry.kind == .fetched { insights.add(.packageFetches, entry.orderTypeIdentifier, at: entry.at) }
         try await write("append \(entries.count) activity entries") { db in
             for chunk in entries.chunked(into: Self.activityBatch) { try await Self.insertActivity(db, chunk) }
+            try await Self.recordInsights(db, insights)
         }
     }
 

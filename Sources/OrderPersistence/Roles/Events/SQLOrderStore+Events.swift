@@ -16,11 +16,19 @@ extension SQLOrderStore {
     public static let maximumEventPageSize = 100
 
     /// Appends events in the caller's transaction, as the last writes before its commit: one statement per merchant for
-    /// its sequence numbers, one insert for all the events.
+    /// its sequence numbers, one insert for all the events; then the transaction's insight increments, `insights` and
+    /// those the events count (``recordInsights(_:_:)``).
     ///
     /// The sequence rows stay locked until the commit (PostgreSQL), so a merchant's events commit in sequence order.
     /// Taken last and in merchant order, they never make two transactions wait on each other crosswise.
-    static func appendEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
+    static func appendEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date, insights: InsightTally = InsightTally()) async throws {
+        try await insertEvents(db, events, at: date)
+        var tally = insights
+        tally.add(events, at: date)
+        try await recordInsights(db, tally)
+    }
+
+    private static func insertEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
         guard !events.isEmpty else { return }
         EventMark.current?.appended.store(true, ordering: .relaxed)
         var next: [String: Int64] = [:]

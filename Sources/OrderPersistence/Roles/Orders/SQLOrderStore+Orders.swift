@@ -69,7 +69,9 @@ extension SQLOrderStore {
         if !tracking.isEmpty {
             try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
         }
-        try await Self.appendEvents(db, Self.changeEvents(stored, created: true, note: note), at: now)
+        var insights = InsightTally()
+        insights.add(.ordersCreated, stored.orderTypeIdentifier, at: stored.createdAt)
+        try await Self.appendEvents(db, Self.changeEvents(stored, created: true, note: note), at: now, insights: insights)
         return stored
     }
 
@@ -187,6 +189,7 @@ extension SQLOrderStore {
             var stored: [OrderRecord] = []
             var activity: [OrderActivity] = []
             var events: [NewEvent] = []
+            var insights = InsightTally()
             // In key order, so two batches lock shared orders in the same order; one order's updates keep theirs.
             let sorted = updates.indices.sorted {
                 (updates[$0].key.orderTypeIdentifier, updates[$0].key.orderIdentifier, $0) < (
@@ -252,14 +255,15 @@ extension SQLOrderStore {
                     continue
                 }
                 if update.authenticationToken != nil {
-                    events += try await deleteRegistrations(
+                    let removed = try await deleteRegistrations(
                         db,
                         where: """
                             order_type_identifier = \(bind: key.orderTypeIdentifier) AND order_identifier = \(bind: key.orderIdentifier) \
                             AND wallet_link_id IS NULL
                             """,
-                        at: now
-                    ).events
+                        at: now)
+                    events += removed.events
+                    insights.merge(removed.insights)
                 }
                 let order = try Self.order(from: updated)
                 if let tracking = update.tracking {
@@ -278,7 +282,7 @@ extension SQLOrderStore {
             if !stored.isEmpty {
                 try await self.enqueuePushes(db, orders: stored.map(\.key), now: now.millisecondsSince1970)
                 try await Self.insertActivity(db, activity)
-                try await Self.appendEvents(db, events, at: now)
+                try await Self.appendEvents(db, events, at: now, insights: insights)
             }
             return results.map { $0 ?? .failure(OrderStoreError.invalidArgument(name: "updates", reason: "an update was not written")) }
         }
@@ -347,6 +351,7 @@ extension SQLOrderStore {
             }
             let last = try await nextChangeSequence(db, count: Int64(orders.count))
             var sequence = last - Int64(orders.count)
+            var insights = InsightTally()
             // 12 binds per row stays under SQLite's and PostgreSQL's bind limits.
             for chunk in orders.chunked(into: 1000) {
                 let insert = db.insert(into: "orders").columns(Self.orderColumns)
@@ -355,9 +360,11 @@ extension SQLOrderStore {
                     order.version = 1
                     order.changeSequence = sequence
                     insert.values(Self.orderValues(order, createdSequence: sequence))
+                    insights.add(.ordersCreated, order.orderTypeIdentifier, at: order.createdAt)
                 }
                 try await insert.run()
             }
+            try await Self.recordInsights(db, insights)
         }
     }
 

@@ -146,6 +146,10 @@ extension SQLOrderStore {
             var delivered: [PushJob] = []
             var failed: [(cause: String, log: PushLogEntry)] = []
             var emptied: Set<OrderKey> = []
+            var insights = InsightTally()
+            for entry in outcomes.map(\.log) where entry.outcome == .delivered {
+                insights.add(.pushesDelivered, entry.orderTypeIdentifier, at: entry.at)
+            }
             // Rows are locked in id order here and in token order by enqueuePushes, which for one fan-out is the same
             // order: concurrent writers on PostgreSQL then rarely deadlock (and are retried when they do).
             for (job, resolution, entry) in outcomes.sorted(by: { $0.job.id < $1.job.id }) {
@@ -159,12 +163,13 @@ extension SQLOrderStore {
                     let (applied, orders) = try await Self.dropToken(db, job, registeredBefore: registeredBefore)
                     if applied { failed.append(("tokenInvalidated", entry)) }
                     emptied.formUnion(orders)
+                    insights.merge(Self.registrationsRemoved(orders.map(\.orderTypeIdentifier), at: date))
                 }
             }
             try await Self.completeDelivered(db, delivered, now: now)
             var events = try await Self.pushFailedEvents(db, failed)
             if !emptied.isEmpty { events += try await walletRemovedEvents(db, orders: emptied) }
-            try await Self.appendEvents(db, events, at: date)
+            try await Self.appendEvents(db, events, at: date, insights: insights)
         }
     }
 
@@ -267,8 +272,8 @@ extension SQLOrderStore {
     }
 
     /// Deletes the token's registrations and, while the claim holds, the job; whether the job was deleted, and the
-    /// orders whose registrations went.
-    private static func dropToken(_ db: any SQLDatabase, _ job: PushJob, registeredBefore: Date?) async throws -> (Bool, Set<OrderKey>) {
+    /// order of each registration that went.
+    private static func dropToken(_ db: any SQLDatabase, _ job: PushJob, registeredBefore: Date?) async throws -> (Bool, [OrderKey]) {
         let cutoff = registeredBefore?.millisecondsSince1970 ?? Int64.max
         let orders = try await db.raw(
             """
@@ -283,7 +288,7 @@ extension SQLOrderStore {
             RETURNING id
             """
         ).first()
-        return (dropped != nil, Set(orders))
+        return (dropped != nil, orders)
     }
 
     /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.

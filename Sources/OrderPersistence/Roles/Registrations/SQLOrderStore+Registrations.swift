@@ -46,11 +46,13 @@ extension SQLOrderStore {
             if inserted != nil {
                 try await Self.insertActivity(
                     db, [Self.deviceActivity(.registered, deviceLibraryIdentifier, orderTypeIdentifier, orderIdentifier, now)])
-                if registered == 0 {
-                    let order = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
-                    try await Self.appendEvents(
-                        db, [Self.walletEvent(.orderWalletAdded, merchantID: merchantID, order: order)], at: Date(millisecondsSince1970: now))
-                }
+                let date = Date(millisecondsSince1970: now)
+                let order = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+                var insights = InsightTally()
+                insights.add(.registrationChange, orderTypeIdentifier, at: date)
+                try await Self.appendEvents(
+                    db, registered == 0 ? [Self.walletEvent(.orderWalletAdded, merchantID: merchantID, order: order)] : [], at: date,
+                    insights: insights)
                 return .created
             }
             let previousToken = try await db.select().column("push_token").from("registrations")
@@ -105,10 +107,10 @@ extension SQLOrderStore {
     }
 
     /// Deletes the registrations `condition` selects, in the caller's transaction, and notes each in its order's
-    /// activity as an unregistration; returns the number deleted and an `order.wallet_removed` event for each order
-    /// left without registrations, for the caller to append with its other events.
+    /// activity as an unregistration; returns the number deleted, an `order.wallet_removed` event for each order left
+    /// without registrations and the registrations' insight decrements, for the caller to append with its other events.
     func deleteRegistrations(_ db: any SQLDatabase, where condition: SQLQueryString, at date: Date) async throws
-        -> (deleted: Int, events: [NewEvent])
+        -> (deleted: Int, events: [NewEvent], insights: InsightTally)
     {
         let deleted = try await db.raw(
             "DELETE FROM registrations WHERE " + condition + " RETURNING device_library_identifier, order_type_identifier, order_identifier"
@@ -120,7 +122,18 @@ extension SQLOrderStore {
         }
         for chunk in entries.chunked(into: Self.activityBatch) { try await Self.insertActivity(db, chunk) }
         let orders = Set(entries.map { OrderKey(orderTypeIdentifier: $0.orderTypeIdentifier, orderIdentifier: $0.orderIdentifier) })
-        return (deleted.count, try await walletRemovedEvents(db, orders: orders))
+        return (
+            deleted.count, try await walletRemovedEvents(db, orders: orders), Self.registrationsRemoved(entries.map(\.orderTypeIdentifier), at: date)
+        )
+    }
+
+    /// The insight decrements for deleted registrations of these order types (one entry per registration).
+    static func registrationsRemoved(_ orderTypes: [String], at date: Date) -> InsightTally {
+        var insights = InsightTally()
+        for (type, count) in Dictionary(orderTypes.map { ($0, Int64(1)) }, uniquingKeysWith: +) {
+            insights.add(.registrationChange, type, at: date, -count)
+        }
+        return insights
     }
 
     /// `order.wallet_removed` for each of `orders` (whose registrations the caller deleted) that has none left.
@@ -165,14 +178,14 @@ extension SQLOrderStore {
     public func unregister(deviceLibraryIdentifier: String, orderTypeIdentifier: String, orderIdentifier: String) async throws -> Bool {
         try await write("unregister device \(deviceLibraryIdentifier) from \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             let now = self.now()
-            let (deleted, events) = try await deleteRegistrations(
+            let (deleted, events, insights) = try await deleteRegistrations(
                 db,
                 where: """
                     device_library_identifier = \(bind: deviceLibraryIdentifier) AND order_type_identifier = \(bind: orderTypeIdentifier) \
                     AND order_identifier = \(bind: orderIdentifier)
                     """,
                 at: now)
-            try await Self.appendEvents(db, events, at: now)
+            try await Self.appendEvents(db, events, at: now, insights: insights)
             return deleted > 0
         }
     }
@@ -259,7 +272,9 @@ extension SQLOrderStore {
             if let registeredBefore {
                 delete.where("registered_at", .lessThan, registeredBefore.millisecondsSince1970)
             }
-            return try await delete.returning("push_token").all().count
+            let types = try await delete.returning("order_type_identifier").all().map { try $0.string("order_type_identifier") }
+            try await Self.recordInsights(db, Self.registrationsRemoved(types, at: self.now()))
+            return types.count
         }
     }
 
@@ -268,6 +283,8 @@ extension SQLOrderStore {
     public func insertRegistrations(_ registrations: [Registration]) async throws {
         guard !registrations.isEmpty else { return }
         try await write("insert \(registrations.count) registrations") { db in
+            var insights = InsightTally()
+            for registration in registrations { insights.add(.registrationChange, registration.orderTypeIdentifier, at: registration.registeredAt) }
             for chunk in registrations.chunked(into: 2000) {
                 let insert = db.insert(into: "registrations")
                     .columns("device_library_identifier", "order_type_identifier", "order_identifier", "push_token", "registered_at")
@@ -279,6 +296,7 @@ extension SQLOrderStore {
                 }
                 try await insert.run()
             }
+            try await Self.recordInsights(db, insights)
         }
     }
 

@@ -159,7 +159,8 @@ extension SQLOrderStore {
                     .map(Self.walletLink(from:))
             else { return nil }
             let now = self.now()
-            try await Self.appendEvents(db, try await deleteRegistrations(db, where: "wallet_link_id = \(bind: id)", at: now).events, at: now)
+            let removed = try await deleteRegistrations(db, where: "wallet_link_id = \(bind: id)", at: now)
+            try await Self.appendEvents(db, removed.events, at: now, insights: removed.insights)
             return link
         }
     }
@@ -171,7 +172,8 @@ extension SQLOrderStore {
             // Their registrations explicitly rather than by the cascade, so that an order they leave without any is reported.
             let now = self.now()
             let expired: SQLQueryString = "wallet_link_id IN (SELECT id FROM wallet_links WHERE expires_at < \(bind: date.millisecondsSince1970))"
-            try await Self.appendEvents(db, try await deleteRegistrations(db, where: expired, at: now).events, at: now)
+            let removed = try await deleteRegistrations(db, where: expired, at: now)
+            try await Self.appendEvents(db, removed.events, at: now, insights: removed.insights)
             return try await db.delete(from: "wallet_links").where("expires_at", .lessThan, date.millisecondsSince1970).returning("id").all().count
         }
     }
@@ -181,9 +183,9 @@ extension SQLOrderStore {
     public func deleteRegistrations(ofWalletLinksExpiredBefore date: Date) async throws -> Int {
         try await write("delete registrations of expired wallet links") { db in
             let now = self.now()
-            let (deleted, events) = try await deleteRegistrations(
+            let (deleted, events, insights) = try await deleteRegistrations(
                 db, where: "wallet_link_id IN (SELECT id FROM wallet_links WHERE expires_at < \(bind: date.millisecondsSince1970))", at: now)
-            try await Self.appendEvents(db, events, at: now)
+            try await Self.appendEvents(db, events, at: now, insights: insights)
             return deleted
         }
     }
