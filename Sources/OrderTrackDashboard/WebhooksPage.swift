@@ -71,6 +71,7 @@ struct WebhooksPage: Sendable {
             "id": delivery.id, "endpointId": delivery.endpointID, "eventId": delivery.eventID, "eventType": delivery.eventType,
             "status": delivery.status.rawValue, "tone": tone,
             "attempts": delivery.attempts, "responseStatus": delivery.responseStatus.map(String.init) ?? "—",
+            "latency": delivery.latencyMilliseconds.map { "\($0) ms" } ?? "—",
             "error": delivery.error ?? false, "updated": OrderRow.format(delivery.updatedAt, withSeconds: true),
             "updatedISO": DateTimeFormat.formatRFC3339(delivery.updatedAt), "isResend": delivery.resendOf != nil,
         ]

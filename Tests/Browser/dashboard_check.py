@@ -276,7 +276,9 @@ def webhooks(page: Page, browser, console_errors: list[str], suffix: str) -> Non
         expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
         assert any(hmac.compare_digest(expected, value) for key, value in items if key == "v1"), header
         endpoint = page.get_by_role("article").filter(has_text=url)
-        reload_until(page, endpoint.get_by_role("row").filter(has_text="succeeded"))
+        delivered = endpoint.get_by_role("row").filter(has_text="succeeded")
+        reload_until(page, delivered)
+        expect(delivered.get_by_role("cell").nth(5)).to_have_text(re.compile(r"^\d+ ms$"))
         shot(page, "desktop-webhooks-delivered")
 
         context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, storage_state=page.context.storage_state())
