@@ -28,7 +28,7 @@ PUSHED = "mock APNs: push for order.dev.ordertrack.demo to device …abababab: d
 
 
 # Pages whose examples run after the walkthrough, in this order (each builds on the walkthrough's order).
-DOCS_RUN = ["api.md", "push-delivery.md", "track-in-wallet.md", "wallet-web-service.md", "lookup.md", "carrier-tracking.md", "events.md"]
+DOCS_RUN = ["api.md", "push-delivery.md", "track-in-wallet.md", "wallet-web-service.md", "lookup.md", "carrier-tracking.md", "events.md", "insights.md", "webhooks.md"]
 # Pages whose examples do not run here, and why.
 DOCS_NOT_RUN = {
     "performance.md": "release-build benchmarks of minutes each; CI runs them as `ordertrack bench` separately",
@@ -55,6 +55,8 @@ DOCS_EXPECTED = [
     ("carrier-tracking.md: the generic event accepted", r'"status":\s*"accepted"'),
     ("carrier-tracking.md: the order followed the parcel", r"^outForDelivery$"),
     ("events.md: the latest update in the event log", r'"type":\s*"order\.updated"'),
+    ("insights.md: the walkthrough's orders in the hourly series", r'"ordersCreated":\s*[1-9]'),
+    ("webhooks.md: the endpoint made, its secret shown once", r'"secret":\s*"whsec_'),
 ]
 
 
