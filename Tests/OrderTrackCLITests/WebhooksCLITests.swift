@@ -2,7 +2,8 @@ import Foundation
 import OrderModel
 import Testing
 
-/// `ordertrack webhooks create|list|rotate-secret|delete`, run as a process.
+/// `ordertrack webhooks create|list|rotate-secret|enable|deliveries|delete`, run as a process, for a merchant and for the
+/// platform (`--all-merchants`).
 extension CLITests {
     @Test func createsListsRotatesAndDeletesWebhookEndpoints() throws {
         let created = try run(["merchant", "create", "--name", "Webhook Shop", "--data-dir", "data"])
@@ -30,5 +31,38 @@ extension CLITests {
         #expect(rotated.status == 0 && newSecret?.hasPrefix("whsec_") == true && newSecret != secret)
         #expect(try run(["webhooks", "delete", id] + base).status == 0)
         #expect(try run(["webhooks", "delete", id] + base).status == 1, "already deleted")
+    }
+
+    @Test func aPlatformEndpointServesEveryMerchantAndStaysOutOfTheirLists() throws {
+        let merchants = try ["One", "Two"].map { name in
+            let created = try run(["merchant", "create", "--name", name, "--data-dir", "data"])
+            return try #require(created.output.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        }
+        let platform = ["--all-merchants", "--data-dir", "data"]
+        let made = try run(["webhooks", "create", "--url", "https://platform.example.com/hooks", "--description", "all shops"] + platform)
+        #expect(made.status == 0, "\(made.errors)")
+        let json = try JSONValue.parse(Array(made.output.utf8))
+        let id = try #require(json["id"]?.stringValue)
+        #expect(id.hasPrefix("wep_") && json["secret"]?.stringValue?.hasPrefix("whsec_") == true && json["merchants"] == 2, "\(json)")
+        // A merchant created afterwards is served too.
+        #expect(try run(["merchant", "create", "--name", "Three", "--data-dir", "data"]).status == 0)
+        let listed = try run(["webhooks", "list"] + platform)
+        #expect(listed.output == "\(id)\tenabled for 3 merchants\t*\thttps://platform.example.com/hooks\n", "\(listed.output)")
+        #expect(try run(["webhooks", "list", "--merchant", merchants[0], "--data-dir", "data"]).output.isEmpty)
+        // A merchant's commands cannot reach it.
+        #expect(try run(["webhooks", "delete", id, "--merchant", merchants[0], "--data-dir", "data"]).status == 1)
+
+        let rotated = try JSONValue.parse(Array(try run(["webhooks", "rotate-secret", id] + platform).output.utf8))
+        #expect(rotated["secret"]?.stringValue?.hasPrefix("whsec_") == true && rotated["secret"] != json["secret"])
+        let enabled = try run(["webhooks", "enable", id] + platform)
+        let enabledJSON = try JSONValue.parse(Array(enabled.output.utf8))
+        #expect(enabled.status == 0 && enabledJSON["disabledMerchants"] == [:])
+        let deliveries = try run(["webhooks", "deliveries", id] + platform)
+        #expect(deliveries.status == 0 && deliveries.output.isEmpty)
+        // Exactly one of --merchant and --all-merchants.
+        #expect(try run(["webhooks", "list", "--data-dir", "data"]).status != 0)
+        #expect(try run(["webhooks", "list", "--merchant", merchants[0]] + platform).status != 0)
+        #expect(try run(["webhooks", "delete", id] + platform).status == 0)
+        #expect(try run(["webhooks", "delete", id] + platform).status == 1, "already deleted")
     }
 }

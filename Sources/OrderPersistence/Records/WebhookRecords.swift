@@ -39,12 +39,15 @@ public struct WebhookEndpointRecord: Sendable, Hashable {
     public var failingSince: Date?
     /// When the next attempt is due after a failure.
     public var nextAttemptAt: Date?
+    /// For the merchant's share of a platform's endpoint (``PlatformWebhookEndpointRecord``), that endpoint's id:
+    /// such a row is the platform's, never listed to the merchant, and its deliveries name the merchant.
+    public var platformEndpointID: String?
 
     /// A record with every field given; a new endpoint's worker state (cursor, attempts) is set by the store.
     public init(
         id: String, merchantID: String, url: String, events: [String], description: String?, secret: String, previousSecret: String? = nil,
         previousSecretUntil: Date? = nil, status: WebhookEndpointStatus = .enabled, disabledReason: String? = nil, createdAt: Date,
-        cursor: Int64 = 0, attempts: Int = 0, failingSince: Date? = nil, nextAttemptAt: Date? = nil
+        cursor: Int64 = 0, attempts: Int = 0, failingSince: Date? = nil, nextAttemptAt: Date? = nil, platformEndpointID: String? = nil
     ) {
         self.id = id
         self.merchantID = merchantID
@@ -61,6 +64,7 @@ public struct WebhookEndpointRecord: Sendable, Hashable {
         self.attempts = attempts
         self.failingSince = failingSince
         self.nextAttemptAt = nextAttemptAt
+        self.platformEndpointID = platformEndpointID
     }
 
     /// Whether the endpoint takes events of `type`.
@@ -72,6 +76,65 @@ public struct WebhookEndpointRecord: Sendable, Hashable {
     public func signingSecrets(at date: Date) -> [String] {
         guard let previousSecret, let until = previousSecretUntil, date < until else { return [secret] }
         return [secret, previousSecret]
+    }
+}
+
+/// A platform's endpoint: sent the events of every merchant of the instance, those created later included, each
+/// delivery naming its merchant. Made by the instance's operator (`ordertrack webhooks create --all-merchants`).
+///
+/// Each merchant's share is a ``WebhookEndpointRecord`` of its own (``WebhookEndpointRecord/platformEndpointID``) with
+/// its own cursor, so each merchant's events arrive in order and one merchant's failing deliveries hold back no other's.
+public struct PlatformWebhookEndpointRecord: Sendable, Hashable {
+    /// `wep_` and 24 random hex digits.
+    public var id: String
+    /// The https URL events are POSTed to.
+    public var url: String
+    /// The event types sent (``EventType`` raw values), or `["*"]` for all.
+    public var events: [String]
+    /// The operator's note about it.
+    public var description: String?
+    /// The signing secret (`whsec_…`), sealed with the master key at rest.
+    public var secret: String
+    /// The secret before the last rotation, which keeps signing beside the new one until ``previousSecretUntil``.
+    public var previousSecret: String?
+    /// Until when ``previousSecret`` signs too.
+    public var previousSecretUntil: Date?
+    /// When it was made.
+    public var createdAt: Date
+    /// How many merchants it is sent events of (set by the store).
+    public var merchants: Int
+    /// The merchants whose share is disabled after days of failed deliveries, with why (set by the store).
+    public var disabledMerchants: [String: String]
+
+    /// A record with every field given.
+    public init(
+        id: String, url: String, events: [String], description: String?, secret: String, previousSecret: String? = nil,
+        previousSecretUntil: Date? = nil, createdAt: Date, merchants: Int = 0, disabledMerchants: [String: String] = [:]
+    ) {
+        self.id = id
+        self.url = url
+        self.events = events
+        self.description = description
+        self.secret = secret
+        self.previousSecret = previousSecret
+        self.previousSecretUntil = previousSecretUntil
+        self.createdAt = createdAt
+        self.merchants = merchants
+        self.disabledMerchants = disabledMerchants
+    }
+}
+
+/// One entry of a platform endpoint's delivery log: a delivery to one merchant's share of it.
+public struct PlatformWebhookDelivery: Sendable, Hashable {
+    /// The merchant whose share it was sent to.
+    public var merchantID: String
+    /// The delivery, as the share's own log keeps it.
+    public var delivery: WebhookDeliveryRecord
+
+    /// A value with every field given.
+    public init(merchantID: String, delivery: WebhookDeliveryRecord) {
+        self.merchantID = merchantID
+        self.delivery = delivery
     }
 }
 

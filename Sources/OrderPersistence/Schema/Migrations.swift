@@ -33,6 +33,7 @@ enum Migrations {
         Migration(version: 20, name: "merchant events", apply: EventSchema.apply),
         Migration(version: 21, name: "webhook endpoints and deliveries", apply: WebhookSchema.apply),
         Migration(version: 22, name: "insight roll-ups", apply: InsightSchema.apply),
+        Migration(version: 23, name: "platform webhook endpoints", apply: PlatformWebhookSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -24,6 +24,8 @@ struct SecretColumn: Sendable {
         SecretColumn(table: "carrier_connections", keyColumn: "id", column: "secret", isBlob: true),
         SecretColumn(table: "webhook_endpoints", keyColumn: "id", column: "secret", isBlob: true),
         SecretColumn(table: "webhook_endpoints", keyColumn: "id", column: "previous_secret", isBlob: true),
+        SecretColumn(table: "platform_webhook_endpoints", keyColumn: "id", column: "secret", isBlob: true),
+        SecretColumn(table: "platform_webhook_endpoints", keyColumn: "id", column: "previous_secret", isBlob: true),
     ]
 
     func slot(_ row: String) -> SecretSealer.Slot {

@@ -230,6 +230,7 @@ public final class SQLOrderStore: OrderStore {
                 .columns("id", "name", "created_at")
                 .values(merchant.id, merchant.name, merchant.createdAt.millisecondsSince1970)
                 .run()
+            try await self.addPlatformShares(db, merchantID: merchant.id)
         }
         return merchant
     }

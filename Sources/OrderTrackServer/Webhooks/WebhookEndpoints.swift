@@ -2,7 +2,8 @@ import Foundation
 import OrderPersistence
 
 /// Creates, lists, rotates, enables and deletes merchants' webhook endpoints, and resends deliveries; shared by the
-/// merchant API, the dashboard and the command line.
+/// merchant API, the dashboard and the command line. A platform's endpoints, sent every merchant's events, are the
+/// instance operator's: only the command line makes them.
 public struct WebhookEndpoints: Sendable {
     let store: any WebhookStore & EventLog
     let configuration: WebhookConfiguration
@@ -95,6 +96,69 @@ public struct WebhookEndpoints: Sendable {
             throw OrderTrackError(.notFound, "event \(delivery.eventID) is no longer kept (events are deleted with the push log)")
         }
         return try await store.logWebhookResend(of: delivery, await sender.send(event, to: endpoint))
+    }
+
+    // MARK: A platform's endpoints
+
+    /// A platform endpoint as it was created or rotated: the record, and the secret to show this once.
+    public struct CreatedForPlatform: Sendable {
+        public var endpoint: PlatformWebhookEndpointRecord
+        public var secret: String
+    }
+
+    /// Makes an endpoint that is sent every merchant's events, those of merchants created later too.
+    ///
+    /// - Throws: ``OrderTrackError/Code/invalidWebhookEndpoint`` naming the field at fault.
+    public func createForPlatform(url: String, events: [String], description: String?) async throws -> CreatedForPlatform {
+        let url = try Self.checkedURL(url, isDevelopment: isDevelopment)
+        let events = try checkedEvents(events)
+        if let description, description.utf8.count > Self.maximumDescriptionLength {
+            throw invalid("description", "description must be at most \(Self.maximumDescriptionLength) bytes")
+        }
+        let secret = Self.newSecret()
+        let record = PlatformWebhookEndpointRecord(
+            id: randomID("wep_"), url: url, events: events, description: description.flatMap { $0.isEmpty ? nil : $0 }, secret: secret,
+            createdAt: now())
+        do {
+            return CreatedForPlatform(
+                endpoint: try await store.addPlatformWebhookEndpoint(record, limit: configuration.maximumEndpoints), secret: secret)
+        } catch OrderStoreError.invalidArgument(_, let reason) {
+            throw invalid("url", reason)
+        }
+    }
+
+    public func listForPlatform() async throws -> [PlatformWebhookEndpointRecord] {
+        try await store.platformWebhookEndpoints()
+    }
+
+    public func deleteForPlatform(id: String) async throws {
+        guard try await store.deletePlatformWebhookEndpoint(id: id) else { throw platformNotFound(id) }
+    }
+
+    /// A new secret for the endpoint and every merchant's share; the current one keeps signing beside it for
+    /// ``WebhookConfiguration/rotationOverlap``.
+    public func rotateSecretForPlatform(id: String) async throws -> CreatedForPlatform {
+        let secret = Self.newSecret()
+        let until = now().addingTimeInterval(configuration.rotationOverlap.seconds)
+        guard let record = try await store.rotatePlatformWebhookSecret(id: id, secret: secret, previousUntil: until) else {
+            throw platformNotFound(id)
+        }
+        return CreatedForPlatform(endpoint: record, secret: secret)
+    }
+
+    /// Enables every merchant's share that was disabled, each resuming at the event it stopped at.
+    public func enableForPlatform(id: String) async throws -> PlatformWebhookEndpointRecord {
+        guard let record = try await store.enablePlatformWebhookEndpoint(id: id) else { throw platformNotFound(id) }
+        return record
+    }
+
+    public func deliveriesForPlatform(id: String, limit: Int) async throws -> [PlatformWebhookDelivery] {
+        guard try await store.platformWebhookEndpoint(id: id) != nil else { throw platformNotFound(id) }
+        return try await store.platformWebhookDeliveries(id: id, limit: limit)
+    }
+
+    private func platformNotFound(_ id: String) -> OrderTrackError {
+        OrderTrackError(.notFound, "no platform webhook endpoint \(id.prefix(64))")
     }
 
     static func newSecret() -> String { "whsec_" + Secrets.randomToken(bytes: 32) }

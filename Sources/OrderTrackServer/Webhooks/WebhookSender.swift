@@ -2,7 +2,7 @@ import CarrierTracking
 import Foundation
 import OrderPersistence
 
-/// Sends one event to one endpoint: the events API's JSON for it, signed in OrderTrack's generic format with the
+/// Sends one event to one endpoint: the events API's JSON for it (with `merchantId` for a platform's endpoint), signed in OrderTrack's generic format with the
 /// endpoint's secrets (``GenericEventSigner``, the scheme carrier connections verify), through the client that
 /// refuses internal addresses.
 struct WebhookSender: Sendable {
@@ -20,7 +20,10 @@ struct WebhookSender: Sendable {
     func send(_ event: EventRecord, to endpoint: WebhookEndpointRecord) async -> WebhookAttemptResult {
         let body: [UInt8]
         do {
-            body = try EventRoutes.json(event).serialized()
+            var json = try EventRoutes.json(event)
+            // A platform's endpoint hears every merchant: each delivery says whose event it is.
+            if endpoint.platformEndpointID != nil { json["merchantId"] = .string(event.merchantID) }
+            body = try json.serialized()
         } catch {
             return WebhookAttemptResult(
                 eventID: event.id, eventType: event.type, responseStatus: nil, latencyMilliseconds: nil, error: "the event cannot be read: \(error)")

@@ -4,7 +4,7 @@ import SQLKit
 extension SQLOrderStore {
     static let webhookEndpointColumns = """
         id, merchant_id, url, events, description, secret, previous_secret, previous_secret_until, status, disabled_reason, created_at, \
-        cursor, attempts, failing_since, next_attempt_at, claims
+        cursor, attempts, failing_since, next_attempt_at, claims, platform_endpoint_id
         """
     static let webhookDeliveryColumns = """
         id, endpoint_id, number, event_id, event_type, resend_of, status, attempts, response_status, latency_ms, error, created_at, updated_at
@@ -19,7 +19,9 @@ extension SQLOrderStore {
         return try await write("add webhook endpoint \(record.id) for merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
             let count =
-                try await db.raw("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE merchant_id = \(bind: record.merchantID)")
+                try await db.raw(
+                    "SELECT COUNT(*) AS n FROM webhook_endpoints WHERE merchant_id = \(bind: record.merchantID) AND platform_endpoint_id IS NULL"
+                )
                 .first(decodingColumn: "n", as: Int.self) ?? 0
             guard count < limit else {
                 throw OrderStoreError.invalidArgument(
@@ -45,11 +47,14 @@ extension SQLOrderStore {
         }
     }
 
-    /// The merchant's endpoints, oldest first.
+    /// The merchant's own endpoints, oldest first.
     public func webhookEndpoints(merchantID: String) async throws -> [WebhookEndpointRecord] {
         try await read("list webhook endpoints of merchant \(merchantID)") { db in
             try await db.raw(
-                "SELECT \(unsafeRaw: Self.webhookEndpointColumns) FROM webhook_endpoints WHERE merchant_id = \(bind: merchantID) ORDER BY created_at, id"
+                """
+                SELECT \(unsafeRaw: Self.webhookEndpointColumns) FROM webhook_endpoints
+                WHERE merchant_id = \(bind: merchantID) AND platform_endpoint_id IS NULL ORDER BY created_at, id
+                """
             ).all().map { try self.webhookEndpoint(from: $0) }
         }
     }
@@ -65,7 +70,7 @@ extension SQLOrderStore {
     public func deleteWebhookEndpoint(id: String, merchantID: String) async throws -> Bool {
         try await write("delete webhook endpoint \(id)") { db in
             try await db.delete(from: "webhook_endpoints").where("merchant_id", .equal, merchantID).where("id", .equal, id)
-                .returning("id").all().count > 0
+                .where("platform_endpoint_id", .is, SQLLiteral.null).returning("id").all().count > 0
         }
     }
 
@@ -90,7 +95,7 @@ extension SQLOrderStore {
             try await db.update("webhook_endpoints").set("status", to: WebhookEndpointStatus.enabled.rawValue)
                 .set("disabled_reason", to: SQLLiteral.null).set("attempts", to: 0).set("failing_since", to: SQLLiteral.null)
                 .set("next_attempt_at", to: SQLLiteral.null)
-                .where("id", .equal, id).where("merchant_id", .equal, merchantID).run()
+                .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("platform_endpoint_id", .is, SQLLiteral.null).run()
             return try await Self.endpointRow(db, id: id, merchantID: merchantID).map { try self.webhookEndpoint(from: $0) }
         }
     }
@@ -186,7 +191,7 @@ extension SQLOrderStore {
     }
 
     @discardableResult
-    private static func insertDelivery(
+    static func insertDelivery(
         _ db: any SQLDatabase, endpointID: String, _ result: WebhookAttemptResult, status: WebhookDeliveryStatus, resendOf: String?, now: Date
     ) async throws -> WebhookDeliveryRecord {
         // The endpoint's row numbers its log; its lock (PostgreSQL) keeps two numbers from colliding.
@@ -261,9 +266,13 @@ extension SQLOrderStore {
 
     // MARK: Rows
 
+    /// One of the merchant's own endpoints: its shares of a platform's endpoints are the platform's to manage.
     private static func endpointRow(_ db: any SQLDatabase, id: String, merchantID: String) async throws -> (any SQLRow)? {
         try await db.raw(
-            "SELECT \(unsafeRaw: webhookEndpointColumns) FROM webhook_endpoints WHERE id = \(bind: id) AND merchant_id = \(bind: merchantID)"
+            """
+            SELECT \(unsafeRaw: webhookEndpointColumns) FROM webhook_endpoints
+            WHERE id = \(bind: id) AND merchant_id = \(bind: merchantID) AND platform_endpoint_id IS NULL
+            """
         ).first()
     }
 
@@ -296,7 +305,8 @@ extension SQLOrderStore {
             description: try row.optionalString("description"), secret: secret, previousSecret: try openSecret("previous_secret"),
             previousSecretUntil: try optionalDate("previous_secret_until"), status: known, disabledReason: try row.optionalString("disabled_reason"),
             createdAt: try row.date("created_at"), cursor: try row.int64("cursor"), attempts: try row.int("attempts"),
-            failingSince: try optionalDate("failing_since"), nextAttemptAt: try optionalDate("next_attempt_at"))
+            failingSince: try optionalDate("failing_since"), nextAttemptAt: try optionalDate("next_attempt_at"),
+            platformEndpointID: try row.optionalString("platform_endpoint_id"))
     }
 
     static func webhookDelivery(from row: any SQLRow) throws -> WebhookDeliveryRecord {

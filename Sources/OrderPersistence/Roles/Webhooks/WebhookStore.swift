@@ -12,7 +12,7 @@ public protocol WebhookStore: Sendable {
     /// Throws ``OrderStoreError/merchantNotFound(id:)``, or ``OrderStoreError/invalidArgument(name:reason:)`` (`url`)
     /// when the merchant already has `limit` endpoints.
     func addWebhookEndpoint(_ record: WebhookEndpointRecord, limit: Int) async throws -> WebhookEndpointRecord
-    /// The merchant's endpoints, oldest first.
+    /// The merchant's own endpoints, oldest first (never its shares of a platform's endpoints).
     func webhookEndpoints(merchantID: String) async throws -> [WebhookEndpointRecord]
     /// One of the merchant's endpoints; `nil` when it has none with this id (another merchant's included).
     func webhookEndpoint(id: String, merchantID: String) async throws -> WebhookEndpointRecord?
@@ -22,6 +22,23 @@ public protocol WebhookStore: Sendable {
     func rotateWebhookSecret(id: String, merchantID: String, secret: String, previousUntil: Date) async throws -> WebhookEndpointRecord?
     /// Enables the endpoint and forgets its failures: the event it stopped at is tried again at once.
     func enableWebhookEndpoint(id: String, merchantID: String) async throws -> WebhookEndpointRecord?
+
+    /// Stores a platform's endpoint, its secret sealed, and a share of it for every merchant, each share's cursor at
+    /// its merchant's last event; merchants created later get a share (cursor at the start) in their creation's
+    /// transaction. Throws ``OrderStoreError/invalidArgument(name:reason:)`` (`url`) when `limit` platform endpoints exist.
+    func addPlatformWebhookEndpoint(_ record: PlatformWebhookEndpointRecord, limit: Int) async throws -> PlatformWebhookEndpointRecord
+    /// The platform's endpoints, oldest first, with how many merchants each serves and which shares are disabled.
+    func platformWebhookEndpoints() async throws -> [PlatformWebhookEndpointRecord]
+    /// One platform endpoint, or `nil`.
+    func platformWebhookEndpoint(id: String) async throws -> PlatformWebhookEndpointRecord?
+    /// Deletes a platform endpoint, its shares and their logs; `false` when there is none with this id.
+    func deletePlatformWebhookEndpoint(id: String) async throws -> Bool
+    /// Gives the platform endpoint and every share a new secret; the current one signs beside it until `previousUntil`.
+    func rotatePlatformWebhookSecret(id: String, secret: String, previousUntil: Date) async throws -> PlatformWebhookEndpointRecord?
+    /// Enables every share of the platform endpoint and forgets their failures.
+    func enablePlatformWebhookEndpoint(id: String) async throws -> PlatformWebhookEndpointRecord?
+    /// The newest `limit` deliveries to any share of the platform endpoint, newest first.
+    func platformWebhookDeliveries(id: String, limit: Int) async throws -> [PlatformWebhookDelivery]
 
     /// Claims up to `limit` enabled endpoints that have events after their cursor and no attempt waiting for later,
     /// for `leaseDuration`. Endpoints another worker holds are skipped.
