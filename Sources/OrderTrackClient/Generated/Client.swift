@@ -12155,7 +12155,7 @@ public struct Client: APIProtocol {
     }
     /// The merchant's insights as series of UTC hours or days
     ///
-    /// Buckets start at whole UTC hours or UTC midnights. `from` is rounded down and `to` (exclusive) up to a bucket boundary; by default the page ends with the current bucket and spans 30 days (day) or 48 hours (hour). At most 366 daily or 744 hourly buckets. `format=csv` answers the series as a CSV download.
+    /// Buckets start at whole UTC hours or UTC midnights. `from` is rounded down and `to` (exclusive) up to a bucket boundary; by default the page ends with the current bucket and spans 30 days (day) or 48 hours (hour). At most 366 daily or 744 hourly buckets; hours are kept for 92 days (earlier hourly pages are 422 `range_too_old`), days for ever. `format=csv` answers the series as a CSV download.
     ///
     /// Scope: `insights:read`.
     ///

@@ -17,6 +17,15 @@ package struct InsightRange: Sendable, Hashable {
         }
     }
 
+    /// The days of hours kept: hourly buckets from the start of the day this many days before today's on; older ones
+    /// are deleted by ``RetentionService`` (daily buckets are kept for ever).
+    package static let hourlyHistoryDays: Int64 = 92
+
+    /// The first hour an hourly page may start at.
+    package static func earliestHour(now: Date) -> Date {
+        Date(milliseconds: InsightGranularity.day.bucketStart(now.milliseconds) - hourlyHistoryDays * InsightGranularity.day.milliseconds)
+    }
+
     /// The buckets a page has when the query names no `from`: 30 days, or 48 hours.
     static func defaultBuckets(_ granularity: InsightGranularity) -> Int64 {
         switch granularity {
@@ -37,7 +46,7 @@ package struct InsightRange: Sendable, Hashable {
     /// current bucket; `from` is rounded down, by default ``defaultBuckets(_:)`` before `to`.
     ///
     /// - Throws: ``APIError`` 400 naming `interval`, `from` or `to` when unreadable; 422 naming `from` when the range is
-    ///   empty or longer than ``maximumBuckets(_:)``.
+    ///   empty, longer than ``maximumBuckets(_:)``, or of hours before ``earliestHour(now:)``.
     package static func parse(from: String?, to: String?, interval: String?, orderTypeIdentifier: String?, now: Date) throws -> InsightRange {
         guard let granularity = InsightGranularity(rawValue: interval ?? "day") else {
             throw APIError.badRequest("interval_invalid", "interval must be day or hour", param: "interval")
@@ -55,6 +64,14 @@ package struct InsightRange: Sendable, Hashable {
         guard start < end else {
             throw APIError(
                 status: .unprocessableContent, kind: .invalidRequest, code: "range_invalid", message: "from must be before to", param: "from")
+        }
+        let earliest = earliestHour(now: now)
+        guard granularity == .day || start >= earliest.milliseconds else {
+            throw APIError(
+                status: .unprocessableContent, kind: .invalidRequest, code: "range_too_old",
+                message:
+                    "hourly buckets are kept for \(hourlyHistoryDays) days: from must be \(DateTimeFormat.formatRFC3339(earliest)) or later; use interval=day for older ranges",
+                param: "from")
         }
         guard (end - start) / size <= maximumBuckets(granularity) else {
             throw APIError(

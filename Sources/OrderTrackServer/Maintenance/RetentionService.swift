@@ -28,7 +28,8 @@ public struct RetentionConfiguration: Sendable {
     }
 }
 
-/// Deletes expired push log entries, order activity, merchant events, idempotency keys and finished carrier events at start and then every `interval`, and the
+/// Deletes expired push log entries, order activity, merchant events, idempotency keys, finished carrier events and hourly
+/// insight roll-ups (``InsightRange/hourlyHistoryDays``) at start and then every `interval`, and the
 /// registrations made through Track in Wallet links that expired. Instances sharing a database may all run it:
 /// deleting what is already gone is harmless.
 final class RetentionService: Service, Sendable {
@@ -73,9 +74,11 @@ final class RetentionService: Service, Sendable {
         let links = try await store.deleteWalletLinks(expiredBefore: now.addingTimeInterval(-Self.expiredWalletLinks))
         let linkRegistrations = try await store.deleteRegistrations(ofWalletLinksExpiredBefore: now)
         let carrierEvents = try await store.deleteCarrierEvents(before: now.addingTimeInterval(-configuration.carrierEvents))
+        // A day more than pages may ask for: instances' clocks may differ a little.
+        let hourlyInsights = try await store.deleteHourlyInsights(before: InsightRange.earliestHour(now: now).addingTimeInterval(-86_400))
         return Pruned(
             pushLog: pushLog, idempotencyKeys: keys, dashboardSessions: sessions, activity: activity, walletLinks: links,
-            walletLinkRegistrations: linkRegistrations, carrierEvents: carrierEvents, events: events)
+            walletLinkRegistrations: linkRegistrations, carrierEvents: carrierEvents, events: events, hourlyInsights: hourlyInsights)
     }
 
     /// How many records of each kind one pruning deleted.
@@ -88,6 +91,7 @@ final class RetentionService: Service, Sendable {
         var walletLinkRegistrations = 0
         var carrierEvents = 0
         var events = 0
+        var hourlyInsights = 0
     }
 
     private func pruneLoggingFailures(now: Date) async {
@@ -95,7 +99,7 @@ final class RetentionService: Service, Sendable {
             let deleted = try await prune(now: now)
             let total =
                 deleted.pushLog + deleted.idempotencyKeys + deleted.dashboardSessions + deleted.activity + deleted.walletLinks
-                + deleted.walletLinkRegistrations + deleted.carrierEvents + deleted.events
+                + deleted.walletLinkRegistrations + deleted.carrierEvents + deleted.events + deleted.hourlyInsights
             if total > 0 {
                 logger.info(
                     "pruned expired records",
@@ -105,6 +109,7 @@ final class RetentionService: Service, Sendable {
                         "wallet_links": .stringConvertible(deleted.walletLinks),
                         "wallet_link_registrations": .stringConvertible(deleted.walletLinkRegistrations),
                         "carrier_events": .stringConvertible(deleted.carrierEvents), "events": .stringConvertible(deleted.events),
+                        "hourly_insights": .stringConvertible(deleted.hourlyInsights),
                     ])
             }
         } catch {

@@ -119,4 +119,11 @@ extension SQLOrderStore {
             return InsightCounts(buckets: buckets, registrationsBefore: before ?? 0)
         }
     }
+
+    /// Deletes hourly roll-ups before `date`; see ``RetentionStore/deleteHourlyInsights(before:)``.
+    public func deleteHourlyInsights(before date: Date) async throws -> Int {
+        try await deleteOldest(
+            from: "insight_counts", key: ["merchant_id", "granularity", "bucket_start", "order_type_identifier", "metric"], time: "bucket_start",
+            order: "bucket_start", filter: "granularity = 'hour'", before: date, operation: "delete old hourly insights")
+    }
 }

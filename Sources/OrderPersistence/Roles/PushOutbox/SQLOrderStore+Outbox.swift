@@ -320,9 +320,10 @@ extension SQLOrderStore {
     /// Deletes the rows of a table recorded before `date` (its `time` column, in milliseconds), oldest first, in
     /// transactions of at most ``pruneBatch`` rows; returns the number deleted. `key` is the table's primary key and
     /// `order` an indexed column that follows time: append-only tables are ordered by their `id`, so the scan stops at
-    /// the first row inside the retention; others by `time` itself.
+    /// the first row inside the retention; others by `time` itself. `filter`, a constant condition, narrows the rows.
     func deleteOldest(
-        from table: String, key: [String] = ["id"], time: String = "at", order: String = "id", before date: Date, operation: String
+        from table: String, key: [String] = ["id"], time: String = "at", order: String = "id", filter: String = "1 = 1", before date: Date,
+        operation: String
     ) async throws -> Int {
         let cutoff = date.millisecondsSince1970
         var deleted = 0
@@ -331,7 +332,7 @@ extension SQLOrderStore {
                 try await db.raw(
                     """
                     DELETE FROM \(ident: table) WHERE (\(idents: key, joinedBy: ", ")) IN (
-                        SELECT \(idents: key, joinedBy: ", ") FROM \(ident: table) WHERE \(ident: time) < \(bind: cutoff) \
+                        SELECT \(idents: key, joinedBy: ", ") FROM \(ident: table) WHERE \(ident: time) < \(bind: cutoff) AND \(unsafeRaw: filter) \
                     ORDER BY \(ident: order) LIMIT \(bind: Self.pruneBatch))
                     RETURNING \(ident: key[0])
                     """

@@ -24,4 +24,8 @@ public protocol RetentionStore: Sendable {
     /// Deletes applied and ignored carrier events received before `date`, a bounded batch per transaction (unmatched and
     /// failed ones stay for the merchant to see); returns the number deleted.
     func deleteCarrierEvents(before date: Date) async throws -> Int
+    /// Deletes the hourly insight roll-ups of hours before `date`, a bounded batch per transaction (the daily ones stay:
+    /// they answer for any range, and the active registrations of an hour sum days before it and hours of its day
+    /// only); returns the number deleted.
+    func deleteHourlyInsights(before date: Date) async throws -> Int
 }
