@@ -15,7 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Benchmarks (build with -c release).",
         subcommands: [
             BenchPackageCommand.self, BenchServeCommand.self, BenchPushCommand.self, BenchApplePayCommand.self, BenchDashboardCommand.self,
-            BenchLookupCommand.self, BenchBulkCommand.self, BenchCarrierCommand.self, BenchInsightsCommand.self,
+            BenchLookupCommand.self, BenchBulkCommand.self, BenchCarrierCommand.self, BenchInsightsCommand.self, BenchSoakCommand.self,
         ])
 }
 

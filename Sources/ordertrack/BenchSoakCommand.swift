@@ -1,0 +1,580 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CarrierTracking
+import Foundation
+import NIOCore
+import NIOHTTP1
+import OrderModel
+import OrderTrackServer
+import Synchronization
+
+/// A long run of the whole loop under a realistic mix: merchants creating and updating orders through the API, and
+/// simulated Wallets that follow Apple's protocol (fetch the package, register, and on each push list their changed
+/// orders since their last tag and fetch each with `If-Modified-Since`), some unregistering, some deleted (410 from
+/// the mock APNs), some offline for a while. The server runs as a child process, so its memory, descriptors and log
+/// are its own. At the end the invariants are checked and the update-to-Wallet latency (from a `PATCH` answer to the
+/// device holding the new package) is printed.
+struct BenchSoakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract:
+            "Run the whole loop under a realistic mix for a while and check every invariant; the last line gives the update-to-Wallet latency (build with -c release)."
+    )
+
+    @Option(help: "Minutes the mix runs (after the setup)") var minutes = 30.0
+    @Option(help: "Seconds the mix runs instead of --minutes (for a short run)") var seconds: Double?
+    @Option(help: "Merchant updates (PATCHes) per second; creates, re-notifies and wallet links come on top") var rate = 500.0
+    @Option(help: "Simulated devices") var devices = 50_000
+    @Option(help: "Orders created before the mix starts") var orders = 25_000
+    @Option(help: "Devices each order is registered on") var devicesPerOrder = 2
+    @Option(help: "Concurrent requests of the merchants and of the devices, each") var connections = 64
+
+    var duration: Double { seconds ?? minutes * 60 }
+
+    func validate() throws {
+        guard duration > 0, rate > 0, devices > 0, orders > 0, devicesPerOrder > 0, connections > 0 else {
+            throw ValidationError("every count, rate and duration must be positive")
+        }
+        guard devicesPerOrder <= devices else { throw ValidationError("--devices-per-order must be at most --devices") }
+    }
+
+    func run() async throws {
+        let world = SoakWorld()
+        let syncs = AsyncStream<Int>.makeStream()
+        let mock = try await LocalMockAPNs.start { push in
+            if let device = world.pushArrived(token: push.deviceToken, status: push.status, now: .now) { syncs.continuation.yield(device) }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-soak-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try SoakServer(dataDirectory: directory, apnsEndpoint: mock.endpoint, apnsRootPEM: mock.trustRootPEM)
+        defer { server.stop() }
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 2 * connections)))
+        let report: SoakReport
+        do {
+            let soak = try await Soak.start(command: self, server: server, http: http, world: world)
+            report = try await withThrowingDiscardingTaskGroup { group in
+                for _ in 0..<connections {
+                    group.addTask {
+                        for await device in syncs.stream {
+                            var again = true
+                            while again {
+                                await soak.sync(device)
+                                again = world.syncFinished(device: device)
+                            }
+                        }
+                    }
+                }
+                let report = try await soak.run()
+                syncs.continuation.finish()
+                return report
+            }
+        } catch {
+            syncs.continuation.finish()
+            try? await http.shutdown()
+            try? await mock.server.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+        server.stop()
+        try await mock.server.shutdown()
+        print(report.text)
+        if !report.broken.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// What a soak measured and which invariants broke.
+struct SoakReport {
+    var text: String
+    var broken: [String]
+}
+
+/// One soak run against a started server.
+final class Soak: Sendable {
+    let command: BenchSoakCommand
+    let server: SoakServer
+    let http: HTTPClient
+    let world: SoakWorld
+    let credentials: DevelopmentCredentials
+    /// The generic carrier connection the scans are posted to, and its secret.
+    let carrier: (url: String, secret: String)
+    let counters = Mutex(Counters())
+
+    struct Counters {
+        var updates = 0
+        var creates = 0
+        var idempotentRetries = 0
+        var renotifies = 0
+        var walletLinks = 0
+        var scans = 0
+        var unregistrations = 0
+        var failures: [String] = []
+        var failureCount = 0
+    }
+
+    static func start(command: BenchSoakCommand, server: SoakServer, http: HTTPClient, world: SoakWorld) async throws -> Soak {
+        let ready = ContinuousClock.now + .seconds(120)
+        var credentials: DevelopmentCredentials?
+        while credentials == nil {
+            if let status = try? await Self.status(http, "\(server.base)/healthz"), status == .ok { credentials = try? server.credentials() }
+            if credentials == nil {
+                guard ContinuousClock.now < ready else { throw usageError("the server did not start within 120 s") }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let secret = Secrets.randomToken(bytes: 32)
+        var request = HTTPClientRequest(url: server.base + "/api/v1/carrier-connections")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(credentials!.apiKey)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: (["provider": "generic", "secret": .string(secret)] as JSONValue).serialized()))
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let answer = try JSONValue.parse(Array(try await response.body.collect(upTo: 1 << 20).readableBytesView))
+        guard response.status == .created, let url = answer["webhookURL"]?.stringValue else {
+            throw usageError("the carrier connection was not made: \(response.status)")
+        }
+        return Soak(command: command, server: server, http: http, world: world, credentials: credentials!, carrier: (url, secret))
+    }
+
+    private init(
+        command: BenchSoakCommand, server: SoakServer, http: HTTPClient, world: SoakWorld, credentials: DevelopmentCredentials,
+        carrier: (url: String, secret: String)
+    ) {
+        self.command = command
+        self.server = server
+        self.http = http
+        self.world = world
+        self.credentials = credentials
+        self.carrier = carrier
+    }
+
+    private static func status(_ http: HTTPClient, _ url: String) async throws -> HTTPResponseStatus {
+        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status
+    }
+
+    // MARK: The run
+
+    func run() async throws -> SoakReport {
+        let setupStarted = ContinuousClock.now
+        // A deleted device: its token makes the mock APNs answer 410 (its prefix convention).
+        for index in 0..<command.devices {
+            let deleted = index % 100 == 99
+            let token = deleted ? "fa170410" + String(format: "%056x", index) : "50a4" + String(format: "%060x", index)
+            _ = world.addDevice(library: "soak-device-\(index)", token: token)
+        }
+        try await concurrently(command.orders) { index in try await self.createOrder(number: index, retry: false) }
+        let setup = (ContinuousClock.now - setupStarted).inSeconds
+        print("setup: \(command.orders) orders created, each registered on \(command.devicesPerOrder) devices, in \(String(format: "%.1f", setup)) s")
+
+        // Offline: one device in fifty, from the start of the run until a moment in its middle.
+        let start = ContinuousClock.now
+        let runEnd = start + .milliseconds(Int(command.duration * 1000))
+        world.state.withLock { state in
+            for index in state.devices.indices where index % 50 == 7 {
+                state.devices[index].offlineUntil = start + .milliseconds(Int(command.duration * 1000 * (0.33 + Double(index % 13) / 40)))
+            }
+        }
+        var samples: [(at: Double, rss: Int, descriptors: Int)] = []
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await self.mix(until: runEnd) }
+            while ContinuousClock.now < runEnd {
+                try await Task.sleep(for: .seconds(1))
+                if let rss = server.residentBytes(), let descriptors = server.openDescriptors() {
+                    samples.append(((ContinuousClock.now - start).inSeconds, rss, descriptors))
+                }
+                for device in world.devicesBackOnline(now: .now) { group.addTask { await self.syncUntilSettled(device) } }
+            }
+        }
+        let achieved = Double(counters.withLock { $0.updates }) / (ContinuousClock.now - start).inSeconds
+
+        // Settling: the last pushes and fetches, within 60 s.
+        let settleStarted = ContinuousClock.now
+        var depth = -1
+        var lagging = -1
+        while ContinuousClock.now < settleStarted + .seconds(60) {
+            depth = (try? await queueDepth()) ?? -1
+            lagging = world.lagging()
+            if depth == 0 && lagging == 0 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let settled = (ContinuousClock.now - settleStarted).inSeconds
+        return try await judge(
+            achievedRate: achieved, settled: settled, queueDepth: depth, samples: samples, setupSeconds: setup)
+    }
+
+    /// The merchants' side: `rate` updates a second, with creates (some retried with their idempotency key), re-notifies,
+    /// wallet links and unregistrations mixed in, at most `connections` requests at once.
+    private func mix(until end: ContinuousClock.Instant) async throws {
+        let start = ContinuousClock.now
+        // 94 of every 100 slots are updates: the others are paced on top, so the updates keep the asked rate.
+        let interval = 0.94 / command.rate
+        let inFlight = Shared(0)
+        try await withThrowingDiscardingTaskGroup { group in
+            var step = 0
+            var created = command.orders
+            while true {
+                let due = start + .milliseconds(Int(Double(step) * interval * 1000))
+                guard due < end else { break }
+                if due > .now { try await Task.sleep(until: due) }
+                let admitted = inFlight.value.withLock { count in
+                    guard count < command.connections else { return false }
+                    count += 1
+                    return true
+                }
+                guard admitted else {
+                    // Saturated: this slot is skipped, and the achieved rate says so.
+                    step += 1
+                    continue
+                }
+                let kind = step % 100
+                let number = step
+                let orderNumber = created
+                if kind == 17 { created += 1 }
+                group.addTask {
+                    defer { inFlight.value.withLock { $0 -= 1 } }
+                    do {
+                        switch kind {
+                        case 17: try await self.createOrder(number: orderNumber, retry: number % 500 == 17)
+                        case 42: try await self.renotify(number)
+                        case 63: try await self.walletLink(number)
+                        case 29, 71: try await self.scan(number)
+                        case 88: try await self.unregisterOne(number)
+                        default: try await self.update(number)
+                        }
+                    } catch {
+                        self.fail("\(error)")
+                    }
+                }
+                step += 1
+            }
+        }
+    }
+
+    // MARK: Merchant calls
+
+    private func createOrder(number: Int, retry: Bool) async throws {
+        let content: JSONValue = [
+            "orderNumber": .string("SOAK-\(number)"),
+            "merchant": ["displayName": "Soak Shop", "merchantIdentifier": "merchant.soak", "url": "https://shop.example.com"],
+            "orderManagementURL": "https://shop.example.com/orders",
+            "payment": ["total": ["amount": "42", "currency": "USD"], "status": "paid"],
+            "lineItems": [["title": "Coffee beans", "quantity": 2, "price": ["amount": "21.00", "currency": "USD"]]],
+            "fulfillments": [
+                [
+                    "fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "shipped", "carrier": "UPS",
+                    "trackingNumber": .string(Self.trackingNumber(number)),
+                ]
+            ],
+        ]
+        let key = "soak-create-\(number)"
+        let (answer, _) = try await merchant(.POST, "/api/v1/orders", content, idempotencyKey: key, expect: [.created])
+        guard let id = answer["orderDetails"]?["orderIdentifier"]?.stringValue,
+            let token = answer["orderDetails"]?["authenticationToken"]?.stringValue,
+            let second = Self.second(answer["order"]?["updatedAt"])
+        else { throw usageError("the create answer lacks orderDetails or updatedAt") }
+        if retry {
+            // The checkout retried: the same key answers the same order, and makes no second one.
+            let (again, _) = try await merchant(.POST, "/api/v1/orders", content, idempotencyKey: key, expect: [.created, .ok])
+            guard again["orderDetails"]?["orderIdentifier"]?.stringValue == id else {
+                throw usageError("an idempotent retry of SOAK-\(number) answered another order")
+            }
+            counters.withLock { $0.idempotentRetries += 1 }
+        }
+        let order = world.addOrder(id: id, number: number, token: token, second: second)
+        counters.withLock { $0.creates += 1 }
+        // Its devices: each fetches the package as Wallet does when the order is added, registers, and checks again.
+        let count = world.state.withLock { $0.devices.count }
+        for slot in 0..<command.devicesPerOrder {
+            let device = (number * command.devicesPerOrder + slot * 7_919) % count
+            try await addToWallet(device: device, order: order)
+        }
+    }
+
+    private func update(_ number: Int) async throws {
+        let (order, id) = randomOrder(number)
+        let patch: JSONValue = ["fulfillments": [["fulfillmentIdentifier": "ship-1", "statusDescription": .string("Update \(number)")]]]
+        let (answer, _) = try await merchant(.PATCH, "/api/v1/orders/\(credentials.orderTypeIdentifier)/\(id)", patch, expect: [.ok])
+        guard let second = Self.second(answer["order"]?["updatedAt"]) else { throw usageError("the PATCH answer lacks updatedAt") }
+        world.acknowledge(order: order, second: second, at: .now)
+        counters.withLock { $0.updates += 1 }
+    }
+
+    private func renotify(_ number: Int) async throws {
+        let (_, id) = randomOrder(number)
+        _ = try await merchant(.POST, "/api/v1/orders/\(credentials.orderTypeIdentifier)/\(id)/notify", nil, expect: [.accepted, .ok])
+        counters.withLock { $0.renotifies += 1 }
+    }
+
+    private func walletLink(_ number: Int) async throws {
+        let (_, id) = randomOrder(number)
+        _ = try await merchant(.POST, "/api/v1/orders/\(credentials.orderTypeIdentifier)/\(id)/wallet-link", nil, expect: [.created])
+        counters.withLock { $0.walletLinks += 1 }
+    }
+
+    /// A carrier's scan of a random order's parcel, in the generic format, signed: the server applies it in the
+    /// background, so its version is checked against the server's at the end rather than timed.
+    private func scan(_ number: Int) async throws {
+        let (order, id) = randomOrder(number)
+        let orderNumber = world.state.withLock { $0.orders[order].number }
+        let now = Date()
+        let event: JSONValue = [
+            "id": .string("soak-scan-\(number)"), "trackingNumber": .string(Self.trackingNumber(orderNumber)), "carrier": "ups",
+            "status": "onTheWay", "occurredAt": .string(DateTimeFormat.formatRFC3339(now)), "statusDescription": .string("Scan \(number)"),
+        ]
+        let body = event.serialized()
+        world.state.withLock { $0.orders[order].scanned = true }
+        var request = HTTPClientRequest(url: carrier.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "OrderTrack-Signature", value: GenericEventSigner.signatureHeader(body: body, secret: carrier.secret, at: now))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await http.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .accepted || response.status == .ok else { throw usageError("a scan of \(id) answered \(response.status)") }
+        counters.withLock { $0.scans += 1 }
+    }
+
+    static func trackingNumber(_ orderNumber: Int) -> String { "1ZSOAK" + String(format: "%010d", orderNumber) }
+
+    private func randomOrder(_ number: Int) -> (Int, String) {
+        world.state.withLock { state in
+            let index = Int(UInt(bitPattern: number &* 2_654_435_761) % UInt(state.orders.count))
+            return (index, state.orders[index].id)
+        }
+    }
+
+    private func merchant(
+        _ method: HTTPMethod, _ path: String, _ body: JSONValue?, idempotencyKey: String? = nil, expect: [HTTPResponseStatus]
+    ) async throws -> (JSONValue, HTTPResponseStatus) {
+        var request = HTTPClientRequest(url: server.base + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(credentials.apiKey)")
+        if let idempotencyKey { request.headers.add(name: "Idempotency-Key", value: idempotencyKey) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body.serialized()))
+        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let bytes = Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+        guard expect.contains(response.status) else {
+            throw usageError("\(method) \(path) answered \(response.status): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        }
+        return (bytes.isEmpty ? .null : (try JSONValue.parse(bytes)), response.status)
+    }
+
+    // MARK: Wallet calls
+
+    /// Adds the order to the device's Wallet: the package, the registration, and the package again should it have
+    /// changed in between.
+    private func addToWallet(device: Int, order: Int) async throws {
+        let (library, pushToken, id, token) = world.state.withLock {
+            ($0.devices[device].library, $0.devices[device].token, $0.orders[order].id, $0.orders[order].token)
+        }
+        guard let second = try await fetch(id: id, token: token, since: nil) else { throw usageError("the first fetch of \(id) answered 304") }
+        var request = HTTPClientRequest(url: "\(server.base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)/\(id)")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: (["pushToken": .string(pushToken)] as JSONValue).serialized()))
+        let response = try await http.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .created || response.status == .ok else { throw usageError("registering \(library) answered \(response.status)") }
+        world.register(device: device, order: order, second: second)
+        if let newer = try await fetch(id: id, token: token, since: second) { world.hold(device: device, order: order, second: newer, at: .now) }
+    }
+
+    private func unregisterOne(_ number: Int) async throws {
+        let chosen: (device: Int, order: Int, library: String, id: String, token: String)? = world.state.withLock { state in
+            let device = Int(UInt(bitPattern: number &* 40_503) % UInt(state.devices.count))
+            guard !state.devices[device].deleted, let order = state.devices[device].held.keys.min() else { return nil }
+            return (device, order, state.devices[device].library, state.orders[order].id, state.orders[order].token)
+        }
+        guard let chosen else { return }
+        // Forgotten first: a push racing the unregistration must not count against the device.
+        world.unregister(device: chosen.device, order: chosen.order)
+        var request = HTTPClientRequest(
+            url: "\(server.base)/wallet/v1/devices/\(chosen.library)/registrations/\(credentials.orderTypeIdentifier)/\(chosen.id)")
+        request.method = .DELETE
+        request.headers.add(name: "Authorization", value: "AppleOrder \(chosen.token)")
+        let response = try await http.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else { throw usageError("unregistering answered \(response.status)") }
+        counters.withLock { $0.unregistrations += 1 }
+    }
+
+    /// The package's `Last-Modified` second, or `nil` for 304.
+    private func fetch(id: String, token: String, since: Int64?) async throws -> Int64? {
+        var request = HTTPClientRequest(url: "\(server.base)/wallet/v1/orders/\(credentials.orderTypeIdentifier)/\(id)")
+        request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
+        if let since { request.headers.add(name: "If-Modified-Since", value: HTTPDate.format(Date(timeIntervalSince1970: Double(since)))) }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        if response.status == .notModified { return nil }
+        guard response.status == .ok, body.readableBytes > 0, let modified = response.headers.first(name: "Last-Modified").flatMap(HTTPDate.parse)
+        else { throw usageError("fetching \(id) answered \(response.status)") }
+        return Int64(modified.timeIntervalSince1970)
+    }
+
+    /// What Wallet does on a push: the orders changed since its tag, each fetched with `If-Modified-Since`.
+    func sync(_ device: Int) async {
+        let (library, tag, held, deleted) = world.state.withLock {
+            ($0.devices[device].library, $0.devices[device].tag, $0.devices[device].held, $0.devices[device].deleted)
+        }
+        guard !deleted else { return }
+        do {
+            var url = "\(server.base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)"
+            if let tag { url += "?ordersModifiedSince=\(tag)" }
+            let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 16 << 20)
+            if response.status == .noContent {
+                world.state.withLock { $0.pushesFindingNothing += 1 }
+                return
+            }
+            guard response.status == .ok else { throw usageError("the registrations list answered \(response.status)") }
+            let list = try JSONValue.parse(Array(body.readableBytesView))
+            var foundNew = false
+            for id in list["orderIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+                let known = world.state.withLock { state in state.orderIndex[id].map { ($0, state.orders[$0].token) } }
+                guard let (order, token) = known, let since = held[order] else { continue }
+                if let second = try await fetch(id: id, token: token, since: since) {
+                    foundNew = true
+                    world.hold(device: device, order: order, second: second, at: .now)
+                }
+            }
+            if !foundNew { world.state.withLock { $0.pushesFindingNothing += 1 } }
+            let newTag = list["lastModified"]?.stringValue
+            world.state.withLock { $0.devices[device].tag = newTag ?? $0.devices[device].tag }
+        } catch {
+            fail("device \(library): \(error)")
+        }
+    }
+
+    private func syncUntilSettled(_ device: Int) async {
+        var again = true
+        while again {
+            await sync(device)
+            again = world.syncFinished(device: device)
+        }
+    }
+
+    // MARK: Judging
+
+    private func queueDepth() async throws -> Int {
+        let response = try await http.execute(HTTPClientRequest(url: "\(server.base)/metrics"), timeout: .seconds(10))
+        let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ordertrack_push_queue_depth") }),
+            let value = line.split(separator: " ").last.flatMap({ Double($0) })
+        else { throw usageError("/metrics has no ordertrack_push_queue_depth") }
+        return Int(value)
+    }
+
+    private func judge(
+        achievedRate: Double, settled: Double, queueDepth: Int, samples: [(at: Double, rss: Int, descriptors: Int)], setupSeconds: Double
+    ) async throws -> SoakReport {
+        var broken: [String] = []
+        // Every acknowledged write is what the server holds (or older than it, for a parcel a scan moved since).
+        let expected = world.state.withLock { $0.orders.map { ($0.id, $0.acknowledged, $0.scanned) } }
+        let mismatches = Shared<[String]>([])
+        let truth = Shared<[Int: Int64]>([:])
+        try await concurrently(expected.count) { index in
+            let (id, second, scanned) = expected[index]
+            let (answer, _) = try await self.merchant(.GET, "/api/v1/orders/\(self.credentials.orderTypeIdentifier)/\(id)", nil, expect: [.ok])
+            let held = Self.second(answer["updatedAt"] ?? answer["order"]?["updatedAt"]) ?? -1
+            truth.value.withLock { $0[index] = held }
+            if scanned ? held < second : held != second {
+                mismatches.value.withLock { $0.append("\(id): server \(held), acknowledged \(second)") }
+            }
+        }
+        let lost = mismatches.value.withLock { $0 }
+        if !lost.isEmpty { broken.append("acknowledged writes: \(lost.count) orders differ, first \(lost[0])") }
+        // The scans' versions: the devices have until 30 s after the settling to fetch them.
+        let finalSeconds = truth.value.withLock { $0 }
+        var lagging = world.lagging(truth: finalSeconds)
+        let caughtUp = ContinuousClock.now + .seconds(30)
+        while lagging > 0 && ContinuousClock.now < caughtUp {
+            try await Task.sleep(for: .milliseconds(250))
+            lagging = world.lagging(truth: finalSeconds)
+        }
+        if lagging > 0 { broken.append("devices holding the latest version: \(lagging) registrations behind after \(Int(settled)) s") }
+        if queueDepth != 0 { broken.append("push queue drained: \(queueDepth) jobs left") }
+        let (failureCount, failures) = counters.withLock { ($0.failureCount, $0.failures) }
+        if failureCount > 0 { broken.append("requests answered as expected: \(failureCount) failed, first \(failures[0])") }
+        let (errors, firstErrors) = server.errors
+        if errors > 0 { broken.append("no error-level log line: \(errors), first \(firstErrors[0])") }
+        // Flat after warm-up: the last third against the middle one.
+        let third = samples.count / 3
+        let middle = samples.dropFirst(third).prefix(third)
+        let last = samples.suffix(third)
+        let rssGrowth = (last.map(\.rss).max() ?? 0) - (middle.map(\.rss).max() ?? 0)
+        let fdGrowth = (last.map(\.descriptors).max() ?? 0) - (middle.map(\.descriptors).max() ?? 0)
+        if third > 0, rssGrowth > max(32 << 20, (middle.map(\.rss).max() ?? 0) / 10) {
+            broken.append("resident memory flat: grew \(rssGrowth >> 20) MB over the last third")
+        }
+        if third > 0, fdGrowth > 16 { broken.append("open descriptors flat: \(fdGrowth) more in the last third") }
+
+        let (latencies, offline, pushes, nothing, refused) = world.state.withLock {
+            ($0.latencies.sorted(), $0.offlineLatencies.sorted(), $0.pushes, $0.pushesFindingNothing, $0.refusedPushes)
+        }
+        let percentile = { (fraction: Double) -> String in
+            latencies.isEmpty ? "–" : String(format: "%.0f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))] * 1000)
+        }
+        let c = counters.withLock { $0 }
+        let memory = samples.last.map { "\($0.rss >> 20) MB" } ?? "–"
+        let lines = [
+            "mix: \(String(format: "%.0f", achievedRate)) updates/s achieved (asked \(String(format: "%.0f", command.rate))) for \(Int(command.duration)) s; "
+                + "\(c.updates) updates, \(c.creates - command.orders) creates (\(c.idempotentRetries) retried with their key), \(c.renotifies) re-notifies, "
+                + "\(c.walletLinks) wallet links, \(c.scans) carrier scans, \(c.unregistrations) unregistrations",
+            "devices: \(command.devices) (1 in 100 deleted: 410; 1 in 50 offline for a while); pushes \(pushes) delivered, \(refused) refused, "
+                + "\(nothing) finding nothing new; \(latencies.count) device catch-ups measured, and \(offline.count) of writes made while "
+                + "their device was offline (max \(offline.last.map { String(format: "%.1f", $0) } ?? "–") s after the write)",
+            "server: resident \(memory) at the end (last third \(rssGrowth >= 0 ? "+" : "")\(rssGrowth >> 20) MB), descriptors "
+                + "\(samples.last?.descriptors ?? 0) (\(fdGrowth >= 0 ? "+" : "")\(fdGrowth)), \(errors) error lines; settled in "
+                + "\(String(format: "%.1f", settled)) s; setup \(String(format: "%.1f", setupSeconds)) s",
+            "update-to-wallet p50 \(percentile(0.5)) ms p99 \(percentile(0.99)) ms max \(percentile(1)) ms; invariants: "
+                + (broken.isEmpty ? "all held" : "BROKEN: " + broken.joined(separator: "; ")),
+        ]
+        return SoakReport(text: lines.joined(separator: "\n"), broken: broken)
+    }
+
+    // MARK: Helpers
+
+    private func fail(_ message: String) {
+        counters.withLock { counters in
+            counters.failureCount += 1
+            if counters.failures.count < 5 { counters.failures.append(message) }
+        }
+    }
+
+    /// Runs `body` for 0..<count with at most `connections` at once.
+    private func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        let next = Shared(0)
+        try await withThrowingDiscardingTaskGroup { group in
+            for _ in 0..<command.connections {
+                group.addTask {
+                    while let index = next.value.withLock({ value -> Int? in
+                        guard value < count else { return nil }
+                        defer { value += 1 }
+                        return value
+                    }) {
+                        try await body(index)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The whole second of an RFC 3339 `updatedAt`.
+    static func second(_ value: JSONValue?) -> Int64? {
+        value?.stringValue.flatMap(DateTimeFormat.parseRFC3339).map { Int64($0.timeIntervalSince1970.rounded(.down)) }
+    }
+}
+
+/// A value tasks share, behind a lock.
+final class Shared<Value: Sendable>: Sendable {
+    let value: Mutex<Value>
+
+    init(_ value: Value) { self.value = Mutex(value) }
+}
