@@ -196,7 +196,7 @@ final class Soak: Sendable {
         var lagging = -1
         while ContinuousClock.now < settleStarted + .seconds(60) {
             depth = (try? await queueDepth()) ?? -1
-            lagging = world.lagging()
+            lagging = world.lagging().count
             if depth == 0 && lagging == 0 { break }
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -337,11 +337,19 @@ final class Soak: Sendable {
         counters.withLock { $0.scans += 1 }
     }
 
+    /// SplitMix64's finalizer: slot numbers spread evenly over the orders and devices, whichever kind of slot they are.
+    static func scramble(_ number: Int) -> UInt64 {
+        var z = UInt64(truncatingIfNeeded: number) &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
     static func trackingNumber(_ orderNumber: Int) -> String { "1ZSOAK" + String(format: "%010d", orderNumber) }
 
     private func randomOrder(_ number: Int) -> (Int, String) {
         world.state.withLock { state in
-            let index = Int(UInt(bitPattern: number &* 2_654_435_761) % UInt(state.orders.count))
+            let index = Int(Self.scramble(number) % UInt64(state.orders.count))
             return (index, state.orders[index].id)
         }
     }
@@ -388,7 +396,7 @@ final class Soak: Sendable {
 
     private func unregisterOne(_ number: Int) async throws {
         let chosen: (device: Int, order: Int, library: String, id: String, token: String)? = world.state.withLock { state in
-            let device = Int(UInt(bitPattern: number &* 40_503) % UInt(state.devices.count))
+            let device = Int(Self.scramble(number &+ 1) % UInt64(state.devices.count))
             guard !state.devices[device].deleted, let order = state.devices[device].held.keys.min() else { return nil }
             return (device, order, state.devices[device].library, state.orders[order].id, state.orders[order].token)
         }
@@ -420,9 +428,7 @@ final class Soak: Sendable {
 
     /// What Wallet does on a push: the orders changed since its tag, each fetched with `If-Modified-Since`.
     func sync(_ device: Int) async {
-        let (library, tag, held, deleted) = world.state.withLock {
-            ($0.devices[device].library, $0.devices[device].tag, $0.devices[device].held, $0.devices[device].deleted)
-        }
+        let (library, tag, deleted) = world.state.withLock { ($0.devices[device].library, $0.devices[device].tag, $0.devices[device].deleted) }
         guard !deleted else { return }
         do {
             var url = "\(server.base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)"
@@ -436,17 +442,24 @@ final class Soak: Sendable {
             guard response.status == .ok else { throw usageError("the registrations list answered \(response.status)") }
             let list = try JSONValue.parse(Array(body.readableBytesView))
             var foundNew = false
+            // An order listed that the device does not hold (yet): its registration's answer has not arrived here, or
+            // its unregistration is on the way. The tag then stays, so the next list names the order again.
+            var skipped = false
             for id in list["orderIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-                let known = world.state.withLock { state in state.orderIndex[id].map { ($0, state.orders[$0].token) } }
-                guard let (order, token) = known, let since = held[order] else { continue }
+                let known = world.state.withLock { state in
+                    state.orderIndex[id].map { ($0, state.orders[$0].token, state.devices[device].held[$0]) }
+                }
+                guard let (order, token, held) = known, let since = held else {
+                    skipped = true
+                    continue
+                }
                 if let second = try await fetch(id: id, token: token, since: since) {
                     foundNew = true
                     world.hold(device: device, order: order, second: second, at: .now)
                 }
             }
             if !foundNew { world.state.withLock { $0.pushesFindingNothing += 1 } }
-            let newTag = list["lastModified"]?.stringValue
-            world.state.withLock { $0.devices[device].tag = newTag ?? $0.devices[device].tag }
+            if !skipped, let newTag = list["lastModified"]?.stringValue { world.state.withLock { $0.devices[device].tag = newTag } }
         } catch {
             fail("device \(library): \(error)")
         }
@@ -494,11 +507,15 @@ final class Soak: Sendable {
         let finalSeconds = truth.value.withLock { $0 }
         var lagging = world.lagging(truth: finalSeconds)
         let caughtUp = ContinuousClock.now + .seconds(30)
-        while lagging > 0 && ContinuousClock.now < caughtUp {
+        while lagging.count > 0 && ContinuousClock.now < caughtUp {
             try await Task.sleep(for: .milliseconds(250))
             lagging = world.lagging(truth: finalSeconds)
         }
-        if lagging > 0 { broken.append("devices holding the latest version: \(lagging) registrations behind after \(Int(settled)) s") }
+        if let first = lagging.first {
+            broken.append(
+                "devices holding the latest version: \(lagging.count) registrations behind after \(Int(settled)) s; "
+                    + (await describeLag(device: first.device, order: first.order, held: first.held, latest: first.latest)))
+        }
         if queueDepth != 0 { broken.append("push queue drained: \(queueDepth) jobs left") }
         let (failureCount, failures) = counters.withLock { ($0.failureCount, $0.failures) }
         if failureCount > 0 { broken.append("requests answered as expected: \(failureCount) failed, first \(failures[0])") }
@@ -537,6 +554,38 @@ final class Soak: Sendable {
                 + (broken.isEmpty ? "all held" : "BROKEN: " + broken.joined(separator: "; ")),
         ]
         return SoakReport(text: lines.joined(separator: "\n"), broken: broken)
+    }
+
+    /// What the server says now of a device left behind: its registrations list since its tag, the package since the
+    /// version it holds, and the order's push log for its token.
+    private func describeLag(device: Int, order: Int, held: Int64, latest: Int64) async -> String {
+        let (library, token, tag, lastPush, id, orderToken) = world.state.withLock {
+            (
+                $0.devices[device].library, $0.devices[device].token, $0.devices[device].tag, $0.devices[device].lastPush, $0.orders[order].id,
+                $0.orders[order].token
+            )
+        }
+        var parts = [
+            "\(library) holds \(id) at \(held), the server at \(latest); its last push at \(lastPush.map(DateTimeFormat.formatRFC3339) ?? "never")"
+        ]
+        let type = credentials.orderTypeIdentifier
+        var list = "\(server.base)/wallet/v1/devices/\(library)/registrations/\(type)"
+        if let tag { list += "?ordersModifiedSince=\(tag)" }
+        if let response = try? await http.execute(HTTPClientRequest(url: list), timeout: .seconds(10)),
+            let body = try? await response.body.collect(upTo: 1 << 20)
+        {
+            parts.append("its list since tag \(tag ?? "none") answers \(response.status.code) \(String(buffer: body).prefix(200))")
+        }
+        if let refetched = try? await fetch(id: id, token: orderToken, since: held) {
+            parts.append("a fetch since its version answers \(refetched)")
+        } else {
+            parts.append("a fetch since its version answers 304 or fails")
+        }
+        if let (pushes, _) = try? await merchant(.GET, "/api/v1/orders/\(type)/\(id)/pushes?limit=100", nil, expect: [.ok]) {
+            let mine = (pushes["data"]?.arrayValue ?? []).filter { $0["tokenSuffix"]?.stringValue.map { token.hasSuffix($0) } == true }
+            parts.append("the push log has \(mine.count) pushes to it, the newest \(mine.first?.serializedString() ?? "none")")
+        }
+        return parts.joined(separator: "; ")
     }
 
     // MARK: Helpers

@@ -35,6 +35,8 @@ final class SoakWorld: Sendable {
         var deleted = false
         var syncing = false
         var dirty = false
+        /// When the mock APNs last answered a push to it, for the report of a device left behind.
+        var lastPush: Date?
     }
 
     struct State {
@@ -128,6 +130,7 @@ final class SoakWorld: Sendable {
                 return nil
             }
             state.pushes += 1
+            state.devices[index].lastPush = Date()
             if let until = state.devices[index].offlineUntil, now < until {
                 state.devices[index].missedWhileOffline = true
                 return nil
@@ -171,14 +174,20 @@ final class SoakWorld: Sendable {
     }
 
     /// Devices still registered that do not hold the latest version of one of their orders: the acknowledged one, or
-    /// the server's where `truth` gives it (by order index).
-    func lagging(truth: [Int: Int64] = [:]) -> Int {
+    /// the server's where `truth` gives it (by order index); with the first of them.
+    func lagging(truth: [Int: Int64] = [:]) -> (count: Int, first: (device: Int, order: Int, held: Int64, latest: Int64)?) {
         state.withLock { state in
             var count = 0
-            for device in state.devices where !device.deleted {
-                for (order, second) in device.held where second < (truth[order] ?? state.orders[order].acknowledged) { count += 1 }
+            var first: (device: Int, order: Int, held: Int64, latest: Int64)?
+            for (index, device) in state.devices.enumerated() where !device.deleted {
+                for (order, second) in device.held {
+                    let latest = truth[order] ?? state.orders[order].acknowledged
+                    guard second < latest else { continue }
+                    count += 1
+                    if first == nil { first = (index, order, second, latest) }
+                }
             }
-            return count
+            return (count, first)
         }
     }
 }
