@@ -116,7 +116,8 @@ struct ListWebhooksCommand: AsyncParsableCommand {
             try await endpoints.listForPlatform().map { record in
                 let status =
                     record.disabledMerchants.isEmpty
-                    ? "enabled for \(record.merchants) merchants" : "disabled for \(record.disabledMerchants.count) of \(record.merchants) merchants"
+                    ? "enabled for \(record.merchants) merchant\(record.merchants == 1 ? "" : "s")"
+                    : "disabled for \(record.disabledMerchants.count) of \(record.merchants) merchants"
                 return [record.id, status, record.events.joined(separator: ","), record.url].joined(separator: "\t")
             }
         }

@@ -85,7 +85,7 @@ public struct WebhookEndpointRecord: Sendable, Hashable {
 /// Each merchant's share is a ``WebhookEndpointRecord`` of its own (``WebhookEndpointRecord/platformEndpointID``) with
 /// its own cursor, so each merchant's events arrive in order and one merchant's failing deliveries hold back no other's.
 public struct PlatformWebhookEndpointRecord: Sendable, Hashable {
-    /// `wep_` and 24 random hex digits.
+    /// `wep_` and 16 random URL-safe characters.
     public var id: String
     /// The https URL events are POSTed to.
     public var url: String
