@@ -35,6 +35,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var maxConcurrentStreams: Int = 1000
     /// Called on an event loop for every answered request; keep it short.
     public var onRequest: (@Sendable (RecordedPush) -> Void)? = nil
+    /// Whether answered requests are kept for ``MockAPNsServer/requests()``; a long run that reads them through
+    /// ``onRequest`` turns it off, so the mock's memory stays flat.
+    public var keepsRequests = true
 
     /// A configuration serving TLS with the given PEM certificate chain and key.
     public init(tlsCertificateChainPEM: String, tlsPrivateKeyPEM: String) {

@@ -31,7 +31,7 @@ struct MockAPNsResponder: Sendable {
         if let failures = configuration.failFirstAttempts[token] ?? MockAPNsFault.failFirstCount(token), attempt <= failures {
             return .error(503, "ServiceUnavailable")
         }
-        guard let fault = configuration.faults[token] ?? MockAPNsFault.byPrefix(token) else { return .accepted }
+        guard let fault = state.faultForEveryToken ?? configuration.faults[token] ?? MockAPNsFault.byPrefix(token) else { return .accepted }
         switch fault {
         case .unregistered:
             var answer = MockAnswer.error(410, "Unregistered")

@@ -109,6 +109,10 @@ public final class MockAPNsServer: Sendable {
         }
     }
 
+    /// Answers every push with `fault` until it is set back to `nil` (bursts of 429 or 503, slow answers), whatever
+    /// the token; the per-token faults apply again afterwards.
+    public func setFaultForEveryToken(_ fault: MockAPNsFault?) { state.faultForEveryToken = fault }
+
     /// Makes every provider token seen so far stale: later requests carrying one get 403 ExpiredProviderToken.
     public func expireProviderTokens() { state.revokeSeenProviderTokens() }
 

@@ -11,12 +11,19 @@ final class MockAPNsState: Sendable {
         var seenTokens: Set<String> = []
         var connections: [Int: any Channel] = [:]
         var nextConnectionID = 1
+        var faultForEveryToken: MockAPNsFault?
     }
 
     private let values = NIOLockedValueBox(Values())
 
     func record(_ push: RecordedPush) {
         values.withLockedValue { $0.requests.append(push) }
+    }
+
+    /// A fault that answers every token's requests while set, before the per-token faults.
+    var faultForEveryToken: MockAPNsFault? {
+        get { values.withLockedValue { $0.faultForEveryToken } }
+        set { values.withLockedValue { $0.faultForEveryToken = newValue } }
     }
 
     var requests: [RecordedPush] { values.withLockedValue { $0.requests } }

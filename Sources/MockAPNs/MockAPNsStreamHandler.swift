@@ -80,7 +80,7 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             deviceToken: request.deviceToken ?? "", topic: request.value("apns-topic") ?? "", headers: headers,
             body: String(decoding: request.body, as: UTF8.self), receivedAt: Date(), status: status, reason: reason,
             apnsID: apnsID, connectionID: connectionID)
-        responder.state.record(push)
+        if responder.configuration.keepsRequests { responder.state.record(push) }
         responder.configuration.onRequest?(push)
     }
 }

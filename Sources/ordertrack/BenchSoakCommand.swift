@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import CarrierTracking
 import Foundation
+import MockAPNs
 import NIOCore
 import NIOHTTP1
 import OrderModel
@@ -28,14 +29,24 @@ struct BenchSoakCommand: AsyncParsableCommand {
     @Option(help: "Orders created before the mix starts") var orders = 25_000
     @Option(help: "Devices each order is registered on") var devicesPerOrder = 2
     @Option(help: "Concurrent requests of the merchants and of the devices, each") var connections = 64
+    @Option(help: "Run on this PostgreSQL database (postgres://…), in a new schema bench_<random> left for you to drop, instead of SQLite")
+    var postgres: String?
+    @Option(help: "Server instances sharing the database (more than one needs --postgres)") var instances = 1
+    @Flag(
+        help:
+            "Faults on a timer until 30 s before the end: kill -9 and restart, APNs answering 503, 429 and slowly, APNs dropping connections, clients dropping mid request"
+    )
+    var faults = false
+    @Option(help: "Seconds between two faults") var faultInterval = 20.0
 
     var duration: Double { seconds ?? minutes * 60 }
 
     func validate() throws {
-        guard duration > 0, rate > 0, devices > 0, orders > 0, devicesPerOrder > 0, connections > 0 else {
+        guard duration > 0, rate > 0, devices > 0, orders > 0, devicesPerOrder > 0, connections > 0, faultInterval > 0 else {
             throw ValidationError("every count, rate and duration must be positive")
         }
         guard devicesPerOrder <= devices else { throw ValidationError("--devices-per-order must be at most --devices") }
+        guard instances >= 1, instances == 1 || postgres != nil else { throw ValidationError("--instances above 1 needs --postgres") }
     }
 
     func run() async throws {
@@ -46,14 +57,24 @@ struct BenchSoakCommand: AsyncParsableCommand {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-soak-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try SoakServer(dataDirectory: directory, apnsEndpoint: mock.endpoint, apnsRootPEM: mock.trustRootPEM)
-        defer { server.stop() }
         let http = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 2 * connections)))
+        let databaseURL = try postgres.map(BenchmarkServer.freshPostgresSchema)
+        let masterKey = databaseURL.map { _ in Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() }
+        var servers: [SoakServer] = []
+        defer { for server in servers { server.stop() } }
         let report: SoakReport
         do {
-            let soak = try await Soak.start(command: self, server: server, http: http, world: world)
+            // The first instance makes the schema and the demo merchant; the others join it.
+            for index in 0..<instances {
+                let server = try SoakServer(
+                    dataDirectory: directory.appendingPathComponent("instance-\(index)"), databaseURL: databaseURL, masterKey: masterKey,
+                    apnsEndpoint: mock.endpoint, apnsRootPEM: mock.trustRootPEM)
+                servers.append(server)
+                try await Soak.waitUntilHealthy(server, http: http)
+            }
+            let soak = try await Soak.start(command: self, servers: servers, mock: mock.server, http: http, world: world)
             report = try await withThrowingDiscardingTaskGroup { group in
                 for _ in 0..<connections {
                     group.addTask {
@@ -77,7 +98,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
             throw error
         }
         try await http.shutdown()
-        server.stop()
+        for server in servers { server.stop() }
         try await mock.server.shutdown()
         print(report.text)
         if !report.broken.isEmpty { throw ExitCode(1) }
@@ -93,13 +114,16 @@ struct SoakReport {
 /// One soak run against a started server.
 final class Soak: Sendable {
     let command: BenchSoakCommand
-    let server: SoakServer
+    /// The instances, sharing the database; requests go to each in turn.
+    let servers: [SoakServer]
+    let mock: MockAPNsServer
     let http: HTTPClient
     let world: SoakWorld
     let credentials: DevelopmentCredentials
     /// The generic carrier connection the scans are posted to, and its secret.
     let carrier: (url: String, secret: String)
     let counters = Mutex(Counters())
+    private let turn = Shared(0)
 
     struct Counters {
         var updates = 0
@@ -111,22 +135,46 @@ final class Soak: Sendable {
         var unregistrations = 0
         var failures: [String] = []
         var failureCount = 0
+        /// Requests that failed during a fault or its grace: their cause was injected.
+        var injectedFailures = 0
+        /// Registrations still behind what was acknowledged at the end of the last fault, 30 s after it.
+        var behindAfterLastFault: Int?
+        /// Each fault: its name, when it began and ended.
+        var faults: [(name: String, start: ContinuousClock.Instant, end: ContinuousClock.Instant)] = []
     }
 
-    static func start(command: BenchSoakCommand, server: SoakServer, http: HTTPClient, world: SoakWorld) async throws -> Soak {
+    /// How long after a fault its effects (failed requests, error lines) count as injected.
+    static let faultGrace = Duration.seconds(15)
+
+    /// Whether `instant` falls in a fault or its grace.
+    func duringFault(_ instant: ContinuousClock.Instant) -> Bool {
+        counters.withLock { $0.faults.contains { instant >= $0.start && instant <= $0.end + Self.faultGrace } }
+    }
+
+    static func waitUntilHealthy(_ server: SoakServer, http: HTTPClient) async throws {
         let ready = ContinuousClock.now + .seconds(120)
-        var credentials: DevelopmentCredentials?
-        while credentials == nil {
-            if let status = try? await Self.status(http, "\(server.base)/healthz"), status == .ok { credentials = try? server.credentials() }
-            if credentials == nil {
-                guard ContinuousClock.now < ready else { throw usageError("the server did not start within 120 s") }
-                try await Task.sleep(for: .milliseconds(200))
-            }
+        while (try? await status(http, "\(server.base)/healthz")) != .ok {
+            guard ContinuousClock.now < ready else { throw usageError("the server did not start within 120 s") }
+            try await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    static func start(command: BenchSoakCommand, servers: [SoakServer], mock: MockAPNsServer, http: HTTPClient, world: SoakWorld) async throws
+        -> Soak
+    {
+        // Written at the first start, before the server listens; read again should the file be caught mid-write.
+        var attempts = 0
+        var read = try? servers[0].credentials()
+        while read == nil, attempts < 50 {
+            attempts += 1
+            try await Task.sleep(for: .milliseconds(200))
+            read = try? servers[0].credentials()
+        }
+        guard let credentials = read else { throw usageError("the server wrote no dev-credentials.json") }
         let secret = Secrets.randomToken(bytes: 32)
-        var request = HTTPClientRequest(url: server.base + "/api/v1/carrier-connections")
+        var request = HTTPClientRequest(url: servers[0].base + "/api/v1/carrier-connections")
         request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(credentials!.apiKey)")
+        request.headers.add(name: "Authorization", value: "Bearer \(credentials.apiKey)")
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: (["provider": "generic", "secret": .string(secret)] as JSONValue).serialized()))
         let response = try await http.execute(request, timeout: .seconds(30))
@@ -134,19 +182,30 @@ final class Soak: Sendable {
         guard response.status == .created, let url = answer["webhookURL"]?.stringValue else {
             throw usageError("the carrier connection was not made: \(response.status)")
         }
-        return Soak(command: command, server: server, http: http, world: world, credentials: credentials!, carrier: (url, secret))
+        return Soak(command: command, servers: servers, mock: mock, http: http, world: world, credentials: credentials, carrier: (url, secret))
     }
 
     private init(
-        command: BenchSoakCommand, server: SoakServer, http: HTTPClient, world: SoakWorld, credentials: DevelopmentCredentials,
-        carrier: (url: String, secret: String)
+        command: BenchSoakCommand, servers: [SoakServer], mock: MockAPNsServer, http: HTTPClient, world: SoakWorld,
+        credentials: DevelopmentCredentials, carrier: (url: String, secret: String)
     ) {
         self.command = command
-        self.server = server
+        self.servers = servers
+        self.mock = mock
         self.http = http
         self.world = world
         self.credentials = credentials
         self.carrier = carrier
+    }
+
+    /// The next instance's base URL: requests go to each in turn.
+    private var base: String {
+        servers[
+            turn.value.withLock { turn in
+                defer { turn &+= 1 }
+                return turn % servers.count
+            }
+        ].base
     }
 
     private static func status(_ http: HTTPClient, _ url: String) async throws -> HTTPResponseStatus {
@@ -180,10 +239,13 @@ final class Soak: Sendable {
         var samples: [(at: Double, rss: Int, descriptors: Int)] = []
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.mix(until: runEnd) }
+            if command.faults { group.addTask { try await self.injectFaults(until: runEnd - .seconds(30)) } }
             while ContinuousClock.now < runEnd {
                 try await Task.sleep(for: .seconds(1))
-                if let rss = server.residentBytes(), let descriptors = server.openDescriptors() {
-                    samples.append(((ContinuousClock.now - start).inSeconds, rss, descriptors))
+                let rss = servers.compactMap { $0.residentBytes() }
+                let descriptors = servers.compactMap { $0.openDescriptors() }
+                if rss.count == servers.count, descriptors.count == servers.count {
+                    samples.append(((ContinuousClock.now - start).inSeconds, rss.reduce(0, +), descriptors.reduce(0, +)))
                 }
                 for device in world.devicesBackOnline(now: .now) { group.addTask { await self.syncUntilSettled(device) } }
             }
@@ -200,9 +262,9 @@ final class Soak: Sendable {
             if depth == 0 && lagging == 0 { break }
             try await Task.sleep(for: .milliseconds(250))
         }
-        let settled = (ContinuousClock.now - settleStarted).inSeconds
         return try await judge(
-            achievedRate: achieved, settled: settled, queueDepth: depth, samples: samples, setupSeconds: setup)
+            achievedRate: achieved, settled: (ContinuousClock.now - settleStarted).inSeconds, queueDepth: depth, samples: samples, setupSeconds: setup
+        )
     }
 
     /// The merchants' side: `rate` updates a second, with creates (some retried with their idempotency key), re-notifies,
@@ -253,6 +315,71 @@ final class Soak: Sendable {
         }
     }
 
+    // MARK: Faults
+
+    /// One fault every ``BenchSoakCommand/faultInterval`` seconds, in turn, until `end`.
+    private func injectFaults(until end: ContinuousClock.Instant) async throws {
+        let kinds = ["kill -9 and restart", "APNs 503 burst", "APNs 429 burst", "APNs slow", "APNs drops connections", "clients drop mid request"]
+        var next = 0
+        while true {
+            try await Task.sleep(for: .milliseconds(Int(command.faultInterval * 1000)))
+            guard ContinuousClock.now < end else { break }
+            let kind = kinds[next % kinds.count]
+            next += 1
+            let start = ContinuousClock.now
+            counters.withLock { $0.faults.append((kind, start, start + .seconds(3_600))) }
+            switch kind {
+            case "kill -9 and restart":
+                // Each instance in turn.
+                let server = servers[(next / kinds.count) % servers.count]
+                try server.killAndRestart()
+                try await Self.waitUntilHealthy(server, http: http)
+            case "APNs 503 burst": try await burst(.serviceUnavailable)
+            case "APNs 429 burst": try await burst(.tooManyRequests)
+            case "APNs slow": try await burst(.slowResponse)
+            case "APNs drops connections": await mock.dropConnections()
+            default: for _ in 0..<20 { dropMidRequest() }
+            }
+            let ended = ContinuousClock.now
+            counters.withLock { $0.faults[$0.faults.count - 1].end = ended }
+        }
+        // Every device caught up within 30 s of the last fault: each holds, by then, what was acknowledged at its end.
+        guard let last = counters.withLock({ $0.faults.last?.end }) else { return }
+        let acknowledged = world.state.withLock { state in
+            Dictionary(uniqueKeysWithValues: state.orders.indices.map { ($0, state.orders[$0].acknowledged) })
+        }
+        try await Task.sleep(until: last + .seconds(30))
+        let behind = world.lagging(truth: acknowledged).count
+        counters.withLock { $0.behindAfterLastFault = behind }
+    }
+
+    private func burst(_ fault: MockAPNsFault) async throws {
+        mock.setFaultForEveryToken(fault)
+        try await Task.sleep(for: .seconds(5))
+        mock.setFaultForEveryToken(nil)
+    }
+
+    /// A client that sends a PATCH's head and half its body, then closes the connection.
+    private func dropMidRequest() {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(servers[0].port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { return }
+        let id = world.state.withLock { $0.orders.first?.id ?? "none" }
+        let head = """
+            PATCH /api/v1/orders/\(credentials.orderTypeIdentifier)/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+            Authorization: Bearer \(credentials.apiKey)\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"fulfillments": [
+            """
+        _ = head.utf8CString.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+    }
+
     // MARK: Merchant calls
 
     private func createOrder(number: Int, retry: Bool) async throws {
@@ -296,7 +423,14 @@ final class Soak: Sendable {
     private func update(_ number: Int) async throws {
         let (order, id) = randomOrder(number)
         let patch: JSONValue = ["fulfillments": [["fulfillmentIdentifier": "ship-1", "statusDescription": .string("Update \(number)")]]]
-        let (answer, _) = try await merchant(.PATCH, "/api/v1/orders/\(credentials.orderTypeIdentifier)/\(id)", patch, expect: [.ok])
+        let answer: JSONValue
+        do {
+            (answer, _) = try await merchant(.PATCH, "/api/v1/orders/\(credentials.orderTypeIdentifier)/\(id)", patch, expect: [.ok])
+        } catch {
+            // Applied or not: the server may now hold a version no answer acknowledged.
+            world.state.withLock { $0.orders[order].mayBeNewer = true }
+            throw error
+        }
         guard let second = Self.second(answer["order"]?["updatedAt"]) else { throw usageError("the PATCH answer lacks updatedAt") }
         world.acknowledge(order: order, second: second, at: .now)
         counters.withLock { $0.updates += 1 }
@@ -325,7 +459,7 @@ final class Soak: Sendable {
             "status": "onTheWay", "occurredAt": .string(DateTimeFormat.formatRFC3339(now)), "statusDescription": .string("Scan \(number)"),
         ]
         let body = event.serialized()
-        world.state.withLock { $0.orders[order].scanned = true }
+        world.state.withLock { $0.orders[order].mayBeNewer = true }
         var request = HTTPClientRequest(url: carrier.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -357,7 +491,7 @@ final class Soak: Sendable {
     private func merchant(
         _ method: HTTPMethod, _ path: String, _ body: JSONValue?, idempotencyKey: String? = nil, expect: [HTTPResponseStatus]
     ) async throws -> (JSONValue, HTTPResponseStatus) {
-        var request = HTTPClientRequest(url: server.base + path)
+        var request = HTTPClientRequest(url: base + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(credentials.apiKey)")
         if let idempotencyKey { request.headers.add(name: "Idempotency-Key", value: idempotencyKey) }
@@ -382,7 +516,7 @@ final class Soak: Sendable {
             ($0.devices[device].library, $0.devices[device].token, $0.orders[order].id, $0.orders[order].token)
         }
         guard let second = try await fetch(id: id, token: token, since: nil) else { throw usageError("the first fetch of \(id) answered 304") }
-        var request = HTTPClientRequest(url: "\(server.base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)/\(id)")
+        var request = HTTPClientRequest(url: "\(base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)/\(id)")
         request.method = .POST
         request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -404,7 +538,7 @@ final class Soak: Sendable {
         // Forgotten first: a push racing the unregistration must not count against the device.
         world.unregister(device: chosen.device, order: chosen.order)
         var request = HTTPClientRequest(
-            url: "\(server.base)/wallet/v1/devices/\(chosen.library)/registrations/\(credentials.orderTypeIdentifier)/\(chosen.id)")
+            url: "\(base)/wallet/v1/devices/\(chosen.library)/registrations/\(credentials.orderTypeIdentifier)/\(chosen.id)")
         request.method = .DELETE
         request.headers.add(name: "Authorization", value: "AppleOrder \(chosen.token)")
         let response = try await http.execute(request, timeout: .seconds(30))
@@ -415,7 +549,7 @@ final class Soak: Sendable {
 
     /// The package's `Last-Modified` second, or `nil` for 304.
     private func fetch(id: String, token: String, since: Int64?) async throws -> Int64? {
-        var request = HTTPClientRequest(url: "\(server.base)/wallet/v1/orders/\(credentials.orderTypeIdentifier)/\(id)")
+        var request = HTTPClientRequest(url: "\(base)/wallet/v1/orders/\(credentials.orderTypeIdentifier)/\(id)")
         request.headers.add(name: "Authorization", value: "AppleOrder \(token)")
         if let since { request.headers.add(name: "If-Modified-Since", value: HTTPDate.format(Date(timeIntervalSince1970: Double(since)))) }
         let response = try await http.execute(request, timeout: .seconds(30))
@@ -431,7 +565,7 @@ final class Soak: Sendable {
         let (library, tag, deleted) = world.state.withLock { ($0.devices[device].library, $0.devices[device].tag, $0.devices[device].deleted) }
         guard !deleted else { return }
         do {
-            var url = "\(server.base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)"
+            var url = "\(base)/wallet/v1/devices/\(library)/registrations/\(credentials.orderTypeIdentifier)"
             if let tag { url += "?ordersModifiedSince=\(tag)" }
             let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 16 << 20)
@@ -462,6 +596,11 @@ final class Soak: Sendable {
             if !skipped, let newTag = list["lastModified"]?.stringValue { world.state.withLock { $0.devices[device].tag = newTag } }
         } catch {
             fail("device \(library): \(error)")
+            // Cut by a fault: the device tries again shortly, as Wallet does after a failed update.
+            if duringFault(.now) {
+                world.syncAgain(device: device)
+                try? await Task.sleep(for: .milliseconds(500))
+            }
         }
     }
 
@@ -476,7 +615,7 @@ final class Soak: Sendable {
     // MARK: Judging
 
     private func queueDepth() async throws -> Int {
-        let response = try await http.execute(HTTPClientRequest(url: "\(server.base)/metrics"), timeout: .seconds(10))
+        let response = try await http.execute(HTTPClientRequest(url: "\(servers[0].base)/metrics"), timeout: .seconds(10))
         let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ordertrack_push_queue_depth") }),
             let value = line.split(separator: " ").last.flatMap({ Double($0) })
@@ -488,16 +627,17 @@ final class Soak: Sendable {
         achievedRate: Double, settled: Double, queueDepth: Int, samples: [(at: Double, rss: Int, descriptors: Int)], setupSeconds: Double
     ) async throws -> SoakReport {
         var broken: [String] = []
-        // Every acknowledged write is what the server holds (or older than it, for a parcel a scan moved since).
-        let expected = world.state.withLock { $0.orders.map { ($0.id, $0.acknowledged, $0.scanned) } }
+        // Every acknowledged write is what the server holds (or older than it, for a parcel a scan moved since or a
+        // write whose answer a fault cut).
+        let expected = world.state.withLock { $0.orders.map { ($0.id, $0.acknowledged, $0.mayBeNewer) } }
         let mismatches = Shared<[String]>([])
         let truth = Shared<[Int: Int64]>([:])
         try await concurrently(expected.count) { index in
-            let (id, second, scanned) = expected[index]
+            let (id, second, mayBeNewer) = expected[index]
             let (answer, _) = try await self.merchant(.GET, "/api/v1/orders/\(self.credentials.orderTypeIdentifier)/\(id)", nil, expect: [.ok])
             let held = Self.second(answer["updatedAt"] ?? answer["order"]?["updatedAt"]) ?? -1
             truth.value.withLock { $0[index] = held }
-            if scanned ? held < second : held != second {
+            if mayBeNewer ? held < second : held != second {
                 mismatches.value.withLock { $0.append("\(id): server \(held), acknowledged \(second)") }
             }
         }
@@ -519,8 +659,11 @@ final class Soak: Sendable {
         if queueDepth != 0 { broken.append("push queue drained: \(queueDepth) jobs left") }
         let (failureCount, failures) = counters.withLock { ($0.failureCount, $0.failures) }
         if failureCount > 0 { broken.append("requests answered as expected: \(failureCount) failed, first \(failures[0])") }
-        let (errors, firstErrors) = server.errors
-        if errors > 0 { broken.append("no error-level log line: \(errors), first \(firstErrors[0])") }
+        let errorTimes = servers.flatMap { $0.errors.times }
+        let firstErrors = servers.flatMap { $0.errors.first }
+        let uncaused = errorTimes.filter { !duringFault($0) }.count
+        let errors = errorTimes.count
+        if uncaused > 0 { broken.append("no error-level log line without an injected cause: \(uncaused), first of all \(firstErrors[0])") }
         // Flat after warm-up: the last third against the middle one.
         let third = samples.count / 3
         let middle = samples.dropFirst(third).prefix(third)
@@ -532,6 +675,16 @@ final class Soak: Sendable {
         }
         if third > 0, fdGrowth > 16 { broken.append("open descriptors flat: \(fdGrowth) more in the last third") }
 
+        // With faults: every device caught up, and the queue drained, within 30 s of the last one.
+        let faults = counters.withLock { $0.faults }
+        var faultLine: String?
+        if !faults.isEmpty {
+            let (injected, behind) = counters.withLock { ($0.injectedFailures, $0.behindAfterLastFault) }
+            if let behind, behind > 0 { broken.append("caught up within 30 s of the last fault: \(behind) registrations behind") }
+            faultLine =
+                "faults: \(faults.count) (\(Set(faults.map(\.name)).sorted().joined(separator: ", "))); \(injected) requests failed during them, "
+                + "\(errorTimes.count - uncaused) error lines; 30 s after the last, \(behind.map(String.init) ?? "?") registrations behind"
+        }
         let (latencies, offline, pushes, nothing, refused) = world.state.withLock {
             ($0.latencies.sorted(), $0.offlineLatencies.sorted(), $0.pushes, $0.pushesFindingNothing, $0.refusedPushes)
         }
@@ -540,19 +693,20 @@ final class Soak: Sendable {
         }
         let c = counters.withLock { $0 }
         let memory = samples.last.map { "\($0.rss >> 20) MB" } ?? "–"
-        let lines = [
+        var lines = [
             "mix: \(String(format: "%.0f", achievedRate)) updates/s achieved (asked \(String(format: "%.0f", command.rate))) for \(Int(command.duration)) s; "
                 + "\(c.updates) updates, \(c.creates - command.orders) creates (\(c.idempotentRetries) retried with their key), \(c.renotifies) re-notifies, "
                 + "\(c.walletLinks) wallet links, \(c.scans) carrier scans, \(c.unregistrations) unregistrations",
             "devices: \(command.devices) (1 in 100 deleted: 410; 1 in 50 offline for a while); pushes \(pushes) delivered, \(refused) refused, "
                 + "\(nothing) finding nothing new; \(latencies.count) device catch-ups measured, and \(offline.count) of writes made while "
                 + "their device was offline (max \(offline.last.map { String(format: "%.1f", $0) } ?? "–") s after the write)",
-            "server: resident \(memory) at the end (last third \(rssGrowth >= 0 ? "+" : "")\(rssGrowth >> 20) MB), descriptors "
+            "\(servers.count == 1 ? "server" : "\(servers.count) servers") on \(command.postgres == nil ? "SQLite" : "PostgreSQL"): resident \(memory) at the end (last third \(rssGrowth >= 0 ? "+" : "")\(rssGrowth >> 20) MB), descriptors "
                 + "\(samples.last?.descriptors ?? 0) (\(fdGrowth >= 0 ? "+" : "")\(fdGrowth)), \(errors) error lines; settled in "
                 + "\(String(format: "%.1f", settled)) s; setup \(String(format: "%.1f", setupSeconds)) s",
             "update-to-wallet p50 \(percentile(0.5)) ms p99 \(percentile(0.99)) ms max \(percentile(1)) ms; invariants: "
                 + (broken.isEmpty ? "all held" : "BROKEN: " + broken.joined(separator: "; ")),
         ]
+        if let faultLine { lines.insert(faultLine, at: lines.count - 1) }
         return SoakReport(text: lines.joined(separator: "\n"), broken: broken)
     }
 
@@ -569,7 +723,7 @@ final class Soak: Sendable {
             "\(library) holds \(id) at \(held), the server at \(latest); its last push at \(lastPush.map(DateTimeFormat.formatRFC3339) ?? "never")"
         ]
         let type = credentials.orderTypeIdentifier
-        var list = "\(server.base)/wallet/v1/devices/\(library)/registrations/\(type)"
+        var list = "\(base)/wallet/v1/devices/\(library)/registrations/\(type)"
         if let tag { list += "?ordersModifiedSince=\(tag)" }
         if let response = try? await http.execute(HTTPClientRequest(url: list), timeout: .seconds(10)),
             let body = try? await response.body.collect(upTo: 1 << 20)
@@ -591,7 +745,12 @@ final class Soak: Sendable {
     // MARK: Helpers
 
     private func fail(_ message: String) {
+        let injected = duringFault(.now)
         counters.withLock { counters in
+            guard !injected else {
+                counters.injectedFailures += 1
+                return
+            }
             counters.failureCount += 1
             if counters.failures.count < 5 { counters.failures.append(message) }
         }

@@ -12,11 +12,12 @@ struct LocalMockAPNs {
     let trustRootPEM: String
     var endpoint: URL { URL(string: "https://127.0.0.1:\(server.port)")! }
 
-    /// Starts the mock; `onPush` hears every answered push.
+    /// Starts the mock; `onPush` hears every answered push, and the mock keeps none (`requests()` stays empty).
     static func start(onPush: @escaping @Sendable (RecordedPush) -> Void) async throws -> LocalMockAPNs {
         let (rootPEM, chainPEM, keyPEM) = try certificates()
         var configuration = MockAPNsConfiguration(tlsCertificateChainPEM: chainPEM, tlsPrivateKeyPEM: keyPEM)
         configuration.onRequest = onPush
+        configuration.keepsRequests = false
         return LocalMockAPNs(server: try await MockAPNsServer.start(configuration), trustRootPEM: rootPEM)
     }
 

@@ -8,41 +8,58 @@ import Synchronization
 final class SoakServer: Sendable {
     let port: Int
     let dataDirectory: URL
-    private let process: Process
-    private let log = LogBox()
+    private let arguments: [String]
+    private let environment: [String: String]
+    private let process: Mutex<Process>
+    private let log: LogBox
 
     final class LogBox: Sendable {
         let tally = Mutex(LogTally())
     }
 
-    /// The server's log as the soak judges it: error-level lines counted, the first few kept for the report.
+    /// The server's log as the soak judges it: when each error-level line came, the first few kept for the report.
     struct LogTally {
-        var errors = 0
+        var errors: [ContinuousClock.Instant] = []
         var firstErrors: [String] = []
         var partial = ""
     }
 
-    /// Starts `ordertrack serve` in development mode on SQLite in `dataDirectory`, pushing to the mock APNs at
-    /// `apnsEndpoint` (trusting `apnsRootPEM`), without the abuse limits a soak's single client address would trip.
-    init(dataDirectory: URL, apnsEndpoint: URL, apnsRootPEM: String) throws {
+    /// Starts `ordertrack serve` in development mode in `dataDirectory`, on SQLite there or on `databaseURL`, pushing
+    /// to the mock APNs at `apnsEndpoint` (trusting `apnsRootPEM`), without the abuse limits a soak's single client
+    /// address would trip. Instances sharing a database share `masterKey` (base64).
+    init(dataDirectory: URL, databaseURL: String?, masterKey: String?, apnsEndpoint: URL, apnsRootPEM: String) throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let root = dataDirectory.appendingPathComponent("mock-apns-root.pem")
         try Data(apnsRootPEM.utf8).write(to: root)
-        port = try Self.freePort()
+        let port = try Self.freePort()
+        self.port = port
         self.dataDirectory = dataDirectory
-        let executable = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
-        process = Process()
-        process.executableURL = executable
-        process.arguments = [
-            "serve", "--port", String(port), "--data-dir", dataDirectory.appendingPathComponent("data").path, "--dev",
-            "--apns-endpoint", apnsEndpoint.absoluteString, "--apns-ca-file", root.path, "--max-registrations-per-order", "0",
-            "--rate-limit-per-address", "0", "--rate-limit-per-order-token", "0", "--rate-limit-per-api-key", "0", "--rate-limit-failed-auth", "0",
-            "--public-url", "http://127.0.0.1:\(port)",
-        ]
+        let arguments =
+            [
+                "serve", "--port", String(port), "--data-dir", dataDirectory.appendingPathComponent("data").path, "--dev",
+                "--apns-endpoint", apnsEndpoint.absoluteString, "--apns-ca-file", root.path, "--max-registrations-per-order", "0",
+                "--rate-limit-per-address", "0", "--rate-limit-per-order-token", "0", "--rate-limit-per-api-key", "0", "--rate-limit-failed-auth",
+                "0",
+                "--public-url", "http://127.0.0.1:\(port)",
+            ] + (databaseURL.map { ["--database", $0] } ?? [])
+        self.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["ORDERTRACK_MASTER_KEY"] = masterKey
+        self.environment = environment
+        let log = LogBox()
+        self.log = log
+        process = Mutex(try Self.launch(arguments, environment, log: log))
+    }
+
+    private static func launch(_ arguments: [String], _ environment: [String: String], log: LogBox) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
+        process.arguments = arguments
+        process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [log] handle in
+        pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             guard !data.isEmpty else { return }
             log.tally.withLock { tally in
@@ -50,12 +67,23 @@ final class SoakServer: Sendable {
                 var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 tally.partial = String(lines.removeLast())
                 for line in lines where Self.isError(line) {
-                    tally.errors += 1
+                    tally.errors.append(.now)
                     if tally.firstErrors.count < 5 { tally.firstErrors.append(String(line.prefix(400))) }
                 }
             }
         }
         try process.run()
+        return process
+    }
+
+    /// A fault: the server killed as a power cut would (SIGKILL, no shutdown), then started again on the same port and
+    /// data directory.
+    func killAndRestart() throws {
+        try process.withLock { process in
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            process = try Self.launch(arguments, environment, log: log)
+        }
     }
 
     /// Whether a swift-log line (`2026-11-28T21:40:34+0000 error ordertrack: …`) is at error level or above.
@@ -65,7 +93,8 @@ final class SoakServer: Sendable {
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
-    var errors: (count: Int, first: [String]) { log.tally.withLock { ($0.errors, $0.firstErrors) } }
+    /// When each error-level line came, and the first few.
+    var errors: (times: [ContinuousClock.Instant], first: [String]) { log.tally.withLock { ($0.errors, $0.firstErrors) } }
 
     /// The demo merchant's key and order type, once the server wrote them.
     func credentials() throws -> DevelopmentCredentials {
@@ -75,7 +104,7 @@ final class SoakServer: Sendable {
 
     /// Resident memory in bytes, from `/proc/<pid>/status`.
     func residentBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return nil }
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
@@ -83,14 +112,18 @@ final class SoakServer: Sendable {
 
     /// Open file descriptors, from `/proc/<pid>/fd`.
     func openDescriptors() -> Int? {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd"))?.count
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
     }
+
+    private var pid: Int32 { process.withLock { $0.processIdentifier } }
 
     /// Stops the server as an operator does (SIGTERM, a graceful shutdown) and waits for it.
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process.withLock { process in
+            guard process.isRunning else { return }
+            process.terminate()
+            process.waitUntilExit()
+        }
     }
 
     /// A loopback port nobody listens on now.

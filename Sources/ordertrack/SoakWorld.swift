@@ -15,8 +15,9 @@ final class SoakWorld: Sendable {
         var devices: Set<Int> = []
         /// The `updatedAt` second of the last write the server acknowledged.
         var acknowledged: Int64
-        /// A carrier scan reached it: the server may hold a version no answer acknowledged.
-        var scanned = false
+        /// A carrier scan reached it, or a write's answer was lost to a fault: the server may hold a version no answer
+        /// acknowledged.
+        var mayBeNewer = false
         /// Acknowledged writes: their second and when their answer arrived, for the latency of each device's catch-up.
         var acks: [(second: Int64, at: ContinuousClock.Instant)] = []
     }
@@ -159,6 +160,11 @@ final class SoakWorld: Sendable {
         }
         state.devices[index].syncing = true
         return index
+    }
+
+    /// A sync a fault cut short: the device syncs again when this one finishes.
+    func syncAgain(device: Int) {
+        state.withLock { $0.devices[device].dirty = true }
     }
 
     /// After a sync: `true` when another push came meanwhile and the device must sync again.
