@@ -156,7 +156,7 @@ struct BenchBulkCommand: AsyncParsableCommand {
 }
 
 /// Hands out indexes to concurrent workers.
-private final class Counter: Sendable {
+final class Counter: Sendable {
     private let next = Mutex(0)
 
     func take(below limit: Int) -> Int? {

@@ -78,13 +78,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
             report = try await withThrowingDiscardingTaskGroup { group in
                 for _ in 0..<connections {
                     group.addTask {
-                        for await device in syncs.stream {
-                            var again = true
-                            while again {
-                                await soak.sync(device)
-                                again = world.syncFinished(device: device)
-                            }
-                        }
+                        for await device in syncs.stream { await soak.syncUntilSettled(device) }
                     }
                 }
                 let report = try await soak.run()
@@ -561,7 +555,7 @@ final class Soak: Sendable {
     }
 
     /// What Wallet does on a push: the orders changed since its tag, each fetched with `If-Modified-Since`.
-    func sync(_ device: Int) async {
+    private func sync(_ device: Int) async {
         let (library, tag, deleted) = world.state.withLock { ($0.devices[device].library, $0.devices[device].tag, $0.devices[device].deleted) }
         guard !deleted else { return }
         do {
@@ -604,7 +598,8 @@ final class Soak: Sendable {
         }
     }
 
-    private func syncUntilSettled(_ device: Int) async {
+    /// Syncs the device until no push came during its last sync.
+    func syncUntilSettled(_ device: Int) async {
         var again = true
         while again {
             await sync(device)
@@ -758,17 +753,11 @@ final class Soak: Sendable {
 
     /// Runs `body` for 0..<count with at most `connections` at once.
     private func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
-        let next = Shared(0)
+        let next = Counter()
         try await withThrowingDiscardingTaskGroup { group in
             for _ in 0..<command.connections {
                 group.addTask {
-                    while let index = next.value.withLock({ value -> Int? in
-                        guard value < count else { return nil }
-                        defer { value += 1 }
-                        return value
-                    }) {
-                        try await body(index)
-                    }
+                    while let index = next.take(below: count) { try await body(index) }
                 }
             }
         }

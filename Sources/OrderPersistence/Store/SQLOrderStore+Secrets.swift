@@ -130,4 +130,16 @@ extension SQLOrderStore {
     func open(_ stored: String, table: String, column: String, key: String) throws(OrderStoreError) -> Data {
         try sealer.open(stored, in: SecretSealer.Slot(table: table, column: column, row: key))
     }
+
+    /// Seals the text `value` for a BLOB `column` of the row `key`: the sealed text's bytes, as such columns keep it.
+    func sealBlob(_ value: String, table: String, column: String, key: String) throws -> Data {
+        Data(try seal(Data(value.utf8), table: table, column: column, key: key).utf8)
+    }
+
+    /// The text sealed in the BLOB `column` of `row` (whose key is `key`), or `nil` when the column is NULL.
+    func openBlobText(_ row: any SQLRow, table: String, column: String, key: String) throws -> String? {
+        guard try !row.decodeNil(column: column) else { return nil }
+        return String(
+            decoding: try open(String(decoding: try row.bytes(column), as: UTF8.self), table: table, column: column, key: key), as: UTF8.self)
+    }
 }

@@ -35,15 +35,11 @@ public struct WebhookEndpoints: Sendable {
     ///
     /// - Throws: ``OrderTrackError/Code/invalidWebhookEndpoint`` naming the field at fault.
     public func create(merchantID: String, url: String, events: [String], description: String?) async throws -> Created {
-        let url = try Self.checkedURL(url, isDevelopment: isDevelopment)
-        let events = try checkedEvents(events)
-        if let description, description.utf8.count > Self.maximumDescriptionLength {
-            throw invalid("description", "description must be at most \(Self.maximumDescriptionLength) bytes")
-        }
+        let fields = try checkedFields(url: url, events: events, description: description)
         let secret = Self.newSecret()
         let record = WebhookEndpointRecord(
-            id: randomID("we_"), merchantID: merchantID, url: url, events: events, description: description.flatMap { $0.isEmpty ? nil : $0 },
-            secret: secret, createdAt: now())
+            id: randomID("we_"), merchantID: merchantID, url: fields.url, events: fields.events, description: fields.description, secret: secret,
+            createdAt: now())
         do {
             return Created(endpoint: try await store.addWebhookEndpoint(record, limit: configuration.maximumEndpoints), secret: secret)
         } catch OrderStoreError.invalidArgument(_, let reason) {
@@ -110,15 +106,10 @@ public struct WebhookEndpoints: Sendable {
     ///
     /// - Throws: ``OrderTrackError/Code/invalidWebhookEndpoint`` naming the field at fault.
     public func createForPlatform(url: String, events: [String], description: String?) async throws -> CreatedForPlatform {
-        let url = try Self.checkedURL(url, isDevelopment: isDevelopment)
-        let events = try checkedEvents(events)
-        if let description, description.utf8.count > Self.maximumDescriptionLength {
-            throw invalid("description", "description must be at most \(Self.maximumDescriptionLength) bytes")
-        }
+        let fields = try checkedFields(url: url, events: events, description: description)
         let secret = Self.newSecret()
         let record = PlatformWebhookEndpointRecord(
-            id: randomID("wep_"), url: url, events: events, description: description.flatMap { $0.isEmpty ? nil : $0 }, secret: secret,
-            createdAt: now())
+            id: randomID("wep_"), url: fields.url, events: fields.events, description: fields.description, secret: secret, createdAt: now())
         do {
             return CreatedForPlatform(
                 endpoint: try await store.addPlatformWebhookEndpoint(record, limit: configuration.maximumEndpoints), secret: secret)
@@ -182,6 +173,17 @@ public struct WebhookEndpoints: Sendable {
                 "url", isDevelopment ? "url must be https://, or http://127.0.0.1 or http://localhost in development mode" : "url must be https://")
         }
         return url.absoluteString
+    }
+
+    /// A new endpoint's fields as stored, a merchant's or the platform's: the URL checked, the event types known and
+    /// without repeats, the description within its length (an empty one none).
+    private func checkedFields(url: String, events: [String], description: String?) throws -> (url: String, events: [String], description: String?) {
+        let url = try Self.checkedURL(url, isDevelopment: isDevelopment)
+        let events = try checkedEvents(events)
+        if let description, description.utf8.count > Self.maximumDescriptionLength {
+            throw invalid("description", "description must be at most \(Self.maximumDescriptionLength) bytes")
+        }
+        return (url, events, description.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     private func checkedEvents(_ events: [String]) throws -> [String] {

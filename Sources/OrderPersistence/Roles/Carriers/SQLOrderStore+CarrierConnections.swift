@@ -8,9 +8,7 @@ extension SQLOrderStore {
     ///
     /// - Throws: ``OrderStoreError/merchantNotFound(id:)``.
     public func addCarrierConnection(_ record: CarrierConnectionRecord) async throws {
-        let secret = try record.secret.map {
-            Data(try seal(Data($0.utf8), table: "carrier_connections", column: "secret", key: record.id).utf8)
-        }
+        let secret = try record.secret.map { try sealBlob($0, table: "carrier_connections", column: "secret", key: record.id) }
         let statusMap = try record.statusMap.map { try Self.encodeJSON($0, name: "statusMap") }
         try await write("add carrier connection \(record.id) for merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)

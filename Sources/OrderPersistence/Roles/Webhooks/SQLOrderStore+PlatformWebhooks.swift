@@ -7,7 +7,7 @@ extension SQLOrderStore {
     /// Stores a platform endpoint and a share of it for every merchant; see
     /// ``WebhookStore/addPlatformWebhookEndpoint(_:limit:)``.
     public func addPlatformWebhookEndpoint(_ record: PlatformWebhookEndpointRecord, limit: Int) async throws -> PlatformWebhookEndpointRecord {
-        let secret = Data(try seal(Data(record.secret.utf8), table: "platform_webhook_endpoints", column: "secret", key: record.id).utf8)
+        let secret = try sealBlob(record.secret, table: "platform_webhook_endpoints", column: "secret", key: record.id)
         let events = try Self.encodeJSON(record.events, name: "events")
         return try await write("add platform webhook endpoint \(record.id)") { db in
             let count = try await db.raw("SELECT COUNT(*) AS n FROM platform_webhook_endpoints").first(decodingColumn: "n", as: Int.self) ?? 0
@@ -49,10 +49,8 @@ extension SQLOrderStore {
         async throws
     {
         let id = randomIdentifier(prefix: "we_")
-        let secret = Data(try seal(Data(platform.secret.utf8), table: "webhook_endpoints", column: "secret", key: id).utf8)
-        let previous = try platform.previousSecret.map {
-            Data(try seal(Data($0.utf8), table: "webhook_endpoints", column: "previous_secret", key: id).utf8)
-        }
+        let secret = try sealBlob(platform.secret, table: "webhook_endpoints", column: "secret", key: id)
+        let previous = try platform.previousSecret.map { try sealBlob($0, table: "webhook_endpoints", column: "previous_secret", key: id) }
         try await db.insert(into: "webhook_endpoints")
             .columns(
                 "id", "merchant_id", "url", "events", "description", "secret", "previous_secret", "previous_secret_until", "status", "created_at",
@@ -95,20 +93,21 @@ extension SQLOrderStore {
     public func rotatePlatformWebhookSecret(id: String, secret: String, previousUntil: Date) async throws -> PlatformWebhookEndpointRecord? {
         try await write("rotate the secret of platform webhook endpoint \(id)") { db in
             guard let current = try await self.platformEndpoint(db, id: id) else { return nil }
-            let sealed = { (value: String, table: String, column: String, key: String) throws -> Data in
-                Data(try self.seal(Data(value.utf8), table: table, column: column, key: key).utf8)
-            }
             try await db.update("platform_webhook_endpoints")
-                .set("secret", to: try sealed(secret, "platform_webhook_endpoints", "secret", id))
-                .set("previous_secret", to: try sealed(current.secret, "platform_webhook_endpoints", "previous_secret", id))
+                .set("secret", to: try self.sealBlob(secret, table: "platform_webhook_endpoints", column: "secret", key: id))
+                .set(
+                    "previous_secret", to: try self.sealBlob(current.secret, table: "platform_webhook_endpoints", column: "previous_secret", key: id)
+                )
                 .set("previous_secret_until", to: previousUntil.millisecondsSince1970)
                 .where("id", .equal, id).run()
             let shares = try await db.raw("SELECT id FROM webhook_endpoints WHERE platform_endpoint_id = \(bind: id)").all()
             for share in shares {
                 let shareID = try share.string("id")
                 try await db.update("webhook_endpoints")
-                    .set("secret", to: try sealed(secret, "webhook_endpoints", "secret", shareID))
-                    .set("previous_secret", to: try sealed(current.secret, "webhook_endpoints", "previous_secret", shareID))
+                    .set("secret", to: try self.sealBlob(secret, table: "webhook_endpoints", column: "secret", key: shareID))
+                    .set(
+                        "previous_secret", to: try self.sealBlob(current.secret, table: "webhook_endpoints", column: "previous_secret", key: shareID)
+                    )
                     .set("previous_secret_until", to: previousUntil.millisecondsSince1970)
                     .where("id", .equal, shareID).run()
             }
@@ -119,10 +118,7 @@ extension SQLOrderStore {
     /// Enables every share and forgets its failures.
     public func enablePlatformWebhookEndpoint(id: String) async throws -> PlatformWebhookEndpointRecord? {
         try await write("enable platform webhook endpoint \(id)") { db in
-            try await db.update("webhook_endpoints").set("status", to: WebhookEndpointStatus.enabled.rawValue)
-                .set("disabled_reason", to: SQLLiteral.null).set("attempts", to: 0).set("failing_since", to: SQLLiteral.null)
-                .set("next_attempt_at", to: SQLLiteral.null)
-                .where("platform_endpoint_id", .equal, id).run()
+            try await Self.enablingEndpoints(db).where("platform_endpoint_id", .equal, id).run()
             return try await self.platformEndpoint(db, id: id)
         }
     }
@@ -170,25 +166,13 @@ extension SQLOrderStore {
 
     func platformWebhookEndpoint(from row: any SQLRow) throws -> PlatformWebhookEndpointRecord {
         let id = try row.string("id")
-        let openSecret = { (column: String) throws -> String? in
-            try row.decodeNil(column: column)
-                ? nil
-                : String(
-                    decoding: try self.open(
-                        String(decoding: try row.bytes(column), as: UTF8.self), table: "platform_webhook_endpoints", column: column, key: id),
-                    as: UTF8.self)
-        }
+        let openSecret = { (column: String) in try self.openBlobText(row, table: "platform_webhook_endpoints", column: column, key: id) }
         guard let secret = try openSecret("secret") else {
             throw OrderStoreError.corruptRecord(table: "platform_webhook_endpoints", reason: "\(id) has no secret")
         }
-        let events: [String]
-        do {
-            events = try JSONDecoder().decode([String].self, from: Data(try row.string("events").utf8))
-        } catch {
-            throw OrderStoreError.corruptRecord(table: "platform_webhook_endpoints", reason: "events of \(id): \(error)")
-        }
         return PlatformWebhookEndpointRecord(
-            id: id, url: try row.string("url"), events: events, description: try row.optionalString("description"), secret: secret,
+            id: id, url: try row.string("url"), events: try Self.endpointEvents(row, table: "platform_webhook_endpoints", id: id),
+            description: try row.optionalString("description"), secret: secret,
             previousSecret: try openSecret("previous_secret"),
             previousSecretUntil: try row.decodeNil(column: "previous_secret_until") ? nil : try row.date("previous_secret_until"),
             createdAt: try row.date("created_at"))

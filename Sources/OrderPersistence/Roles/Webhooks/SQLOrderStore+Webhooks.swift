@@ -14,7 +14,7 @@ extension SQLOrderStore {
     ///
     /// - Throws: ``OrderStoreError/merchantNotFound(id:)``, ``OrderStoreError/invalidArgument(name:reason:)`` at the limit.
     public func addWebhookEndpoint(_ record: WebhookEndpointRecord, limit: Int) async throws -> WebhookEndpointRecord {
-        let secret = Data(try seal(Data(record.secret.utf8), table: "webhook_endpoints", column: "secret", key: record.id).utf8)
+        let secret = try sealBlob(record.secret, table: "webhook_endpoints", column: "secret", key: record.id)
         let events = try Self.encodeJSON(record.events, name: "events")
         return try await write("add webhook endpoint \(record.id) for merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
@@ -76,12 +76,12 @@ extension SQLOrderStore {
 
     /// Seals the new secret and keeps the current one as the previous, signing until `previousUntil`.
     public func rotateWebhookSecret(id: String, merchantID: String, secret: String, previousUntil: Date) async throws -> WebhookEndpointRecord? {
-        let sealed = Data(try seal(Data(secret.utf8), table: "webhook_endpoints", column: "secret", key: id).utf8)
+        let sealed = try sealBlob(secret, table: "webhook_endpoints", column: "secret", key: id)
         return try await write("rotate the secret of webhook endpoint \(id)") { db in
             guard let row = try await Self.endpointRow(db, id: id, merchantID: merchantID) else { return nil }
             let current = try self.webhookEndpoint(from: row)
             // The current secret moves to the previous slot, sealed again for that column.
-            let previous = Data(try self.seal(Data(current.secret.utf8), table: "webhook_endpoints", column: "previous_secret", key: id).utf8)
+            let previous = try self.sealBlob(current.secret, table: "webhook_endpoints", column: "previous_secret", key: id)
             try await db.update("webhook_endpoints").set("secret", to: sealed).set("previous_secret", to: previous)
                 .set("previous_secret_until", to: previousUntil.millisecondsSince1970)
                 .where("id", .equal, id).run()
@@ -92,9 +92,7 @@ extension SQLOrderStore {
     /// Enables the endpoint and forgets its failures.
     public func enableWebhookEndpoint(id: String, merchantID: String) async throws -> WebhookEndpointRecord? {
         try await write("enable webhook endpoint \(id)") { db in
-            try await db.update("webhook_endpoints").set("status", to: WebhookEndpointStatus.enabled.rawValue)
-                .set("disabled_reason", to: SQLLiteral.null).set("attempts", to: 0).set("failing_since", to: SQLLiteral.null)
-                .set("next_attempt_at", to: SQLLiteral.null)
+            try await Self.enablingEndpoints(db)
                 .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("platform_endpoint_id", .is, SQLLiteral.null).run()
             return try await Self.endpointRow(db, id: id, merchantID: merchantID).map { try self.webhookEndpoint(from: $0) }
         }
@@ -191,7 +189,7 @@ extension SQLOrderStore {
     }
 
     @discardableResult
-    static func insertDelivery(
+    private static func insertDelivery(
         _ db: any SQLDatabase, endpointID: String, _ result: WebhookAttemptResult, status: WebhookDeliveryStatus, resendOf: String?, now: Date
     ) async throws -> WebhookDeliveryRecord {
         // The endpoint's row numbers its log; its lock (PostgreSQL) keeps two numbers from colliding.
@@ -264,7 +262,23 @@ extension SQLOrderStore {
         }
     }
 
+    /// An update of `webhook_endpoints` that enables the rows it is narrowed to and forgets their failures.
+    static func enablingEndpoints(_ db: any SQLDatabase) -> SQLUpdateBuilder {
+        db.update("webhook_endpoints").set("status", to: WebhookEndpointStatus.enabled.rawValue)
+            .set("disabled_reason", to: SQLLiteral.null).set("attempts", to: 0).set("failing_since", to: SQLLiteral.null)
+            .set("next_attempt_at", to: SQLLiteral.null)
+    }
+
     // MARK: Rows
+
+    /// An endpoint row's event types (a JSON array).
+    static func endpointEvents(_ row: any SQLRow, table: String, id: String) throws -> [String] {
+        do {
+            return try JSONDecoder().decode([String].self, from: Data(try row.string("events").utf8))
+        } catch {
+            throw OrderStoreError.corruptRecord(table: table, reason: "events of \(id): \(error)")
+        }
+    }
 
     /// One of the merchant's own endpoints: its shares of a platform's endpoints are the platform's to manage.
     private static func endpointRow(_ db: any SQLDatabase, id: String, merchantID: String) async throws -> (any SQLRow)? {
@@ -278,14 +292,7 @@ extension SQLOrderStore {
 
     func webhookEndpoint(from row: any SQLRow) throws -> WebhookEndpointRecord {
         let id = try row.string("id")
-        let openSecret = { (column: String) throws -> String? in
-            try row.decodeNil(column: column)
-                ? nil
-                : String(
-                    decoding: try self.open(
-                        String(decoding: try row.bytes(column), as: UTF8.self), table: "webhook_endpoints", column: column, key: id),
-                    as: UTF8.self)
-        }
+        let openSecret = { (column: String) in try self.openBlobText(row, table: "webhook_endpoints", column: column, key: id) }
         guard let secret = try openSecret("secret") else {
             throw OrderStoreError.corruptRecord(table: "webhook_endpoints", reason: "\(id) has no secret")
         }
@@ -293,12 +300,7 @@ extension SQLOrderStore {
         guard let known = WebhookEndpointStatus(rawValue: status) else {
             throw OrderStoreError.corruptRecord(table: "webhook_endpoints", reason: "unknown status '\(status)'")
         }
-        let events: [String]
-        do {
-            events = try JSONDecoder().decode([String].self, from: Data(try row.string("events").utf8))
-        } catch {
-            throw OrderStoreError.corruptRecord(table: "webhook_endpoints", reason: "events of \(id): \(error)")
-        }
+        let events = try Self.endpointEvents(row, table: "webhook_endpoints", id: id)
         let optionalDate = { (column: String) throws -> Date? in try row.decodeNil(column: column) ? nil : try row.date(column) }
         return WebhookEndpointRecord(
             id: id, merchantID: try row.string("merchant_id"), url: try row.string("url"), events: events,
