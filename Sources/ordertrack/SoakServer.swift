@@ -10,7 +10,16 @@ final class SoakServer: Sendable {
     let dataDirectory: URL
     private let arguments: [String]
     private let environment: [String: String]
-    private let process: Mutex<Process>
+    private let child: Mutex<Child>
+
+    /// A running server and its exit, told by its termination handler: `Process.waitUntilExit()` spins the run loop of
+    /// the calling thread and on Linux can miss an exit for good when several children run (the test suites hung in it).
+    private struct Child {
+        let process: Process
+        let exited = DispatchSemaphore(value: 0)
+
+        func waitForExit() { exited.wait() }
+    }
     private let log: LogBox
 
     final class LogBox: Sendable {
@@ -48,11 +57,13 @@ final class SoakServer: Sendable {
         self.environment = environment
         let log = LogBox()
         self.log = log
-        process = Mutex(try Self.launch(arguments, environment, log: log))
+        child = Mutex(try Self.launch(arguments, environment, log: log))
     }
 
-    private static func launch(_ arguments: [String], _ environment: [String: String], log: LogBox) throws -> Process {
+    private static func launch(_ arguments: [String], _ environment: [String: String], log: LogBox) throws -> Child {
         let process = Process()
+        let child = Child(process: process)
+        process.terminationHandler = { [exited = child.exited] _ in exited.signal() }
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
         process.arguments = arguments
         process.environment = environment
@@ -73,16 +84,16 @@ final class SoakServer: Sendable {
             }
         }
         try process.run()
-        return process
+        return child
     }
 
     /// A fault: the server killed as a power cut would (SIGKILL, no shutdown), then started again on the same port and
     /// data directory.
     func killAndRestart() throws {
-        try process.withLock { process in
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            process = try Self.launch(arguments, environment, log: log)
+        try child.withLock { child in
+            kill(child.process.processIdentifier, SIGKILL)
+            child.waitForExit()
+            child = try Self.launch(arguments, environment, log: log)
         }
     }
 
@@ -115,14 +126,14 @@ final class SoakServer: Sendable {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
     }
 
-    private var pid: Int32 { process.withLock { $0.processIdentifier } }
+    private var pid: Int32 { child.withLock { $0.process.processIdentifier } }
 
     /// Stops the server as an operator does (SIGTERM, a graceful shutdown) and waits for it.
     func stop() {
-        process.withLock { process in
-            guard process.isRunning else { return }
-            process.terminate()
-            process.waitUntilExit()
+        child.withLock { child in
+            guard child.process.isRunning else { return }
+            child.process.terminate()
+            child.waitForExit()
         }
     }
 

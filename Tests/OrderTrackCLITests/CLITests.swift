@@ -1,9 +1,10 @@
 import Foundation
 import OrderModel
+import TestSupport
 import Testing
 
 /// The `ordertrack` command line, run as a process: exit statuses, messages, files.
-@Suite(.serialized) struct CLITests {
+@Suite(.serialized) final class CLITests {
     struct Run {
         var status: Int32
         var output: String
@@ -22,23 +23,11 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
     func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: String(decoding: errorData, as: UTF8.self)
-        )
+        let outcome = try ExternalTools.execute(executable ?? Self.binary.path, arguments, in: directory, environment: environment)
+        return Run(status: outcome.status, output: String(decoding: outcome.stdout, as: UTF8.self), errors: outcome.stderr)
     }
 
     func write(_ path: String, _ bytes: [UInt8]) throws {
@@ -331,10 +320,11 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(process)
         try process.run()
         defer {
             process.terminate()
-            process.waitUntilExit()
+            exit.wait()
         }
         var text = ""
         while !text.contains("listening on") {

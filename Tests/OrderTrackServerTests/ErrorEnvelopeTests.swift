@@ -57,6 +57,7 @@ import Testing
             ]
             let output = Pipe()
             locker.standardOutput = output
+            let lockerExit = ProcessExit(locker)
             try locker.run()
             defer { locker.terminate() }
             #expect(output.fileHandleForReading.readData(ofLength: 6) == Data("locked".utf8))
@@ -79,7 +80,7 @@ import Testing
             #expect(created.headers[.retryAfter] == "1")
             #expect(ContinuousClock.now - started < .seconds(16), "both answered within about one busy timeout")
             locker.terminate()
-            locker.waitUntilExit()
+            lockerExit.wait()
             // Nothing half-written: once the lock is gone the same request succeeds and the list holds only it.
             #expect(try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order).status == .created)
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)

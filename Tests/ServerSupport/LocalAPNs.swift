@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import OrderTrackServer
+import TestSupport
 
 /// A local APNs over real TLS and HTTP/2, with a self-signed certificate made by `openssl`.
 package struct LocalAPNs {
@@ -13,17 +14,12 @@ package struct LocalAPNs {
     {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", "key.pem", "-out", "cert.pem",
-        ]
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        _ = try ExternalTools.run(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", "key.pem", "-out", "cert.pem",
+            ], in: directory)
         let certificate = try String(contentsOf: directory.appendingPathComponent("cert.pem"), encoding: .utf8)
         let key = try String(contentsOf: directory.appendingPathComponent("key.pem"), encoding: .utf8)
         var configuration = MockAPNsConfiguration(tlsCertificateChainPEM: certificate, tlsPrivateKeyPEM: key)

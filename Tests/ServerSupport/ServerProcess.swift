@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real `ordertrack serve` process, started and killed like an operator (or the OOM killer) would.
@@ -8,6 +9,7 @@ package final class ServerProcess: @unchecked Sendable {
 
     package let process = Process()
     package let port: Int
+    private let exit: ProcessExit
 
     /// Starts the server and waits until it prints the port it listens on. Claims of a killed server expire
     /// after `leaseSeconds`, so that another instance on a shared database takes its jobs over. `extraArguments` go to
@@ -23,6 +25,7 @@ package final class ServerProcess: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        exit = ProcessExit(process)
         try process.run()
         var text = ""
         let handle = output.fileHandleForReading
@@ -40,12 +43,12 @@ package final class ServerProcess: @unchecked Sendable {
 
     package func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        exit.wait()
     }
 
     package func stop() {
         process.terminate()
-        process.waitUntilExit()
+        exit.wait()
     }
 }
 

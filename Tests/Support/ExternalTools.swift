@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs python3, openssl and other tools as independent checks of what our libraries produce.
 ///
-/// The one process runner of the test suites: stdin comes from a file and stderr goes to a file, and stdout is read to
-/// its end before waiting for the exit, so a tool that writes more than a pipe holds cannot deadlock the test.
+/// The one process runner of the test suites: stdin comes from a file and stdout and stderr go to files, so a tool that
+/// writes more than a pipe holds cannot block, and its exit is told by ``ProcessExit``.
 public enum ExternalTools {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -19,34 +19,42 @@ public enum ExternalTools {
     }
 
     /// Runs `executable` with `arguments` in `directory`, feeding `input` on stdin, and returns how it ended,
-    /// whatever its exit status.
+    /// whatever its exit status. A tool still running after `timeout` is killed and reported as a failure.
     public static func execute(
-        _ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil
+        _ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(300)
     ) throws -> Outcome {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let inputURL = scratch.appendingPathComponent("stdin")
+        let outputURL = scratch.appendingPathComponent("stdout")
         let errorURL = scratch.appendingPathComponent("stderr")
         try Data(input).write(to: inputURL)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        try Data().write(to: outputURL)
+        try Data().write(to: errorURL)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        let stdout = Pipe()
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = stdout
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
+        let exit = ProcessExit(process)
         try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard exit.wait(timeout: timeout) else {
+            kill(process.processIdentifier, SIGKILL)
+            exit.wait(timeout: .seconds(10))
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) still ran after \(timeout); killed")
+        }
+        let output = (try? Data(contentsOf: outputURL)) ?? Data()
         let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
         return Outcome(status: process.terminationStatus, stdout: [UInt8](output), stderr: errors)
     }
 
-    /// Runs `executable` like ``execute(_:_:input:in:)``; returns stdout, throws on a non-zero exit.
+    /// Runs `executable` like ``execute(_:_:input:in:environment:timeout:)``; returns stdout, throws on a non-zero exit.
     public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil) throws -> [UInt8] {
         try execute(executable, arguments, input: input, in: directory).succeeded(executable, arguments).stdout
     }
