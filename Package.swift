@@ -371,7 +371,7 @@ let package = Package(
             dependencies: [
                 "OrderTrackServer", "OrderTrackDashboard", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport",
                 "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
-                "CarrierTracking", "CarrierTestSupport",
+                "CarrierTracking", "CarrierTestSupport", .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

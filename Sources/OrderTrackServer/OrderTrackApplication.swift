@@ -129,15 +129,11 @@ public struct OrderTrackApplication: Sendable {
             store: store, credentials: credentials, configuration: push, metrics: metrics, logger: logger, clock: clock)
         let orderRecords = OrderRecordCache(
             store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.orderCacheBytes, metrics: cacheMetrics)
-        let registrations = RegistrationsLookup(
-            store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.registrationsCacheBytes, metrics: cacheMetrics
-        )
-        let caches = CachedCopies(orders: orderRecords, registrations: registrations)
         let follower = StoreChangeFollower(
-            store: store, caches: caches, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
+            store: store, orders: orderRecords, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
         let carrierEvents = WakeSignal()
         let orders = OrderService(
-            store: store, caches: caches, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
+            store: store, records: orderRecords, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock,
             trackingChanged: { carrierEvents.wake() })
         let carrierWorker = CarrierEventWorker(
@@ -162,8 +158,7 @@ public struct OrderTrackApplication: Sendable {
         let walletLinks = WalletLinkService(store: store, orders: orders, publicURL: configuration.publicURL, now: now)
         WalletRoutes(
             records: orderRecords, walletLinks: walletLinks,
-            devices: DeviceService(
-                store: store, registrations: registrations, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
+            devices: DeviceService(store: store, maximumRegistrationsPerOrder: configuration.limits.maximumRegistrationsPerOrder),
             packages: packages, fetches: fetches,
             deviceLog: DeviceLogWriter(
                 budget: configuration.limits.deviceLogBytes.map {

@@ -82,9 +82,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "MiB of order records kept in memory for device calls (default 64)")
     var orderCacheMb: Int?
 
-    @Option(help: "MiB of devices' registrations lists kept in memory; PostgreSQL only, SQLite reads them in-process (default 32)")
-    var registrationsCacheMb: Int?
-
     @Option(help: "MiB of signed packages kept in memory (default 256)")
     var packageCacheMb: Int?
 
@@ -175,7 +172,6 @@ struct ServeCommand: AsyncParsableCommand {
             lookup.storefront = storefront
         }
         let orderCache = try integer(orderCacheMb, "ORDER_CACHE_MB", 1...65_536)
-        let registrationsCache = try integer(registrationsCacheMb, "REGISTRATIONS_CACHE_MB", 1...65_536)
         let packageCache = try integer(packageCacheMb, "PACKAGE_CACHE_MB", 1...65_536)
         let limits = try limitOptions.limits(environment: environment)
         let idleTimeout = try limitOptions.idle(environment: environment)
@@ -194,7 +190,6 @@ struct ServeCommand: AsyncParsableCommand {
             resolved.developmentMode = try dev ?? boolean(environment["ORDERTRACK_DEV"], "ORDERTRACK_DEV")
             resolved.masterKey = masterKeySource(file: masterKeyFile, environment: environment)
             if let orderCache { resolved.orderCacheBytes = orderCache << 20 }
-            if let registrationsCache { resolved.registrationsCacheBytes = registrationsCache << 20 }
             if let packageCache { resolved.packageCacheBytes = packageCache << 20 }
             configuration = resolved
         } catch {

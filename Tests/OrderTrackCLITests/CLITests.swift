@@ -354,7 +354,7 @@ import Testing
             (["--max-registrations-per-order=-3"], [:], "--max-registrations-per-order \"-3\" must be a whole number from 0 to 1000000"),
             (["--idle-timeout", "0"], [:], "--idle-timeout \"0\" must be 1 to 3600 seconds"),
             (["--package-cache-mb", "0"], [:], "--package-cache-mb 0 must be from 1 to 65536"),
-            ([], ["ORDERTRACK_REGISTRATIONS_CACHE_MB": "lots"], "ORDERTRACK_REGISTRATIONS_CACHE_MB \"lots\" is not a whole number"),
+            ([], ["ORDERTRACK_ORDER_CACHE_MB": "lots"], "ORDERTRACK_ORDER_CACHE_MB \"lots\" is not a whole number"),
             (["--order-cache-mb", "70000"], [:], "--order-cache-mb 70000 must be from 1 to 65536"),
             (["--client-address-header", "X Forwarded"], [:], "--client-address-header \"X Forwarded\" must be a header name"),
         ]

@@ -1,5 +1,8 @@
 import Foundation
 import OrderPersistence
+import Prometheus
+import ServerTestSupport
+import TestSupport
 import Testing
 
 @testable import OrderTrackServer
@@ -30,59 +33,56 @@ import Testing
         try await store.shutdown()
     }
 
-    /// A shared database (PostgreSQL with several instances): records are kept only while changes are followed, an
-    /// announced change drops its order, and an interruption drops everything and keeps nothing until following resumes.
-    @Test func sharedDatabaseKeepsRecordsOnlyWhileFollowingChanges() async throws {
-        let store = try await SQLOrderStore.inMemory()
-        let merchant = try await store.createMerchant(name: "Shop")
+    /// A shared database (PostgreSQL with several instances): another instance's change is served at once, whether or
+    /// not its announcement arrived, because a kept record is used only once the database confirmed its version. Here
+    /// "another instance" writes straight to the store and nothing is announced.
+    @Test func aKeptRecordIsServedOnlyAtTheDatabasesVersion() async throws {
+        let url = TestDatabase.usesPostgres ? try TestDatabase.freshPostgresURL() : nil
+        func open() async throws -> SQLOrderStore {
+            guard let url else { return try await SQLOrderStore.inMemory() }
+            return try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
+        }
+        let store = try await open()
+        let other = url == nil ? store : try await open()
+        let merchant = try await other.createMerchant(name: "Shop")
         let type = "order.com.example.shop"
-        try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: .directory(path: "/x")))
+        try await other.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: .directory(path: "/x")))
         var record = Self.record("A", documentBytes: 10)
         record.merchantID = merchant.id
-        let created = try await store.createOrder(record, note: ChangeNote(author: "test"))
-        // "Another instance" writes straight to the store; only the announcement tells this cache.
-        var version = created.version
-        func changeBehindTheLookup() async throws {
-            version = try await store.updateOrder(
+        var version = try await other.createOrder(record, note: ChangeNote(author: "test")).version
+        func changeElsewhere() async throws {
+            version = try await other.updateOrder(
                 type: type, id: "A", expectedVersion: version, document: Array("{\"v\":\(version)}".utf8), status: nil, orderNumber: nil,
                 renumberedFor: nil, updatedAt: Date(), note: ChangeNote(author: "other instance"), authenticationToken: nil
             ).version
         }
-        let cache = OrderRecordCache(store: store, isExclusive: false)
+        let registry = PrometheusCollectorRegistry()
+        let cache = OrderRecordCache(store: store, isExclusive: false, metrics: CacheMetrics(registry: registry))
+        func hits() -> Double {
+            var text: [UInt8] = []
+            registry.emit(into: &text)
+            return ServerMetrics.value(ChangeFeed.orderHits, in: String(decoding: text, as: UTF8.self))
+        }
         let read = { try await cache.order(type: type, id: "A")?.version }
 
-        // Before following starts nothing is kept: every read sees the database.
         #expect(try await read() == 1)
-        try await changeBehindTheLookup()
-        #expect(try await read() == 2)
-
-        cache.handle(.following)
-        #expect(try await read() == 2)
-        try await changeBehindTheLookup()
-        #expect(try await read() == 2, "kept while no change was announced: the read came from memory")
-        cache.handle(.order(orderTypeIdentifier: type, orderIdentifier: "B"))
-        #expect(try await read() == 2, "another order's announcement does not drop this one")
-        cache.handle(.order(orderTypeIdentifier: type, orderIdentifier: "A"))
-        #expect(try await read() == 3)
-
-        cache.handle(.interrupted(reason: "connection lost"))
-        try await changeBehindTheLookup()
-        #expect(try await read() == 4, "an interruption drops what was kept")
-        try await changeBehindTheLookup()
-        #expect(try await read() == 5, "and nothing is kept until following resumes")
-        cache.handle(.following)
+        #expect(try await read() == 1)
+        #expect(hits() == 1, "the second read was the kept record, its version confirmed")
+        for expected in 2...4 {
+            try await changeElsewhere()
+            #expect(try await read() == expected, "no announcement came, and the change is served")
+        }
+        // This process's own write is kept; a write elsewhere right after it still wins.
+        try await changeElsewhere()
+        let own = try #require(try await store.order(type: type, id: "A"))
+        cache.remember(own)
         #expect(try await read() == 5)
-
-        // A record this process wrote is not kept with a shared database (another instance may write right after), but
-        // the copy it replaces is dropped at once: the next read here sees the write, announced or not.
-        try await changeBehindTheLookup()
-        #expect(try await read() == 5)
-        cache.remember(
-            OrderRecord(
-                orderTypeIdentifier: type, orderIdentifier: "A", merchantID: merchant.id, authenticationToken: "t", document: [],
-                status: nil, createdAt: Date(), updatedAt: Date(), version: 99, changeSequence: 1))
+        try await changeElsewhere()
         #expect(try await read() == 6)
-        #expect(try await read() == 6)
+        // An order deleted elsewhere is gone here too.
+        _ = try await other.deleteOrderType(type, merchantID: merchant.id, force: true)
+        #expect(try await read() == nil)
+        if url != nil { try await other.shutdown() }
         try await store.shutdown()
     }
 }

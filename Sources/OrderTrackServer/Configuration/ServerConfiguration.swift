@@ -49,8 +49,6 @@ public struct ServerConfiguration: Sendable {
     public var packageCacheBytes: Int
     /// Bytes of order records kept in memory for device calls.
     public var orderCacheBytes = 64 * 1024 * 1024
-    /// Bytes of devices' registration lists kept in memory with PostgreSQL (SQLite keeps none).
-    public var registrationsCacheBytes = 32 * 1024 * 1024
     /// APNs endpoint, trust and delivery policy.
     public var push: PushConfiguration
     /// How long the push log and idempotency keys are kept.

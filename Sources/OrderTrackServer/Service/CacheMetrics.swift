@@ -2,10 +2,10 @@ import CoreMetrics
 import OrderPersistence
 import Prometheus
 
-/// Hits, misses and invalidations of the in-memory order records, signed packages and devices' registration lists
-/// (rendered at `/metrics`).
+/// Hits, misses and invalidations of the in-memory order records and signed packages (rendered at `/metrics`).
 ///
-/// An invalidation is a copy dropped because a change was announced: with PostgreSQL, by any instance.
+/// An invalidation is a copy dropped because a change was announced: with PostgreSQL, by any instance. With PostgreSQL
+/// an order hit is a kept record whose version the database confirmed.
 final class CacheMetrics: Sendable {
     private let orderHits: CoreMetrics.Counter
     private let orderMisses: CoreMetrics.Counter
@@ -13,9 +13,6 @@ final class CacheMetrics: Sendable {
     private let packageHits: CoreMetrics.Counter
     private let packageMisses: CoreMetrics.Counter
     private let packageInvalidations: CoreMetrics.Counter
-    private let registrationsHits: CoreMetrics.Counter
-    private let registrationsMisses: CoreMetrics.Counter
-    private let registrationsInvalidations: CoreMetrics.Counter
     private let interruptions: CoreMetrics.Counter
     private let following: CoreMetrics.Gauge
     private let orderAnnouncements: CoreMetrics.Counter
@@ -33,9 +30,6 @@ final class CacheMetrics: Sendable {
         packageHits = counter("hits", "packages")
         packageMisses = counter("misses", "packages")
         packageInvalidations = counter("invalidations", "packages")
-        registrationsHits = counter("hits", "registrations")
-        registrationsMisses = counter("misses", "registrations")
-        registrationsInvalidations = counter("invalidations", "registrations")
         interruptions = CoreMetrics.Counter(label: "ordertrack_change_feed_interruptions_total", factory: factory)
         following = CoreMetrics.Gauge(label: "ordertrack_change_feed_following", factory: factory)
         func announcements(_ kind: String) -> CoreMetrics.Counter {
@@ -52,10 +46,7 @@ final class CacheMetrics: Sendable {
     func packageHit() { packageHits.increment() }
     func packageMiss() { packageMisses.increment() }
     func packagesInvalidated(_ count: Int) { packageInvalidations.increment(by: count) }
-    func registrationsHit() { registrationsHits.increment() }
-    func registrationsMiss() { registrationsMisses.increment() }
-    func registrationsInvalidated(_ count: Int) { registrationsInvalidations.increment(by: count) }
-    /// Whether this instance hears every change now (1) or keeps nothing in memory (0).
+    /// Whether this instance hears every change now (1) or not (0).
     func feedFollowing(_ isFollowing: Bool) {
         following.record(isFollowing ? 1 : 0)
         if !isFollowing { interruptions.increment() }

@@ -3,8 +3,6 @@ import OrderPersistence
 /// The devices registered for pushes of orders, as Wallet registers and unregisters them.
 struct DeviceService: Sendable {
     let store: any RegistrationStore
-    /// Answers registrations lists; told of every registration changed here.
-    let registrations: RegistrationsLookup
     /// Devices one order may have registered (`nil`: no cap).
     let maximumRegistrationsPerOrder: Int?
 
@@ -16,7 +14,6 @@ struct DeviceService: Sendable {
     ///   authenticated.
     func register(device: String, pushToken: String, for authorization: DeviceAuthorization) async throws -> RegistrationOutcome {
         let order = authorization.order
-        defer { registrationsChanged(device: device, orderTypeIdentifier: order.orderTypeIdentifier) }
         return try await store.register(
             deviceLibraryIdentifier: device, pushToken: pushToken, orderTypeIdentifier: order.orderTypeIdentifier,
             orderIdentifier: order.orderIdentifier, walletLinkID: authorization.link?.linkID, maximumPerOrder: maximumRegistrationsPerOrder)
@@ -24,20 +21,17 @@ struct DeviceService: Sendable {
 
     /// Stops pushes of an order to a device; unregistering twice is no error.
     func unregister(device: String, from order: OrderRecord) async throws {
-        defer { registrationsChanged(device: device, orderTypeIdentifier: order.orderTypeIdentifier) }
         _ = try await store.unregister(
             deviceLibraryIdentifier: device, orderTypeIdentifier: order.orderTypeIdentifier, orderIdentifier: order.orderIdentifier)
     }
 
     /// The device's registered orders of a type changed after `tag` (all of them without one); `nil` when none did.
+    ///
+    /// Always from the database. A copy kept in memory on PostgreSQL would learn of another instance's change only
+    /// after the change's push may have reached the device, which would then be told nothing changed and wait for the
+    /// next push; a check of the copy would cost the same index range as the list.
     func changedOrders(device: String, orderTypeIdentifier: String, after tag: Int64?) async throws -> ChangedOrders? {
-        try await registrations.changedOrders(device: device, orderTypeIdentifier: orderTypeIdentifier, after: tag)
-    }
-
-    /// Drops this instance's copy of the device's list right after its own write (committed or not: a failure may
-    /// come after the commit), ahead of the store's announcement, so the device's next list here includes it.
-    private func registrationsChanged(device: String, orderTypeIdentifier: String) {
-        registrations.handle(.registrations(orderTypeIdentifier: orderTypeIdentifier, deviceLibraryIdentifier: device))
+        try await store.registeredOrderIdentifiers(deviceLibraryIdentifier: device, orderTypeIdentifier: orderTypeIdentifier, changedAfter: tag)
     }
 }
 

@@ -8,7 +8,7 @@ import OrderPersistence
 package struct OrderService: Sendable {
     let store: any OrderRecordStore & OrderTypeStore & OrderActivityStore & RegistrationStore & MerchantStore & APIKeyStore
     /// Told of every order written here.
-    let caches: CachedCopies
+    let records: OrderRecordCache
     let packages: PackageService
     let notifier: any OrderChangeNotifier
     /// `webServiceURL` of every order this server creates.
@@ -142,7 +142,7 @@ package struct OrderService: Sendable {
                 ValidationProblem(path: "authenticationToken", message: "is already used by another order; leave it out to get a generated one")
             ])
         }
-        caches.orderWritten(stored)
+        records.remember(stored)
         packages.prepare(stored, order)
         if !tracking.isEmpty { trackingChanged() }
         return .created(CreatedOrder(record: stored, document: shown.document, warnings: shown.warnings), responseBody: response)
@@ -387,7 +387,7 @@ package struct OrderService: Sendable {
                     type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
                     orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
                     authenticationToken: authenticationToken, tracking: tracking, scan: scan)
-                caches.orderWritten(stored)
+                records.remember(stored)
                 packages.prepare(stored, order)
                 await notifier.orderChanged()
                 if tracking?.isEmpty == false { trackingChanged() }

@@ -2,13 +2,13 @@ import Logging
 import OrderPersistence
 import ServiceLifecycle
 
-/// Keeps this instance's in-memory orders, registration lists, packages and APNs connections true to changes any
-/// instance commits (``StoreChangeFeed/followChanges(_:)``): announced orders and registrations go to ``CachedCopies``, an
-/// announced order type's packages and APNs connection are dropped, and an interruption drops everything until
-/// following resumes.
+/// Keeps this instance's in-memory orders, packages and APNs connections true to changes any instance commits
+/// (``StoreChangeFeed/followChanges(_:)``): an announced order's kept record is dropped, an announced order type's
+/// packages and APNs connection are dropped, and an interruption drops every package (kept orders are checked against
+/// the database on each read anyway, ``OrderRecordCache``).
 struct StoreChangeFollower: Service {
     let store: any StoreChangeFeed
-    let caches: CachedCopies
+    let orders: OrderRecordCache
     let packages: PackageService
     let dispatcher: PushDispatcher
     let metrics: CacheMetrics
@@ -19,16 +19,13 @@ struct StoreChangeFollower: Service {
             do {
                 try await store.followChanges { event in await handle(event) }
             } catch {
-                logger.error(
-                    "following store changes stopped; orders and registration lists are no longer kept in memory",
-                    metadata: ["error": .string("\(error)")])
-                caches.handle(.interrupted(reason: "\(error)"))
+                logger.error("following store changes stopped", metadata: ["error": .string("\(error)")])
+                await handle(.interrupted(reason: "\(error)"))
             }
         }
     }
 
     private func handle(_ event: StoreChangeEvent) async {
-        caches.handle(event)
         switch event {
         case .orderType(let orderTypeIdentifier):
             packages.invalidateIdentity(orderTypeIdentifier)
@@ -38,7 +35,9 @@ struct StoreChangeFollower: Service {
             packages.invalidateAllPackages()
         case .following:
             metrics.feedFollowing(true)
-        case .order, .registrations:
+        case .order(let type, let id):
+            orders.forget(type: type, id: id)
+        case .registrations:
             break
         }
         metrics.announcementApplied(event)

@@ -120,6 +120,15 @@ extension SQLOrderStore {
         }
     }
 
+    public func orderVersion(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> Int? {
+        try await read("read the version of order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
+            try await db.select().column("version").from("orders")
+                .where("order_type_identifier", .equal, orderTypeIdentifier)
+                .where("order_identifier", .equal, orderIdentifier)
+                .first(decodingColumn: "version", as: Int.self)
+        }
+    }
+
     /// Replaces the document of an order if its version is still `expectedVersion`, bumps version and change sequence,
     /// and queues a push to each registered device and records the `updated` activity entry in the same transaction
     /// (the outbox).
