@@ -120,6 +120,7 @@ extension SQLOrderStore {
         }
     }
 
+    /// The order's version alone, by primary key: checks a kept copy without reading the document.
     public func orderVersion(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> Int? {
         try await read("read the version of order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
             try await db.select().column("version").from("orders")
