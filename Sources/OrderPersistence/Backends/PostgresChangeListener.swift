@@ -12,11 +12,10 @@ extension PostgresBackend {
         var s: String
         var t: String
         var o: String?
-        var d: String?
     }
 
-    /// Listens on its own connection for the changes the schema's triggers announce (``ChangeNotificationSchema``,
-    /// ``RegistrationNotificationSchema``), reconnecting with back-off; reports ``StoreChangeEvent/following`` once
+    /// Listens on its own connection for the changes the schema's triggers announce (``ChangeNotificationSchema``),
+    /// reconnecting with back-off; reports ``StoreChangeEvent/following`` once
     /// `LISTEN` is in place and ``StoreChangeEvent/interrupted(reason:)`` as soon as the connection fails or stops
     /// answering.
     func followChanges(_ report: @escaping @Sendable (StoreChangeEvent) async -> Void) async throws {
@@ -94,7 +93,6 @@ extension PostgresBackend {
             return nil
         }
         if let order = announcement.o { return .order(orderTypeIdentifier: announcement.t, orderIdentifier: order) }
-        if let device = announcement.d { return .registrations(orderTypeIdentifier: announcement.t, deviceLibraryIdentifier: device) }
         return .orderType(orderTypeIdentifier: announcement.t)
     }
 }

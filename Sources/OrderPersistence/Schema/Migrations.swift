@@ -34,6 +34,7 @@ enum Migrations {
         Migration(version: 21, name: "webhook endpoints and deliveries", apply: WebhookSchema.apply),
         Migration(version: 22, name: "insight roll-ups", apply: InsightSchema.apply),
         Migration(version: 23, name: "platform webhook endpoints", apply: PlatformWebhookSchema.apply),
+        Migration(version: 24, name: "registrations no longer announced", apply: RegistrationSilenceSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -16,7 +16,6 @@ final class CacheMetrics: Sendable {
     private let interruptions: CoreMetrics.Counter
     private let following: CoreMetrics.Gauge
     private let orderAnnouncements: CoreMetrics.Counter
-    private let registrationsAnnouncements: CoreMetrics.Counter
     private let orderTypeAnnouncements: CoreMetrics.Counter
 
     init(registry: PrometheusCollectorRegistry) {
@@ -36,7 +35,6 @@ final class CacheMetrics: Sendable {
             CoreMetrics.Counter(label: "ordertrack_change_feed_announcements_total", dimensions: [("kind", kind)], factory: factory)
         }
         orderAnnouncements = announcements("order")
-        registrationsAnnouncements = announcements("registrations")
         orderTypeAnnouncements = announcements("order_type")
     }
 
@@ -56,7 +54,6 @@ final class CacheMetrics: Sendable {
     func announcementApplied(_ event: StoreChangeEvent) {
         switch event {
         case .order: orderAnnouncements.increment()
-        case .registrations: registrationsAnnouncements.increment()
         case .orderType: orderTypeAnnouncements.increment()
         case .following, .interrupted: break
         }

@@ -37,8 +37,6 @@ struct StoreChangeFollower: Service {
             metrics.feedFollowing(true)
         case .order(let type, let id):
             orders.forget(type: type, id: id)
-        case .registrations:
-            break
         }
         metrics.announcementApplied(event)
     }

@@ -6,8 +6,6 @@ public enum StoreChangeEvent: Sendable, Equatable {
     case interrupted(reason: String)
     /// An order was created, changed or deleted (by any process).
     case order(orderTypeIdentifier: String, orderIdentifier: String)
-    /// A device's registrations for orders of a type changed (by any process): one was added or removed.
-    case registrations(orderTypeIdentifier: String, deviceLibraryIdentifier: String)
     /// An order type's configuration (signing identity, APNs credential) was set or removed (by any process).
     case orderType(orderTypeIdentifier: String)
 }

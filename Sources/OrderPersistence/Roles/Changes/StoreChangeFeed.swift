@@ -4,7 +4,7 @@ import Foundation
 ///
 /// All methods throw ``OrderStoreError``.
 public protocol StoreChangeFeed: Sendable {
-    /// Reports the changes of orders, order types and registrations that any process commits, for copies kept in
+    /// Reports the changes of orders and order types that any process commits, for copies kept in
     /// memory, until the task is cancelled.
     ///
     /// Each change is reported after its commit. ``StoreChangeEvent/following`` comes first and after every
