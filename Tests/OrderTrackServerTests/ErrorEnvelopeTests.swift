@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import NIOCore
 import OrderModel
 import ServerTestSupport
@@ -84,6 +85,33 @@ import Testing
             // Nothing half-written: once the lock is gone the same request succeeds and the list holds only it.
             #expect(try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order).status == .created)
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)
+        }
+    }
+
+    /// A client that hangs up in the middle of a body (the soak's dropped connections) is its own fault: a 400 nobody
+    /// reads, no error line in the operator's log, nothing written.
+    @Test func aConnectionEndedMidBodyIsNoServerFault() async throws {
+        var server = try TestServer()
+        server.logLevel = .info
+        defer { server.remove() }
+        let log = RecordingLogHandler.Entries()
+        try await server.run(logger: Logger(label: "hang-up", factory: { _ in RecordingLogHandler(entries: log) })) { client in
+            let order = try await client.createOrder()
+            let path = "/wallet/v1/devices/device-1/registrations/\(order.type)/\(order.id)"
+            let head = """
+                POST \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: AppleOrder \(order.token)\r\n\
+                Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"pushToken":
+                """
+            try await RawSocket.with(port: client.port, receiveTimeout: .milliseconds(300)) { socket in
+                _ = socket.send(Array(head.utf8)[...])
+                _ = socket.receive()
+            }
+            // The device-call log line says how the server answered the call it could not finish reading.
+            try await Poll.expect(within: .seconds(5)) { log.lines.contains { $0.contains("wallet call") && $0.contains(path) } }
+            let line = log.lines.first { $0.contains("wallet call") && $0.contains(path) } ?? ""
+            #expect(line.contains("status=400"), "\(line)")
+            #expect(log.messages(atLeast: .error).isEmpty, "\(log.lines)")
+            #expect(try await client.store.registrations(orderTypeIdentifier: order.type, orderIdentifier: order.id).isEmpty, "nothing registered")
         }
     }
 

@@ -2,6 +2,7 @@ import ApplePay
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 import OrderPersistence
 
 extension HTTPField.Name {
@@ -85,6 +86,13 @@ extension APIError {
                 status: .serviceUnavailable, kind: .unavailable, code: "shutting_down",
                 message: "the server is shutting down; retry in \(Self.busyRetryAfterSeconds) second")
             extraHeaders[.retryAfter] = String(Self.busyRetryAfterSeconds)
+        case let error as HTTPParserError:
+            // The client's bytes, not the server: most often a connection closed before the body ended, which nobody
+            // will read the answer to. A 400, so that it is not logged as the server's fault.
+            self = APIError(
+                status: .badRequest, kind: .invalidRequest, code: "malformed_request",
+                message: error == .invalidEOFState
+                    ? "the connection ended before the request did" : "the request is not valid HTTP/1.1: \(error.debugDescription)")
         case OrderStoreError.storageFull(let operation, _):
             self = APIError(
                 status: .init(code: 507, reasonPhrase: "Insufficient Storage"), kind: .api, code: "insufficient_storage",
