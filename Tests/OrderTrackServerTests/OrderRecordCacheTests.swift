@@ -85,4 +85,46 @@ import Testing
         if url != nil { try await other.shutdown() }
         try await store.shutdown()
     }
+
+    /// Version reads that overlap share queries, and each caller still gets its own order's version: 500 reads of 50
+    /// orders at once (with versions 1 to 3) and one of an order that does not exist. A caller left without an answer
+    /// would hang, so the time limit ends the test.
+    @Test(.timeLimit(.minutes(1))) func overlappingVersionReadsEachGetTheirOwnOrder() async throws {
+        let store =
+            try await TestDatabase.usesPostgres
+            ? SQLOrderStore.postgres(PostgresStoreConfiguration(url: TestDatabase.freshPostgresURL()), masterKey: testMasterKey)
+            : SQLOrderStore.inMemory()
+        let merchant = try await store.createMerchant(name: "Shop")
+        let type = "order.com.example.shop"
+        try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: .directory(path: "/x")))
+        var expected: [String: Int] = [:]
+        for index in 0..<50 {
+            var record = Self.record("order-\(index)", documentBytes: 10)
+            record.merchantID = merchant.id
+            var version = try await store.createOrder(record).version
+            for _ in 0..<(index % 3) {
+                version = try await store.updateOrder(
+                    type: type, id: record.orderIdentifier, expectedVersion: version, document: Array("{}".utf8), status: nil, orderNumber: nil,
+                    renumberedFor: nil, updatedAt: Date(), note: ChangeNote(), authenticationToken: nil
+                ).version
+            }
+            expected[record.orderIdentifier] = version
+        }
+        let reads = VersionReads(store: store)
+        let answers = try await withThrowingTaskGroup(of: (String, Int?).self) { group in
+            for round in 0..<10 {
+                for index in 0..<50 {
+                    let id = "order-\((index + round) % 50)"
+                    group.addTask { (id, try await reads.version(of: OrderKey(orderTypeIdentifier: type, orderIdentifier: id))) }
+                }
+            }
+            group.addTask { ("missing", try await reads.version(of: OrderKey(orderTypeIdentifier: type, orderIdentifier: "missing"))) }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 501)
+        for (id, version) in answers {
+            #expect(version == expected[id], "\(id)")
+        }
+        try await store.shutdown()
+    }
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// With PostgreSQL other instances write too, and their commit is announced here only after it may already have been
 /// pushed to a device, which may ask this instance first (the soak saw devices whose tag moved past a package they
 /// never got). So a kept record is used only once a read of its version (one integer by primary key, no document)
-/// finds it current; the package cache, keyed by version, still saves the build. Records are kept up to
+/// finds it current (``VersionReads`` coalesces these reads); the package cache, keyed by version, still saves the build. Records are kept up to
 /// `capacityBytes`, least recently used first out.
 final class OrderRecordCache: Sendable {
     private struct Key: Hashable {
@@ -22,7 +22,8 @@ final class OrderRecordCache: Sendable {
     }
 
     private let store: any OrderRecordStore
-    private let checksVersions: Bool
+    /// With a shared database, how kept records are checked; `nil` when this process is the only writer.
+    private let versions: VersionReads?
     private let entries: Mutex<LRUCache<Key, OrderRecord>>
     private let metrics: CacheMetrics?
 
@@ -30,7 +31,7 @@ final class OrderRecordCache: Sendable {
     ///   record's version is read before it is used.
     init(store: any OrderRecordStore, isExclusive: Bool, capacityBytes: Int = 64 << 20, metrics: CacheMetrics? = nil) {
         self.store = store
-        self.checksVersions = !isExclusive
+        self.versions = isExclusive ? nil : VersionReads(store: store)
         self.metrics = metrics
         self.entries = Mutex(LRUCache(capacity: capacityBytes))
     }
@@ -47,11 +48,11 @@ final class OrderRecordCache: Sendable {
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
         let key = Key(orderTypeIdentifier, orderIdentifier)
         if let cached = entries.withLock({ $0.value(forKey: key) }) {
-            guard checksVersions else {
+            guard let versions else {
                 metrics?.orderHit()
                 return cached
             }
-            let version = try await store.orderVersion(type: orderTypeIdentifier, id: orderIdentifier)
+            let version = try await versions.version(of: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier))
             if version == cached.version {
                 metrics?.orderHit()
                 return cached

@@ -16,9 +16,9 @@ public protocol OrderRecordStore: Sendable {
         -> IdempotentCreationOutcome
     /// The order with this type and identifier, or `nil`.
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord?
-    /// The order's ``OrderRecord/version`` alone, or `nil` when there is no such order: checks a copy kept in memory
-    /// without reading the document.
-    func orderVersion(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> Int?
+    /// The ``OrderRecord/version`` of each of these orders that exists (at most 500 keys): checks copies kept in memory
+    /// without reading their documents, in one query.
+    func orderVersions(_ keys: [OrderKey]) async throws -> [OrderKey: Int]
     /// Replaces the document of an order if its version is still `expectedVersion`; bumps version and
     /// change sequence and records the `updated` activity entry described by `note`. A new `authenticationToken`
     /// (a rotation) replaces the order's and deletes the registrations made with the old one.
