@@ -39,9 +39,12 @@ public enum ExternalTools {
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
+        let handles = [try FileHandle(forReadingFrom: inputURL), try FileHandle(forWritingTo: outputURL), try FileHandle(forWritingTo: errorURL)]
+        // The child has its own copies once it runs; ours are closed whatever happens (a Process keeps them otherwise).
+        defer { for handle in handles { try? handle.close() } }
+        process.standardInput = handles[0]
+        process.standardOutput = handles[1]
+        process.standardError = handles[2]
         let exit = ProcessExit(process)
         try process.run()
         guard exit.wait(timeout: timeout) else {
