@@ -236,8 +236,7 @@ public struct ChangedOrders: Sendable, Hashable {
 
 extension ChangedOrders {
     /// The orders of `registered` changed after `tag` (all of them without one), in the order of their changes; `nil`
-    /// when none did. `registered` is in the order of the changes, as ``RegistrationStore/registeredOrders(deviceLibraryIdentifier:orderTypeIdentifier:)``
-    /// returns it.
+    /// when none did. `registered` is in the order of the changes, as the store reads it.
     public init?(_ registered: [RegisteredOrder], changedAfter tag: Int64?) {
         let changed = tag.map { tag in registered.filter { $0.changeSequence > tag } } ?? registered
         guard let last = changed.last else { return nil }

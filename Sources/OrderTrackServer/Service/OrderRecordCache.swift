@@ -11,20 +11,10 @@ import Synchronization
 /// finds it current (``VersionReads`` coalesces these reads); the package cache, keyed by version, still saves the build. Records are kept up to
 /// `capacityBytes`, least recently used first out.
 final class OrderRecordCache: Sendable {
-    private struct Key: Hashable {
-        var orderTypeIdentifier: String
-        var orderIdentifier: String
-
-        init(_ orderTypeIdentifier: String, _ orderIdentifier: String) {
-            self.orderTypeIdentifier = orderTypeIdentifier
-            self.orderIdentifier = orderIdentifier
-        }
-    }
-
     private let store: any OrderRecordStore
     /// With a shared database, how kept records are checked; `nil` when this process is the only writer.
     private let versions: VersionReads?
-    private let entries: Mutex<LRUCache<Key, OrderRecord>>
+    private let entries: Mutex<LRUCache<OrderKey, OrderRecord>>
     private let metrics: CacheMetrics?
 
     /// - Parameter isExclusive: whether this process is the database's only writer (SQLite). Otherwise every kept
@@ -46,13 +36,13 @@ final class OrderRecordCache: Sendable {
     }
 
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
-        let key = Key(orderTypeIdentifier, orderIdentifier)
+        let key = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
         if let cached = entries.withLock({ $0.value(forKey: key) }) {
             guard let versions else {
                 metrics?.orderHit()
                 return cached
             }
-            let version = try await versions.version(of: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier))
+            let version = try await versions.version(of: key)
             if version == cached.version {
                 metrics?.orderHit()
                 return cached
@@ -76,17 +66,18 @@ final class OrderRecordCache: Sendable {
 
     /// Keeps a record this process read or wrote, unless a newer version is kept already.
     func remember(_ record: OrderRecord) {
-        let key = Key(record.orderTypeIdentifier, record.orderIdentifier)
         entries.withLock { entries in
-            if let existing = entries.value(forKey: key), existing.version > record.version { return }
-            entries.setValue(record, forKey: key, cost: Self.cost(of: record))
+            if let existing = entries.value(forKey: record.key), existing.version > record.version { return }
+            entries.setValue(record, forKey: record.key, cost: Self.cost(of: record))
         }
     }
 
     /// Drops the kept record of an order the store announced as changed (by any process), so memory holds no
     /// outdated copy.
     func forget(type orderTypeIdentifier: String, id orderIdentifier: String) {
-        let removed = entries.withLock { $0.removeValue(forKey: Key(orderTypeIdentifier, orderIdentifier)) }
+        let removed = entries.withLock {
+            $0.removeValue(forKey: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier))
+        }
         if removed != nil { metrics?.orderInvalidated() }
     }
 }

@@ -28,10 +28,6 @@ public protocol RegistrationStore: Sendable {
         orderTypeIdentifier: String,
         changedAfter: Int64?
     ) async throws -> ChangedOrders?
-    /// Every order of a type the device is registered for, with its change sequence, in the order of their changes:
-    /// what ``registeredOrderIdentifiers(deviceLibraryIdentifier:orderTypeIdentifier:changedAfter:)`` filters, for a
-    /// copy kept in memory that answers any tag (``ChangedOrders/init(_:changedAfter:)``).
-    func registeredOrders(deviceLibraryIdentifier: String, orderTypeIdentifier: String) async throws -> [RegisteredOrder]
     /// Every registration of an order, to push an update to each device.
     func registrations(orderTypeIdentifier: String, orderIdentifier: String) async throws -> [Registration]
     /// How many devices are registered for each of these orders (orders without any are left out).

@@ -213,11 +213,6 @@ extension SQLOrderStore {
             changedAfter: changedAfter)
     }
 
-    /// Every order of a type the device is registered for, with its change sequence, in the order of their changes.
-    public func registeredOrders(deviceLibraryIdentifier: String, orderTypeIdentifier: String) async throws -> [RegisteredOrder] {
-        try await registeredOrders(deviceLibraryIdentifier: deviceLibraryIdentifier, orderTypeIdentifier: orderTypeIdentifier, changedAfter: nil)
-    }
-
     private func registeredOrders(deviceLibraryIdentifier: String, orderTypeIdentifier: String, changedAfter: Int64?) async throws
         -> [RegisteredOrder]
     {
