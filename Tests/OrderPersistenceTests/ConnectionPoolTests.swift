@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -79,6 +80,39 @@ import Testing
         #expect(try await pool.acquire() == 1)
     }
 
+    @Test func aConnectionReleasedJustBeforeAWaiterJoinsReachesIt() async throws {
+        // Between deciding to wait and joining the queue, the caller leaves the pool's actor (its deadline's task group
+        // starts); a release in that gap found nobody waiting. The caller then waited for a connection that sat idle, until
+        // its deadline: 15 s and a 503 in production, forever on a clock that stands still (the test hangs it caused).
+        let clock = TestClock()
+        let pool = ConnectionPool(connections: [1], maximumWait: .seconds(15), clock: clock)
+        let served = Count()
+        for round in 1...500 {
+            let held = try await pool.acquire()
+            // The next caller, and the release racing with its decision to wait; nobody comes after them.
+            let next = Task {
+                let connection = try await pool.acquire()
+                served.add()
+                return connection
+            }
+            // From a task of its own after a few yields: it lands anywhere in the caller's path.
+            let delay = Int.random(in: 0..<6)
+            Task {
+                for _ in 0..<delay { await Task.yield() }
+                await pool.release(held)
+            }
+            let reached = try await Poll.until(timeout: .seconds(10), every: .milliseconds(1)) { served.value == round }
+            guard reached else {
+                clock.advance(by: .seconds(15)) // fails the stranded waiter with `busy`, so the test ends
+                _ = try? await next.value
+                Issue.record("round \(round): the caller stayed queued while the connection was idle")
+                return
+            }
+            await pool.release(try await next.value)
+        }
+        #expect(await pool.waiting == 0)
+    }
+
     @Test func aDeadlineBeforeTheWaiterJoinsFailsItAsItJoins() throws {
         var expiries = LeaseDeadline.EarlyExpiries()
         expiries.allocate(1)
@@ -91,4 +125,11 @@ import Testing
         expiries.allocate(3)
         try expiries.join(3)
     }
+}
+
+/// Callers that finished, counted from their own tasks.
+private final class Count: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }

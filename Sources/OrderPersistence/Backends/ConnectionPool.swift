@@ -59,6 +59,10 @@ actor ConnectionPool<Connection: Sendable> {
 
     private func wait(id: Int) async throws -> Connection {
         try expiredEarly.join(id)
+        // Re-checked on joining: the caller left the actor to start its deadline, and a connection released meanwhile
+        // found nobody queued. Waiting now would strand the caller beside an idle connection until its deadline.
+        guard !closed else { throw OrderStoreError.storeClosed }
+        if let connection = idle.popLast() { return connection }
         return try await withCheckedThrowingContinuation {
             waiters.append((id, $0))
             let joined = waiters.count
