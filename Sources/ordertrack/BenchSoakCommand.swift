@@ -5,6 +5,7 @@ import Foundation
 import MockAPNs
 import NIOCore
 import NIOHTTP1
+import OrderLookupSigning
 import OrderModel
 import OrderTrackServer
 import Synchronization
@@ -38,6 +39,18 @@ struct BenchSoakCommand: AsyncParsableCommand {
     )
     var faults = false
     @Option(help: "Seconds between two faults") var faultInterval = 20.0
+    @Option(
+        help:
+            "With --faults on PostgreSQL: a shell command that restarts PostgreSQL, run as one of the faults (scripts/postgres-server restart DIR)"
+    )
+    var postgresRestart: String?
+    @Option(help: "Where the servers' data directories go (a new directory inside it; by default the system's temporary directory)")
+    var dataDirectory: String?
+    @Flag(
+        help:
+            "With --faults on SQLite: fill the data directory's file system for 5 s as one of the faults (give --data-directory on a small file system of its own, such as a tmpfs)"
+    )
+    var fillDisk = false
 
     var duration: Double { seconds ?? minutes * 60 }
 
@@ -47,15 +60,31 @@ struct BenchSoakCommand: AsyncParsableCommand {
         }
         guard devicesPerOrder <= devices else { throw ValidationError("--devices-per-order must be at most --devices") }
         guard instances >= 1, instances == 1 || postgres != nil else { throw ValidationError("--instances above 1 needs --postgres") }
+        guard postgresRestart == nil || (postgres != nil && faults) else { throw ValidationError("--postgres-restart needs --postgres and --faults") }
+        guard !fillDisk || (postgres == nil && faults) else { throw ValidationError("--fill-disk needs --faults on SQLite (no --postgres)") }
+        if fillDisk {
+            // Filling a machine's main disk would starve everything else on it: only a file system of its own.
+            guard let dataDirectory, let free = DiskFiller.availableBytes(at: dataDirectory) else {
+                throw ValidationError("--fill-disk needs --data-directory on a file system of its own (a tmpfs of a few hundred MB)")
+            }
+            guard free <= DiskFiller.largestFilled else {
+                throw ValidationError(
+                    "--fill-disk: \(dataDirectory) has \(free >> 20) MB free; give a file system of its own of at most \(DiskFiller.largestFilled >> 30) GB"
+                )
+            }
+        }
     }
 
     func run() async throws {
         let world = SoakWorld()
         let syncs = AsyncStream<Int>.makeStream()
         let mock = try await LocalMockAPNs.start { push in
-            if let device = world.pushArrived(token: push.deviceToken, status: push.status, now: .now) { syncs.continuation.yield(device) }
+            if let device = world.pushArrived(token: push.deviceToken, status: push.status, apnsID: push.apnsID, now: .now) {
+                syncs.continuation.yield(device)
+            }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-soak-\(UUID().uuidString)")
+        let directory = (dataDirectory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory)
+            .appendingPathComponent("ordertrack-soak-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let http = HTTPClient(
             eventLoopGroupProvider: .singleton,
@@ -92,10 +121,14 @@ struct BenchSoakCommand: AsyncParsableCommand {
             throw error
         }
         try await http.shutdown()
-        for server in servers { server.stop() }
+        // A graceful shutdown is a promise too: an instance still running 30 s after SIGTERM breaks it.
+        let stuck = servers.indices.filter { !servers[$0].stop() }
         try await mock.server.shutdown()
         print(report.text)
-        if !report.broken.isEmpty { throw ExitCode(1) }
+        if !stuck.isEmpty {
+            print("invariants: BROKEN: graceful shutdown: instance \(stuck.map(String.init).joined(separator: ", ")) still ran 30 s after SIGTERM")
+        }
+        if !report.broken.isEmpty || !stuck.isEmpty { throw ExitCode(1) }
     }
 }
 
@@ -117,6 +150,7 @@ final class Soak: Sendable {
     /// The generic carrier connection the scans are posted to, and its secret.
     let carrier: (url: String, secret: String)
     let counters = Mutex(Counters())
+    private let lookupTokens = Shared<(token: String, expires: Date)?>(nil)
     private let turn = Shared(0)
 
     struct Counters {
@@ -127,6 +161,7 @@ final class Soak: Sendable {
         var walletLinks = 0
         var scans = 0
         var unregistrations = 0
+        var lookups = 0
         var failures: [String] = []
         var failureCount = 0
         /// Requests that failed during a fault or its grace: their cause was injected.
@@ -140,9 +175,12 @@ final class Soak: Sendable {
     /// How long after a fault its effects (failed requests, error lines) count as injected.
     static let faultGrace = Duration.seconds(15)
 
-    /// Whether `instant` falls in a fault or its grace.
-    func duringFault(_ instant: ContinuousClock.Instant) -> Bool {
-        counters.withLock { $0.faults.contains { instant >= $0.start && instant <= $0.end + Self.faultGrace } }
+    /// A push job's lease (the server's default), after which a job whose answer a fault lost is sent again.
+    static let pushLease = Duration.seconds(60)
+
+    /// Whether `instant` falls in a fault or its grace (and `extendedBy` after it).
+    func duringFault(_ instant: ContinuousClock.Instant, extendedBy extra: Duration = .zero) -> Bool {
+        counters.withLock { $0.faults.contains { instant >= $0.start && instant <= $0.end + Self.faultGrace + extra } }
     }
 
     static func waitUntilHealthy(_ server: SoakServer, http: HTTPClient) async throws {
@@ -257,7 +295,8 @@ final class Soak: Sendable {
             try await Task.sleep(for: .milliseconds(250))
         }
         return try await judge(
-            achievedRate: achieved, settled: (ContinuousClock.now - settleStarted).inSeconds, queueDepth: depth, samples: samples, setupSeconds: setup
+            runStart: start, achievedRate: achieved, settled: (ContinuousClock.now - settleStarted).inSeconds, queueDepth: depth, samples: samples,
+            setupSeconds: setup
         )
     }
 
@@ -265,8 +304,8 @@ final class Soak: Sendable {
     /// wallet links and unregistrations mixed in, at most `connections` requests at once.
     private func mix(until end: ContinuousClock.Instant) async throws {
         let start = ContinuousClock.now
-        // 94 of every 100 slots are updates: the others are paced on top, so the updates keep the asked rate.
-        let interval = 0.94 / command.rate
+        // 93 of every 100 slots are updates: the others are paced on top, so the updates keep the asked rate.
+        let interval = 0.93 / command.rate
         let inFlight = Shared(0)
         try await withThrowingDiscardingTaskGroup { group in
             var step = 0
@@ -298,6 +337,7 @@ final class Soak: Sendable {
                         case 63: try await self.walletLink(number)
                         case 29, 71: try await self.scan(number)
                         case 88: try await self.unregisterOne(number)
+                        case 53: try await self.lookUp(number)
                         default: try await self.update(number)
                         }
                     } catch {
@@ -313,7 +353,10 @@ final class Soak: Sendable {
 
     /// One fault every ``BenchSoakCommand/faultInterval`` seconds, in turn, until `end`.
     private func injectFaults(until end: ContinuousClock.Instant) async throws {
-        let kinds = ["kill -9 and restart", "APNs 503 burst", "APNs 429 burst", "APNs slow", "APNs drops connections", "clients drop mid request"]
+        // The optional faults early: a short run reaches them too.
+        let kinds =
+            ["kill -9 and restart"] + (command.postgresRestart == nil ? [] : ["PostgreSQL restart"]) + (command.fillDisk ? ["disk full"] : [])
+            + ["APNs 503 burst", "APNs 429 burst", "APNs slow", "APNs drops connections", "clients drop mid request"]
         var next = 0
         while true {
             try await Task.sleep(for: .milliseconds(Int(command.faultInterval * 1000)))
@@ -332,6 +375,13 @@ final class Soak: Sendable {
             case "APNs 429 burst": try await burst(.tooManyRequests)
             case "APNs slow": try await burst(.slowResponse)
             case "APNs drops connections": await mock.dropConnections()
+            case "PostgreSQL restart":
+                try await Self.shell(command.postgresRestart ?? "")
+                for server in servers { try await Self.waitUntilHealthy(server, http: http) }
+            case "disk full":
+                let filler = try DiskFiller.fill(servers[0].dataDirectory)
+                try await Task.sleep(for: .seconds(5))
+                filler.release()
             default: for _ in 0..<20 { dropMidRequest() }
             }
             let ended = ContinuousClock.now
@@ -345,6 +395,32 @@ final class Soak: Sendable {
         try await Task.sleep(until: last + .seconds(30))
         let behind = world.lagging(truth: acknowledged).count
         counters.withLock { $0.behindAfterLastFault = behind }
+    }
+
+    /// Runs an operator's command (`sh -c`) and waits for it. Not `Process`: Foundation learns of a child's exit when a
+    /// socket the child inherited closes, and a command that starts a daemon (`pg_ctl restart`) hands that socket on to
+    /// it, so the exit is never seen. Here the child inherits no descriptor above stderr, and `waitpid` runs on a
+    /// thread of its own.
+    static func shell(_ command: String) async throws {
+        // Nothing of ours above stderr reaches the child (nor its daemons): this process never execs, so close-on-exec
+        // costs it nothing.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let descriptor = Int32(name), descriptor > 2 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        }
+        var pid: pid_t = 0
+        let arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { (argument: String) in strdup(argument) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, arguments, environ)
+        let child = pid
+        guard spawned == 0 else { throw usageError("`\(command)` did not start: error \(spawned)") }
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+                continuation.resume(returning: status)
+            }
+        }
+        guard status == 0 else { throw usageError("`\(command)` exited with status \(status)") }
     }
 
     private func burst(_ fault: MockAPNsFault) async throws {
@@ -440,6 +516,35 @@ final class Soak: Sendable {
         let (_, id) = randomOrder(number)
         _ = try await merchant(.POST, "/api/v1/orders/\(credentials.orderTypeIdentifier)/\(id)/wallet-link", nil, expect: [.created])
         counters.withLock { $0.walletLinks += 1 }
+    }
+
+    /// A support tool's lookup of a random order by its number (App Store Server API's Look Up Order ID), with the one
+    /// token it keeps for many lookups: its one line item comes back as one signed transaction.
+    private func lookUp(_ number: Int) async throws {
+        let (order, _) = randomOrder(number)
+        let orderNumber = world.state.withLock { $0.orders[order].number }
+        var request = HTTPClientRequest(url: "\(base)/inApps/v1/lookup/SOAK-\(orderNumber)")
+        request.headers.add(name: "Authorization", value: "Bearer \(try await lookupToken())")
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let bytes = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
+        let answer = (try? JSONValue.parse(bytes)) ?? .null
+        guard response.status == .ok, answer["status"] == 0, answer["signedTransactions"]?.arrayValue?.count == 1 else {
+            throw usageError("a lookup of SOAK-\(orderNumber) answered \(response.status): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        }
+        counters.withLock { $0.lookups += 1 }
+    }
+
+    /// The support tool's token: signed once and used until ten minutes before its `exp` (at most an hour away).
+    private func lookupToken() async throws -> String {
+        let now = Date()
+        if let (token, expires) = lookupTokens.value.withLock({ $0 }), expires > now.addingTimeInterval(600) { return token }
+        guard let key = credentials.lookup else { throw usageError("the development bootstrap made no lookup key") }
+        let expires = now.addingTimeInterval(3_000)
+        let token = try await LookupAPIToken.sign(
+            LookupAPIClaims(iss: key.issuerId, bid: key.bundleId, exp: expires, iat: now), keyId: key.keyId,
+            privateKeyPEM: try String(contentsOfFile: key.privateKey, encoding: .utf8))
+        lookupTokens.value.withLock { $0 = (token, expires) }
+        return token
     }
 
     /// A carrier's scan of a random order's parcel, in the generic format, signed: the server applies it in the
@@ -619,7 +724,8 @@ final class Soak: Sendable {
     }
 
     private func judge(
-        achievedRate: Double, settled: Double, queueDepth: Int, samples: [(at: Double, rss: Int, descriptors: Int)], setupSeconds: Double
+        runStart: ContinuousClock.Instant, achievedRate: Double, settled: Double, queueDepth: Int,
+        samples: [(at: Double, rss: Int, descriptors: Int)], setupSeconds: Double
     ) async throws -> SoakReport {
         var broken: [String] = []
         // Every acknowledged write is what the server holds (or older than it, for a parcel a scan moved since or a
@@ -652,6 +758,15 @@ final class Soak: Sendable {
                     + (await describeLag(device: first.device, order: first.order, held: first.held, latest: first.latest)))
         }
         if queueDepth != 0 { broken.append("push queue drained: \(queueDepth) jobs left") }
+        // A push sent twice is allowed only where a fault can lose its answer (a crash, a restart, a late or cut answer):
+        // its job's lease then runs out and the job goes again, up to a lease after the fault.
+        let duplicates = world.state.withLock { $0.duplicatePushes }
+        let duplicatesOutsideFaults = duplicates.filter { !duringFault($0, extendedBy: Self.pushLease) }
+        if let first = duplicatesOutsideFaults.first {
+            broken.append(
+                "no push sent twice outside a fault: \(duplicatesOutsideFaults.count) accepted twice, the first "
+                    + "\(String(format: "%.1f", (first - runStart).inSeconds)) s into the run")
+        }
         let (failureCount, failures) = counters.withLock { ($0.failureCount, $0.failures) }
         if failureCount > 0 { broken.append("requests answered as expected: \(failureCount) failed, first \(failures[0])") }
         let errorTimes = servers.flatMap { $0.errors.times }
@@ -691,9 +806,10 @@ final class Soak: Sendable {
         var lines = [
             "mix: \(String(format: "%.0f", achievedRate)) updates/s achieved (asked \(String(format: "%.0f", command.rate))) for \(Int(command.duration)) s; "
                 + "\(c.updates) updates, \(c.creates - command.orders) creates (\(c.idempotentRetries) retried with their key), \(c.renotifies) re-notifies, "
-                + "\(c.walletLinks) wallet links, \(c.scans) carrier scans, \(c.unregistrations) unregistrations",
+                + "\(c.walletLinks) wallet links, \(c.scans) carrier scans, \(c.lookups) support lookups, \(c.unregistrations) unregistrations",
             "devices: \(command.devices) (1 in 100 deleted: 410; 1 in 50 offline for a while); pushes \(pushes) delivered, \(refused) refused, "
-                + "\(nothing) finding nothing new; \(latencies.count) device catch-ups measured, and \(offline.count) of writes made while "
+                + "\(nothing) finding nothing new, \(duplicates.count) sent twice (\(duplicates.count - duplicatesOutsideFaults.count) within a lease of a fault); "
+                + "\(latencies.count) device catch-ups measured, and \(offline.count) of writes made while "
                 + "their device was offline (max \(offline.last.map { String(format: "%.1f", $0) } ?? "–") s after the write)",
             "\(servers.count == 1 ? "server" : "\(servers.count) servers") on \(command.postgres == nil ? "SQLite" : "PostgreSQL"): resident \(memory) at the end (last third \(rssGrowth >= 0 ? "+" : "")\(rssGrowth >> 20) MB), descriptors "
                 + "\(samples.last?.descriptors ?? 0) (\(fdGrowth >= 0 ? "+" : "")\(fdGrowth)), \(errors) error lines; settled in "

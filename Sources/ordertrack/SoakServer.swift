@@ -19,6 +19,9 @@ final class SoakServer: Sendable {
         let exited = DispatchSemaphore(value: 0)
 
         func waitForExit() { exited.wait() }
+
+        /// Whether the process ended within `seconds`.
+        func waitForExit(seconds: Double) -> Bool { exited.wait(timeout: .now() + seconds) == .success }
     }
     private let log: LogBox
 
@@ -48,7 +51,7 @@ final class SoakServer: Sendable {
                 "serve", "--port", String(port), "--data-dir", dataDirectory.appendingPathComponent("data").path, "--dev",
                 "--apns-endpoint", apnsEndpoint.absoluteString, "--apns-ca-file", root.path, "--max-registrations-per-order", "0",
                 "--rate-limit-per-address", "0", "--rate-limit-per-order-token", "0", "--rate-limit-per-api-key", "0", "--rate-limit-failed-auth",
-                "0",
+                "0", "--lookup-rate-limit", "1000000",
                 "--public-url", "http://127.0.0.1:\(port)",
             ] + (databaseURL.map { ["--database", $0] } ?? [])
         self.arguments = arguments
@@ -128,12 +131,19 @@ final class SoakServer: Sendable {
 
     private var pid: Int32 { child.withLock { $0.process.processIdentifier } }
 
-    /// Stops the server as an operator does (SIGTERM, a graceful shutdown) and waits for it.
-    func stop() {
+    /// Stops the server as an operator does (SIGTERM, a graceful shutdown) and waits for it; `false` when it was still
+    /// running after `grace` seconds, and then killed.
+    @discardableResult
+    func stop(grace: Double = 30) -> Bool {
         child.withLock { child in
-            guard child.process.isRunning else { return }
+            guard child.process.isRunning else { return true }
             child.process.terminate()
-            child.waitForExit()
+            guard child.waitForExit(seconds: grace) else {
+                kill(child.process.processIdentifier, SIGKILL)
+                child.waitForExit()
+                return false
+            }
+            return true
         }
     }
 

@@ -52,6 +52,11 @@ final class SoakWorld: Sendable {
         /// Pushes whose registrations list named no order with a newer package than the device held.
         var pushesFindingNothing = 0
         var refusedPushes = 0
+        /// The `apns-id` of every push the mock accepted: the server gives each send of one job at one generation the
+        /// same id, so a push that went out twice shows as an id accepted twice.
+        var acceptedPushIDs: Set<UUID> = []
+        /// When each push accepted a second time arrived.
+        var duplicatePushes: [ContinuousClock.Instant] = []
     }
 
     let state = Mutex(State())
@@ -117,8 +122,11 @@ final class SoakWorld: Sendable {
     }
 
     /// What a push to `token` asks of its device: `true` when it should sync now (online, not already syncing).
-    func pushArrived(token: String, status: Int, now: ContinuousClock.Instant) -> Int? {
+    func pushArrived(token: String, status: Int, apnsID: String, now: ContinuousClock.Instant) -> Int? {
         state.withLock { state in
+            if status == 200, let id = UUID(uuidString: apnsID), !state.acceptedPushIDs.insert(id).inserted {
+                state.duplicatePushes.append(now)
+            }
             guard let index = state.deviceByToken[token] else { return nil }
             guard status == 200 else {
                 state.refusedPushes += 1

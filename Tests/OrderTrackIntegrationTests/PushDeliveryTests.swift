@@ -178,7 +178,13 @@ import Testing
             #expect(try await client.merchant(.patch, "/api/v1/orders/\(type)/\(id)", json: ["statusDescription": "Packed"]).status == .ok)
             let log = try await client.pushLog(type, id) { delivered($0, slow) == 2 && delivered($0, Self.good) == 2 }
             #expect(delivered(log, slow) == 2 && delivered(log, Self.good) == 2)
-            #expect(apns.server.pushes().filter { $0.deviceToken == slow }.count == 2)
+            let slowPushes = apns.server.pushes().filter { $0.deviceToken == slow }
+            #expect(slowPushes.count == 2)
+            // Two changes, two pushes: each has an apns-id of its own (a push sent twice would repeat one), and the push
+            // log names the ids APNs answered.
+            #expect(Set(slowPushes.map(\.apnsID)).count == 2)
+            let logged = Set(log.compactMap { $0["apnsID"]?.stringValue?.uppercased() })
+            #expect(logged == Set(apns.server.pushes().map { $0.apnsID.uppercased() }))
         }
         try await apns.stop()
     }

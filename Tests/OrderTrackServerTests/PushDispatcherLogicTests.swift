@@ -54,6 +54,22 @@ import Testing
         }
     }
 
+    @Test func aJobsAPNsIDIsTheSameForEachSendOfOneChangeAndNewForTheNext() {
+        let enqueued = Date(timeIntervalSince1970: 1_790_000_000.123)
+        func job(id: Int64 = 7, generation: Int64 = 0, enqueuedAt: Date = enqueued, attempts: Int = 1) -> PushJob {
+            PushJob(
+                id: id, orderTypeIdentifier: Self.type, pushToken: "token", orderIdentifier: "A", generation: generation, attempts: attempts,
+                enqueuedAt: enqueuedAt, leaseOwner: "instance-\(attempts)", position: PushQueuePosition(availableAt: 0, id: id))
+        }
+        // Sent again after a lease ran out (another attempt, another owner): the same push, so the same id.
+        #expect(job().apnsID == job(attempts: 2).apnsID)
+        // A change coalesced into the job, another job, or a job queued anew for the same token: another push.
+        #expect(Set([job(), job(generation: 1), job(id: 8), job(enqueuedAt: enqueued.addingTimeInterval(0.001))].map(\.apnsID)).count == 4)
+        // A well-formed UUID (RFC 9562 version 8), as APNs requires of `apns-id`.
+        let text = job().apnsID.uuidString
+        #expect(Array(text)[14] == "8" && "89AB".contains(Array(text)[19]))
+    }
+
     @Test func eachAnswerResolvesItsJobAndTheStoreOutlivesTheDrainingDispatcher() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -230,7 +230,8 @@ final class PushDispatcher: Service, Sendable {
         case .success(let client):
             let result = await client.send(
                 APNsPush(
-                    deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: clock.date.addingTimeInterval(configuration.expiration)))
+                    deviceToken: job.pushToken, topic: job.orderTypeIdentifier, expiration: clock.date.addingTimeInterval(configuration.expiration),
+                    apnsID: job.apnsID))
             verdict = resolve(result, attempts: job.attempts)
             metrics.record(result, outcome: verdict.outcome, enqueuedAt: job.enqueuedAt, at: clock.date)
             if case .configurationError = result {
