@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -112,6 +113,39 @@ import Testing
     }
 
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aTransactionWhoseSessionEndsFailsAtOnceAndTheStoreGoesOn() async throws {
+        // PostgreSQL restarted under a write: the session ends mid-transaction. A ROLLBACK sent on the closed connection
+        // is never answered by PostgresNIO, so the write waited forever, and every order update queued behind it in the
+        // group commit with it (found by the soak's PostgreSQL restart). Here the backend ends its own session, and the
+        // transaction's work then fails once the connection has closed.
+        struct WorkFailed: Error {}
+        let url = try TestDatabase.freshPostgresURL()
+        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
+        let answer = Shared<String?>(nil)
+        let writer = Task {
+            do {
+                try await store.write("end the session") { db in
+                    _ = try? await db.raw("SELECT pg_terminate_backend(pg_backend_pid())").run()
+                    try await Task.sleep(for: .milliseconds(300))
+                    throw WorkFailed()
+                }
+                answer.set("committed")
+            } catch {
+                answer.set("\(error)")
+            }
+        }
+        let ended = try await Poll.until(timeout: .seconds(20)) { answer.value != nil }
+        #expect(ended, "the write still waited 20 s after its session ended")
+        guard ended else { return } // the writer cannot be ended; the store is left to the process
+        await writer.value
+        #expect(answer.value?.contains("WorkFailed") == true, "\(answer.value ?? "")")
+        // The pool gave the dead connections up: the next writes and reads work.
+        let merchant = try await store.createMerchant(name: "After the session ended")
+        #expect(try await store.merchant(id: merchant.id)?.name == "After the session ended")
+        try await store.shutdown()
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func twoInstancesClaimingAtOnceNeverShareAJob() async throws {
         let url = try TestDatabase.freshPostgresURL()
         let first = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
@@ -199,4 +233,12 @@ import Testing
         try await here.shutdown()
         try await other.shutdown()
     }
+}
+
+/// A value a test's task sets and the test reads.
+private final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
 }

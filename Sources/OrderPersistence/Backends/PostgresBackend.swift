@@ -75,12 +75,18 @@ final class PostgresBackend: SQLStoreBackend {
                         try await database.raw("COMMIT").run()
                         return result
                     } catch {
-                        committed = committed && Self.isLostConnection(error)
-                        do {
-                            try await database.raw("ROLLBACK").run()
-                        } catch {
-                            // The connection's transaction state is unknown: never hand it out again.
-                            try? await connection.close()
+                        let lost = Self.isLostConnection(error) || connection.isClosed
+                        committed = committed && lost
+                        // No ROLLBACK on a connection that is gone: PostgresNIO never answers a statement written to a
+                        // closed connection, so it would wait forever, and every update queued behind it in the
+                        // group commit with it (the soak's PostgreSQL restart found this). The server rolled back.
+                        if !lost {
+                            do {
+                                try await database.raw("ROLLBACK").run()
+                            } catch {
+                                // The connection's transaction state is unknown: never hand it out again.
+                                try? await connection.close()
+                            }
                         }
                         throw error
                     }
@@ -156,7 +162,10 @@ final class PostgresBackend: SQLStoreBackend {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
-        default: return (error.serverInfo?[.sqlState] ?? "").hasPrefix("08")
+        default:
+            // 08: connection exceptions; 57P01 to 57P03: the server ended the session (a shutdown, a crash, a start).
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
         }
     }
 
