@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -86,13 +85,13 @@ import Testing
         // its deadline: 15 s and a 503 in production, forever on a clock that stands still (the test hangs it caused).
         let clock = TestClock()
         let pool = ConnectionPool(connections: [1], maximumWait: .seconds(15), clock: clock)
-        let served = Count()
+        let served = Shared(0)
         for round in 1...500 {
             let held = try await pool.acquire()
             // The next caller, and the release racing with its decision to wait; nobody comes after them.
             let next = Task {
                 let connection = try await pool.acquire()
-                served.add()
+                served.update { $0 += 1 }
                 return connection
             }
             // From a task of its own after a few yields: it lands anywhere in the caller's path.
@@ -125,11 +124,4 @@ import Testing
         expiries.allocate(3)
         try expiries.join(3)
     }
-}
-
-/// Callers that finished, counted from their own tasks.
-private final class Count: Sendable {
-    private let count = Mutex(0)
-    var value: Int { count.withLock { $0 } }
-    func add() { count.withLock { $0 += 1 } }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import SQLKit
-import Synchronization
 import TestSupport
 import Testing
 
@@ -233,12 +232,4 @@ import Testing
         try await here.shutdown()
         try await other.shutdown()
     }
-}
-
-/// A value a test's task sets and the test reads.
-private final class Shared<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    var value: Value { storage.withLock { $0 } }
-    func set(_ value: Value) { storage.withLock { $0 = value } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -92,3 +93,12 @@ func milliseconds(_ date: Date) -> Date {
 
 /// The master key of every store this test target opens directly.
 let testMasterKey = MasterKey.generate()
+
+/// A value a test's tasks set and the test reads.
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
+    func update(_ change: (inout Value) -> Void) { storage.withLock { change(&$0) } }
+}
