@@ -131,6 +131,49 @@ import Testing
         try await reopened.shutdown()
     }
 
+    /// A store that is down for a moment when the answers come back (a PostgreSQL restart) costs no push twice: the
+    /// dispatcher records the outcomes once it is back, within the lease, instead of letting the lease run out.
+    @Test func outcomesThatCannotBeRecordedAtOnceAreRecordedWhenTheStoreIsBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger(label: "dispatcher-test")
+        let store = try await SQLOrderStore.sqlite(path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate())
+        do {
+            try await Self.seed(store, in: directory)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        let outbox = OutboxDownForAWhile(store, failedRecords: 2)
+        let apns = StandInAPNs(answers: Self.answers)
+        apns.answer()
+        let cpu = CPUWorkPool(threadCount: 1)
+        let dispatcher = PushDispatcher(
+            store: outbox, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
+            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), metrics: PushMetrics(), logger: logger,
+            clock: .system, connect: { _ in apns })
+        let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
+        var logged = 0
+        try await withThrowingTaskGroup { tasks in
+            tasks.addTask { try await group.run() }
+            // The retries wait 0.25 s and 0.5 s; without them nothing is recorded before the 60 s lease runs out.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while logged < Self.answers.count + 1, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                logged = 0
+                for type in [Self.type, Self.brokenType] {
+                    logged += try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: "A", limit: 10).count
+                }
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(logged == Self.answers.count + 1, "every outcome recorded, the broken order type's included")
+        #expect(outbox.failedAttempts == 2)
+        #expect(apns.pushes.count == Self.answers.count, "each push sent once")
+    }
+
     /// The group stops its services in reverse order: the application lists the store first, so it closes last.
     @Test func theApplicationListsTheStoreFirstSoThatItClosesLast() async throws {
         let server = try TestServer()
@@ -146,6 +189,42 @@ extension Dictionary {
     fileprivate func mapKeys<Key2: Hashable>(_ transform: (Key) -> Key2) -> [Key2: Value] {
         Dictionary<Key2, Value>(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
     }
+}
+
+/// The store's outbox, whose first `failedRecords` attempts at recording outcomes fail as an unreachable database does.
+final class OutboxDownForAWhile: PushOutbox {
+    private let base: any PushOutbox
+    private let failures: Mutex<(remaining: Int, failed: Int)>
+
+    init(_ base: any PushOutbox, failedRecords: Int) {
+        self.base = base
+        failures = Mutex((failedRecords, 0))
+    }
+
+    var failedAttempts: Int { failures.withLock { $0.failed } }
+
+    func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
+        let fail = failures.withLock { state in
+            guard state.remaining > 0 else { return false }
+            state.remaining -= 1
+            state.failed += 1
+            return true
+        }
+        if fail { throw OrderStoreError.unavailable(operation: "resolve push jobs", reason: "the test's database is down") }
+        try await base.resolvePushJobs(outcomes)
+    }
+
+    func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
+        try await base.enqueuePushes(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+    }
+    func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval, after position: PushQueuePosition?) async throws -> [PushJob] {
+        try await base.claimPushJobs(limit: limit, leaseOwner: leaseOwner, leaseDuration: leaseDuration, after: position)
+    }
+    func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int {
+        try await base.renewPushLeases(jobIDs: jobIDs, leaseOwner: leaseOwner, leaseDuration: leaseDuration)
+    }
+    func releasePushLeases() async throws { try await base.releasePushLeases() }
+    func pushQueueDepth() async throws -> (pending: Int, parked: Int) { try await base.pushQueueDepth() }
 }
 
 /// Answers pushes from a table, once the test lets it: until then every push it receives is held in flight.

@@ -199,12 +199,7 @@ final class PushDispatcher: Service, Sendable {
                 try? await clock.sleep(for: Self.linger)
                 outcomes += queue.takeWaiting()
             }
-            do {
-                try await store.resolvePushJobs(outcomes)
-            } catch {
-                // The leases run out and the jobs are sent again: at least once, never lost.
-                logger.error("could not record push outcomes", metadata: ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")])
-            }
+            outcomes = await record(outcomes, from: queue)
             held.withLock { $0.subtract(outcomes.map(\.job.id)) }
             // A job that changed while in flight is due again now.
             wakeup.yield()
@@ -214,6 +209,32 @@ final class PushDispatcher: Service, Sendable {
 
     static let lingerBelow = 64
     static let linger = Duration.milliseconds(2)
+    /// Waits between attempts at recording outcomes: about 8 s in all, past a PostgreSQL restart's recovery, and well
+    /// inside a lease, which the lease keeper goes on renewing meanwhile.
+    static let recordRetryDelays: [Duration] = [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4)]
+
+    /// Records `outcomes`, trying again while the store is unavailable (answers that arrive meanwhile join the next
+    /// attempt); returns every outcome it took, recorded or not. Outcomes it could not record are dropped: their
+    /// leases run out and the jobs are sent again, at least once and never lost, but a push sent twice is noise on the
+    /// customer's phone, so a store that is back within seconds should not cost one.
+    private func record(_ outcomes: [PushOutcomeRecord], from queue: OutcomeQueue) async -> [PushOutcomeRecord] {
+        var outcomes = outcomes
+        var delays = Self.recordRetryDelays.makeIterator()
+        while true {
+            do {
+                try await store.resolvePushJobs(outcomes)
+                return outcomes
+            } catch {
+                let metadata: Logger.Metadata = ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")]
+                guard let delay = delays.next(), (try? await clock.sleep(for: delay)) != nil else {
+                    logger.error("could not record push outcomes; their jobs are sent again when their leases run out", metadata: metadata)
+                    return outcomes
+                }
+                logger.warning("could not record push outcomes yet; trying again", metadata: metadata)
+                outcomes += queue.takeWaiting()
+            }
+        }
+    }
 
     private func client(for orderTypeIdentifier: String) async -> Result<any APNsSending, any Error> {
         do {
