@@ -145,6 +145,36 @@ import Testing
     }
 
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aStatementSentOnAConnectionThatClosedFailsAtOnce() async throws {
+        // The connection closes between the lease (which checks it is open) and a statement: PostgresNIO never answers
+        // a statement written to a closed connection, so without a guard the statement, its transaction and the group
+        // commit behind it wait forever.
+        let url = try TestDatabase.freshPostgresURL()
+        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
+        let answer = Shared<String?>(nil)
+        let writer = Task {
+            do {
+                try await store.write("a statement after the session ended") { db in
+                    _ = try? await db.raw("SELECT pg_terminate_backend(pg_backend_pid())").run()
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await db.raw("SELECT 1").run()
+                }
+                answer.set("committed")
+            } catch {
+                answer.set("\(error)")
+            }
+        }
+        let ended = try await Poll.until(timeout: .seconds(20)) { answer.value != nil }
+        #expect(ended, "the statement still waited 20 s after its connection closed")
+        guard ended else { return } // the writer cannot be ended; the store is left to the process
+        await writer.value
+        #expect(answer.value != "committed")
+        let merchant = try await store.createMerchant(name: "After the connection closed")
+        #expect(try await store.merchant(id: merchant.id)?.name == "After the connection closed")
+        try await store.shutdown()
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func twoInstancesClaimingAtOnceNeverShareAJob() async throws {
         let url = try TestDatabase.freshPostgresURL()
         let first = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)

@@ -67,7 +67,7 @@ final class PostgresBackend: SQLStoreBackend {
         try await retrying { committed in
             try await pool.withConnection(
                 { connection in
-                    let database = connection.sql(queryLogLevel: .trace)
+                    let database = connection.sql()
                     try await database.raw("BEGIN").run()
                     do {
                         let result = try await body(database)
@@ -99,7 +99,7 @@ final class PostgresBackend: SQLStoreBackend {
             try await pool.withConnection(
                 { connection in
                     sent = true
-                    return try await body(connection.sql(queryLogLevel: .trace))
+                    return try await body(connection.sql())
                 }, reusableAfter: { !Self.isLostConnection($0) })
         }
     }
@@ -108,7 +108,7 @@ final class PostgresBackend: SQLStoreBackend {
         try await retrying { _ in
             try await pool.withConnection(
                 { connection in
-                    try await body(connection.sql(queryLogLevel: .trace))
+                    try await body(connection.sql())
                 }, reusableAfter: { !Self.isLostConnection($0) })
         }
     }
@@ -137,11 +137,11 @@ final class PostgresBackend: SQLStoreBackend {
         if let error = error as? PostgresUnreachable {
             return .init(kind: .unavailable, message: error.description)
         }
-        guard let error = error as? PSQLError else {
-            return .init(kind: .other, message: String(describing: error))
-        }
         if Self.isLostConnection(error) {
             return .init(kind: .unavailable, message: "lost the connection to PostgreSQL: \(Self.message(of: error))")
+        }
+        guard let error = error as? PSQLError else {
+            return .init(kind: .other, message: String(describing: error))
         }
         let state = error.serverInfo?[.sqlState] ?? ""
         let message = Self.message(of: error)
@@ -159,6 +159,7 @@ final class PostgresBackend: SQLStoreBackend {
     }
 
     private static func isLostConnection(_ error: any Error) -> Bool {
+        if error is PostgresConnectionClosed { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true

@@ -14,7 +14,7 @@ import Synchronization
 /// every device request makes one short query.
 final class PostgresConnectionPool: Sendable {
     private struct State {
-        var idle: [PostgresConnection] = []
+        var idle: [PooledPostgresConnection] = []
         /// Connections open, being opened, or leased.
         var open = 0
         var nextID = 0
@@ -28,7 +28,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     private enum Step {
-        case use(PostgresConnection)
+        case use(PooledPostgresConnection)
         case connect(id: Int)
         case wait
     }
@@ -56,7 +56,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     /// A live connection: an idle one, a new one if below `size`, or the next one released.
-    func lease() async throws -> PostgresConnection {
+    func lease() async throws -> PooledPostgresConnection {
         while true {
             let step = try state.withLock { state throws -> Step in
                 guard !state.closed else { throw OrderStoreError.storeClosed }
@@ -74,7 +74,7 @@ final class PostgresConnectionPool: Sendable {
                 return connection
             case .connect(let id):
                 do {
-                    return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+                    return PooledPostgresConnection(try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger))
                 } catch {
                     state.withLock { $0.open -= 1 }
                     wakeOne()
@@ -97,7 +97,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     /// Returns a leased connection; one in an unknown state (a failed rollback, a lost link) is closed instead.
-    func release(_ connection: PostgresConnection, reusable: Bool) async {
+    func release(_ connection: PooledPostgresConnection, reusable: Bool) async {
         let keep =
             reusable && !connection.isClosed
             && state.withLock { state in
@@ -153,7 +153,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// Refuses new leases, closes idle connections and waits until the leased ones come back.
     func shutdown() async {
-        let taken = state.withLock { state -> ([(id: Int, continuation: CheckedContinuation<Void, any Error>)], [PostgresConnection])? in
+        let taken = state.withLock { state -> ([(id: Int, continuation: CheckedContinuation<Void, any Error>)], [PooledPostgresConnection])? in
             guard !state.closed else { return nil }
             state.closed = true
             defer {
@@ -178,7 +178,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// Runs `body` with a leased connection; `reusable` decides from the error whether the connection may be kept.
     func withConnection<T: Sendable>(
-        _ body: (PostgresConnection) async throws -> T, reusableAfter reusable: (any Error) -> Bool
+        _ body: (PooledPostgresConnection) async throws -> T, reusableAfter reusable: (any Error) -> Bool
     ) async throws -> T {
         let connection = try await lease()
         do {
