@@ -42,22 +42,35 @@ import Testing
         var cache = LRUCache<Int, Int>(capacity: 1000)
         var generator = SystemRandomNumberGenerator()
         var model: [Int: Int] = [:]
+        // The keys held, least recently used first: evictions must come from its front.
+        var recency: [Int] = []
         for step in 0..<20_000 {
             let key = Int.random(in: 0..<200, using: &generator)
             switch step % 3 {
             case 0:
                 let cost = Int.random(in: 0...120, using: &generator)
-                for victim in cache.setValue(step, forKey: key, cost: cost) {
+                recency.removeAll { $0 == key }
+                let evicted = cache.setValue(step, forKey: key, cost: cost)
+                #expect(evicted.map(\.key) == Array(recency.prefix(evicted.count)), "the least recently used go first")
+                recency.removeFirst(evicted.count)
+                for victim in evicted {
                     #expect(model.removeValue(forKey: victim.key) == victim.value)
                 }
                 model[key] = cache.contains(key) ? step : nil
+                if cache.contains(key) { recency.append(key) }
             case 1:
                 #expect(cache.value(forKey: key) == model[key], "the evictions returned are exactly the values gone")
+                if model[key] != nil {
+                    recency.removeAll { $0 == key }
+                    recency.append(key)
+                }
             default:
                 cache.removeValue(forKey: key)
                 model[key] = nil
+                recency.removeAll { $0 == key }
             }
             #expect(cache.totalCost <= 1000)
+            #expect(cache.count == recency.count)
         }
         cache.removeAll { $0 % 2 == 0 }
         var remaining = 0

@@ -10,8 +10,13 @@ public enum Identifiers {
     public static func isValid(_ text: String) -> Bool {
         text != "." && text != ".." && (1...255).contains(text.utf8.count)
             && text.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || Array("._~:@+-".utf8).contains(byte)
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "+"),
+                    UInt8(ascii: "-"):
+                    true
+                default: false
+                }
             }
     }
 }

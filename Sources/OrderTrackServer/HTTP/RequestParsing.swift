@@ -6,7 +6,10 @@ package enum RequestParsing {
     /// A path parameter, percent-decoded (clients may escape `:`, `@` or `+`), that must be an identifier
     /// (``Identifiers/rule``).
     package static func identifier(_ name: String, _ context: some RequestContext) throws -> String {
-        guard let value = context.parameters.get(name)?.removingPercentEncoding, Identifiers.isValid(value) else {
+        // Foundation's percent-decoding parses the text as a URL component: skipped when there is nothing to decode.
+        guard let raw = context.parameters.get(name), let value = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : raw,
+            Identifiers.isValid(value)
+        else {
             throw APIError.badRequest("invalid_path", "\(name) must be \(Identifiers.rule)", param: name)
         }
         return value
