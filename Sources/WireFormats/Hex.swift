@@ -17,13 +17,17 @@ public enum Hex {
 
     /// `bytes` as lower-case hex digits, two per byte.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let alphabet = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
-            out.append(alphabet[Int(byte >> 4)])
-            out.append(alphabet[Int(byte & 0x0F)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0F))
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     private static func value(_ digit: UInt8) -> UInt8? {

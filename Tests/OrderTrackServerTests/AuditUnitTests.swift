@@ -30,6 +30,13 @@ import Testing
         #expect(!Secrets.constantTimeEquals(token, String(token.dropLast()) + "b"))
     }
 
+    /// Keys are stored and looked up by this form: a change to it would orphan every stored key.
+    @Test func secretsAreHashedAsLowerCaseHexSHA256() {
+        #expect(Secrets.sha256Hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        // Drawn eight bytes at a time, cut to the length asked: 18 bytes are 24 base64url characters.
+        #expect(Secrets.randomToken(bytes: 18).utf8.count == 24 && Secrets.randomToken(bytes: 18) != Secrets.randomToken(bytes: 18))
+    }
+
     @Test func l2_dotSegmentsAreNotIdentifiers() async throws {
         #expect(!Identifiers.isValid("."))
         #expect(!Identifiers.isValid(".."))

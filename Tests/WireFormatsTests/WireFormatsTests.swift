@@ -61,3 +61,13 @@ import WireFormats
         #expect(CivilDate.daysIn(month: month, year: year) == days)
     }
 }
+
+@Suite struct HexTests {
+    @Test func encodesEveryByteAsTwoLowerCaseDigitsAndDecodesThemBack() {
+        let bytes = (0...255).map(UInt8.init)
+        let text = Hex.encode(bytes)
+        #expect(text.hasPrefix("000102030405060708090a0b0c0d0e0f10") && text.hasSuffix("fafbfcfdfeff") && text.utf8.count == 512)
+        #expect(Hex.decode(text) == bytes && Hex.decode(text.uppercased()) == bytes)
+        #expect(Hex.decode("abc") == nil && Hex.decode("0g") == nil)
+    }
+}

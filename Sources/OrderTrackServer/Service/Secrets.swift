@@ -33,7 +33,8 @@ package enum Secrets {
 
     /// Lowercase hex SHA-256 of a secret, the form keys are stored and looked up by.
     package static func sha256Hex(_ text: some DataProtocol) -> String {
-        SHA256.hash(data: text).map { String(format: "%02x", $0) }.joined()
+        // Hex.encode rather than a String(format:) per byte: every merchant API call hashes its key.
+        Hex.encode(SHA256.hash(data: text))
     }
 
     /// Compares secrets in time that depends only on their lengths, never on where they differ.
