@@ -83,7 +83,8 @@ struct DashboardRoutes: Sendable {
             return Response.redirect(to: "\(CarriersPage.path)?deleted=\(Self.queryComponent(id))", type: .normal)
         }
         pages.get("webhooks") { _, context in try await webhooksPage(context, notice: nil) }
-        // Forms answer the page itself: a new secret must be shown once, so it never travels in a redirect's URL.
+        // Forms answer the page itself: a new secret must be shown once, so it never travels in a redirect's URL. The
+        // page's script then gives the answer the page's own address, so that a reload does not post the form again.
         pages.post("webhooks") { request, context in
             var request = request
             let form = DashboardForm(String(buffer: try await request.collectBody(upTo: DashboardAuthenticationMiddleware.maximumFormSize)))

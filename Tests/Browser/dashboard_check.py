@@ -262,8 +262,11 @@ def webhooks(page: Page, browser, console_errors: list[str], suffix: str) -> Non
         secret = page.locator("#webhook-secret").inner_text()
         assert secret.startswith("whsec_"), secret
         shot(page, "desktop-webhooks-added")
-        # Away from the form's answer: reloading it would post the form again.
-        page.goto(BASE + "/dashboard/webhooks")
+        # Reloading the form's answer reads the page instead of posting the form again: one endpoint, the secret gone.
+        page.reload()
+        expect(page.get_by_role("heading", name="Webhooks", exact=True)).to_be_visible()
+        expect(page.get_by_role("article").filter(has_text=url)).to_have_count(1)
+        expect(page.get_by_role("status", name="Webhook notice")).to_have_count(0)
 
         create_order(f"W-{suffix}-1010", "open", "processing")
         deadline = time.time() + 20
@@ -296,6 +299,8 @@ def webhooks(page: Page, browser, console_errors: list[str], suffix: str) -> Non
         rotate.click()
         expect(page.get_by_role("status", name="Webhook notice")).to_contain_text("New secret for")
         assert page.locator("#webhook-secret").inner_text() not in ("", secret)
+        page.reload()
+        expect(page.get_by_role("status", name="Webhook notice")).to_have_count(0)
         delete = page.get_by_role("article").filter(has_text=url).get_by_role("button", name=re.compile("^Delete we_"))
         page.once("dialog", lambda dialog: dialog.accept())
         delete.click()
