@@ -213,6 +213,14 @@ final class PushDispatcher: Service, Sendable {
     /// inside a lease, which the lease keeper goes on renewing meanwhile.
     static let recordRetryDelays: [Duration] = [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4)]
 
+    /// Whether a failure to record may pass by itself: a database unreachable or busy, not a closed store or a fault.
+    private static func mayPass(_ error: any Error) -> Bool {
+        switch error as? OrderStoreError {
+        case .unavailable, .busy: true
+        default: false
+        }
+    }
+
     /// Records `outcomes`, trying again while the store is unavailable (answers that arrive meanwhile join the next
     /// attempt); returns every outcome it took, recorded or not. Outcomes it could not record are dropped: their
     /// leases run out and the jobs are sent again, at least once and never lost, but a push sent twice is noise on the
@@ -226,7 +234,7 @@ final class PushDispatcher: Service, Sendable {
                 return outcomes
             } catch {
                 let metadata: Logger.Metadata = ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")]
-                guard let delay = delays.next(), (try? await clock.sleep(for: delay)) != nil else {
+                guard Self.mayPass(error), let delay = delays.next(), (try? await clock.sleep(for: delay)) != nil else {
                     logger.error("could not record push outcomes; their jobs are sent again when their leases run out", metadata: metadata)
                     return outcomes
                 }
