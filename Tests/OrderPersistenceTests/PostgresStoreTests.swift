@@ -115,9 +115,26 @@ import Testing
     func aTransactionWhoseSessionEndsFailsAtOnceAndTheStoreGoesOn() async throws {
         // PostgreSQL restarted under a write: the session ends mid-transaction. A ROLLBACK sent on the closed connection
         // is never answered by PostgresNIO, so the write waited forever, and every order update queued behind it in the
-        // group commit with it (found by the soak's PostgreSQL restart). Here the backend ends its own session, and the
-        // transaction's work then fails once the connection has closed.
+        // group commit with it (found by the soak's PostgreSQL restart). Here the transaction's work fails once the
+        // connection has closed.
         struct WorkFailed: Error {}
+        let answer = try await writeAfterItsSessionEnds { _ in throw WorkFailed() }
+        #expect(answer?.contains("WorkFailed") == true, "\(answer ?? "the write still waited 20 s after its session ended")")
+    }
+
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aStatementSentOnAConnectionThatClosedFailsAtOnce() async throws {
+        // The connection closes between the lease (which checks it is open) and a statement: PostgresNIO never answers
+        // a statement written to a closed connection, so without a guard the statement, its transaction and the group
+        // commit behind it wait forever.
+        let answer = try await writeAfterItsSessionEnds { db in try await db.raw("SELECT 1").run() }
+        #expect(answer != nil && answer != "committed", "\(answer ?? "the statement still waited 20 s after its connection closed")")
+    }
+
+    /// Runs a write whose backend ends its own session and, once the connection has closed, does `work`; returns how
+    /// the write ended ("committed" or its error), or nil when it had not ended 20 s later. Afterwards the store must
+    /// work on: the pool gave the dead connection up.
+    private func writeAfterItsSessionEnds(_ work: @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws -> String? {
         let url = try TestDatabase.freshPostgresURL()
         let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
         let answer = Shared<String?>(nil)
@@ -126,52 +143,21 @@ import Testing
                 try await store.write("end the session") { db in
                     _ = try? await db.raw("SELECT pg_terminate_backend(pg_backend_pid())").run()
                     try await Task.sleep(for: .milliseconds(300))
-                    throw WorkFailed()
+                    try await work(db)
                 }
                 answer.set("committed")
             } catch {
                 answer.set("\(error)")
             }
         }
-        let ended = try await Poll.until(timeout: .seconds(20)) { answer.value != nil }
-        #expect(ended, "the write still waited 20 s after its session ended")
-        guard ended else { return } // the writer cannot be ended; the store is left to the process
+        guard try await Poll.until(timeout: .seconds(20), { answer.value != nil }) else {
+            return nil // the writer cannot be ended; the store is left to the process
+        }
         await writer.value
-        #expect(answer.value?.contains("WorkFailed") == true, "\(answer.value ?? "")")
-        // The pool gave the dead connections up: the next writes and reads work.
         let merchant = try await store.createMerchant(name: "After the session ended")
         #expect(try await store.merchant(id: merchant.id)?.name == "After the session ended")
         try await store.shutdown()
-    }
-
-    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
-    func aStatementSentOnAConnectionThatClosedFailsAtOnce() async throws {
-        // The connection closes between the lease (which checks it is open) and a statement: PostgresNIO never answers
-        // a statement written to a closed connection, so without a guard the statement, its transaction and the group
-        // commit behind it wait forever.
-        let url = try TestDatabase.freshPostgresURL()
-        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
-        let answer = Shared<String?>(nil)
-        let writer = Task {
-            do {
-                try await store.write("a statement after the session ended") { db in
-                    _ = try? await db.raw("SELECT pg_terminate_backend(pg_backend_pid())").run()
-                    try await Task.sleep(for: .milliseconds(300))
-                    try await db.raw("SELECT 1").run()
-                }
-                answer.set("committed")
-            } catch {
-                answer.set("\(error)")
-            }
-        }
-        let ended = try await Poll.until(timeout: .seconds(20)) { answer.value != nil }
-        #expect(ended, "the statement still waited 20 s after its connection closed")
-        guard ended else { return } // the writer cannot be ended; the store is left to the process
-        await writer.value
-        #expect(answer.value != "committed")
-        let merchant = try await store.createMerchant(name: "After the connection closed")
-        #expect(try await store.merchant(id: merchant.id)?.name == "After the connection closed")
-        try await store.shutdown()
+        return answer.value
     }
 
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))

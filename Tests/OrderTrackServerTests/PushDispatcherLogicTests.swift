@@ -54,6 +54,26 @@ import Testing
         }
     }
 
+    /// A SQLite store at `path`, seeded by ``seed(_:in:)``.
+    static func seededStore(path: String, masterKey: MasterKey, in directory: URL) async throws -> SQLOrderStore {
+        let store = try await SQLOrderStore.sqlite(path: path, masterKey: masterKey)
+        do {
+            try await seed(store, in: directory)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        return store
+    }
+
+    /// The dispatcher under test: its queue is `outbox`, its APNs the stand-in, its clock the system's.
+    static func dispatcher(outbox: any PushOutbox, store: SQLOrderStore, apns: StandInAPNs, cpu: CPUWorkPool, logger: Logger) -> PushDispatcher {
+        PushDispatcher(
+            store: outbox, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
+            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), metrics: PushMetrics(), logger: logger,
+            clock: .system, connect: { _ in apns })
+    }
+
     @Test func aJobsAPNsIDIsTheSameForEachSendOfOneChangeAndNewForTheNext() {
         let enqueued = Date(timeIntervalSince1970: 1_790_000_000.123)
         func job(id: Int64 = 7, generation: Int64 = 0, enqueuedAt: Date = enqueued, attempts: Int = 1) -> PushJob {
@@ -78,19 +98,10 @@ import Testing
         let masterKey = MasterKey.generate()
         let logger = Logger(label: "dispatcher-test")
 
-        let store = try await SQLOrderStore.sqlite(path: databasePath, masterKey: masterKey)
-        do {
-            try await Self.seed(store, in: directory)
-        } catch {
-            try? await store.shutdown()
-            throw error
-        }
+        let store = try await Self.seededStore(path: databasePath, masterKey: masterKey, in: directory)
         let apns = StandInAPNs(answers: Self.answers)
         let cpu = CPUWorkPool(threadCount: 1)
-        let dispatcher = PushDispatcher(
-            store: store, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
-            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), metrics: PushMetrics(), logger: logger,
-            clock: .system, connect: { _ in apns })
+        let dispatcher = Self.dispatcher(outbox: store, store: store, apns: apns, cpu: cpu, logger: logger)
         // As the application lists them: the store first, so that it closes last.
         let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
         try await withThrowingTaskGroup { tasks in
@@ -138,21 +149,13 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "dispatcher-test")
-        let store = try await SQLOrderStore.sqlite(path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate())
-        do {
-            try await Self.seed(store, in: directory)
-        } catch {
-            try? await store.shutdown()
-            throw error
-        }
+        let store = try await Self.seededStore(
+            path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate(), in: directory)
         let outbox = OutboxDownForAWhile(store, failedRecords: 2)
         let apns = StandInAPNs(answers: Self.answers)
         apns.answer()
         let cpu = CPUWorkPool(threadCount: 1)
-        let dispatcher = PushDispatcher(
-            store: outbox, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
-            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), metrics: PushMetrics(), logger: logger,
-            clock: .system, connect: { _ in apns })
+        let dispatcher = Self.dispatcher(outbox: outbox, store: store, apns: apns, cpu: cpu, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
         // Every device's outcome in the push log, by token suffix.
         var logged: Set<String> = []
