@@ -51,6 +51,8 @@ struct BenchSoakCommand: AsyncParsableCommand {
             "With --faults on SQLite: fill the data directory's file system for 5 s as one of the faults (give --data-directory on a small file system of its own, such as a tmpfs)"
     )
     var fillDisk = false
+    @Option(help: "Append each server's log to instance-N.log in this directory, kept after the run (restarts included)")
+    var keepLogs: String?
 
     var duration: Double { seconds ?? minutes * 60 }
 
@@ -99,7 +101,8 @@ struct BenchSoakCommand: AsyncParsableCommand {
             for index in 0..<instances {
                 let server = try SoakServer(
                     dataDirectory: directory.appendingPathComponent("instance-\(index)"), databaseURL: databaseURL, masterKey: masterKey,
-                    apnsEndpoint: mock.endpoint, apnsRootPEM: mock.trustRootPEM)
+                    apnsEndpoint: mock.endpoint, apnsRootPEM: mock.trustRootPEM,
+                    logFile: keepLogs.map { URL(fileURLWithPath: $0).appendingPathComponent("instance-\(index).log") })
                 servers.append(server)
                 try await Soak.waitUntilHealthy(server, http: http)
             }

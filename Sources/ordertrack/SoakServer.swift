@@ -27,6 +27,10 @@ final class SoakServer: Sendable {
 
     final class LogBox: Sendable {
         let tally = Mutex(LogTally())
+        /// Where the raw log is appended, when kept.
+        let file: FileHandle?
+
+        init(file: FileHandle?) { self.file = file }
     }
 
     /// The server's log as the soak judges it: when each error-level line came, the first few kept for the report.
@@ -38,8 +42,9 @@ final class SoakServer: Sendable {
 
     /// Starts `ordertrack serve` in development mode in `dataDirectory`, on SQLite there or on `databaseURL`, pushing
     /// to the mock APNs at `apnsEndpoint` (trusting `apnsRootPEM`), without the abuse limits a soak's single client
-    /// address would trip. Instances sharing a database share `masterKey` (base64).
-    init(dataDirectory: URL, databaseURL: String?, masterKey: String?, apnsEndpoint: URL, apnsRootPEM: String) throws {
+    /// address would trip. Instances sharing a database share `masterKey` (base64). With `logFile`, its log (of every
+    /// start) is appended there.
+    init(dataDirectory: URL, databaseURL: String?, masterKey: String?, apnsEndpoint: URL, apnsRootPEM: String, logFile: URL? = nil) throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let root = dataDirectory.appendingPathComponent("mock-apns-root.pem")
         try Data(apnsRootPEM.utf8).write(to: root)
@@ -58,7 +63,14 @@ final class SoakServer: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["ORDERTRACK_MASTER_KEY"] = masterKey
         self.environment = environment
-        let log = LogBox()
+        var file: FileHandle?
+        if let logFile {
+            try FileManager.default.createDirectory(at: logFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: logFile.path) { FileManager.default.createFile(atPath: logFile.path, contents: nil) }
+            file = try FileHandle(forWritingTo: logFile)
+            try file?.seekToEnd()
+        }
+        let log = LogBox(file: file)
         self.log = log
         child = Mutex(try Self.launch(arguments, environment, log: log))
     }
@@ -77,6 +89,8 @@ final class SoakServer: Sendable {
             let data = handle.availableData
             guard !data.isEmpty else { return }
             log.tally.withLock { tally in
+                // Under the lock: a restarted server's pipe may still be draining the previous one's last lines.
+                try? log.file?.write(contentsOf: data)
                 let text = tally.partial + String(decoding: data, as: UTF8.self)
                 var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 tally.partial = String(lines.removeLast())
