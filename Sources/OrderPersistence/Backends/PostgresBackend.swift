@@ -152,8 +152,9 @@ final class PostgresBackend: SQLStoreBackend {
         case "57014": return .init(kind: .busy, message: "the statement ran longer than the statement timeout and was cancelled (\(message))")
         case "55P03": return .init(kind: .busy, message: message)
         case "53100": return .init(kind: .storageFull, message: message)
-        // Server shutting down or starting, too many connections: the database is there but not serving.
-        case "57P01", "57P02", "57P03", "53300": return .init(kind: .unavailable, message: message)
+        // Too many connections: the database is there but not serving. (A server shutting down or starting, 57P01 to
+        // 57P03, ended the session: a lost connection, above.)
+        case "53300": return .init(kind: .unavailable, message: message)
         default: return .init(kind: .other, message: message)
         }
     }
