@@ -100,7 +100,9 @@ import Testing
                 for _ in 0..<delay { await Task.yield() }
                 await pool.release(held)
             }
-            let reached = try await Poll.until(timeout: .seconds(10), every: .milliseconds(1)) { served.value == round }
+            // A stranded caller is never served; the bound only ends the test, and a parallel suite's CPU-bound tests can
+            // starve every task for 20 s.
+            let reached = try await Poll.until(timeout: .seconds(60), every: .milliseconds(1)) { served.value == round }
             guard reached else {
                 clock.advance(by: .seconds(15)) // fails the stranded waiter with `busy`, so the test ends
                 _ = try? await next.value

@@ -89,7 +89,9 @@ import Testing
             #expect(reason.contains("cannot connect"), "\(reason)")
             #expect(!path.contains("pw"))
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // One refused connection, no retries and no connect timeout: well under a second alone, but the parallel
+        // suite's CPU-bound tests can hold both cores' cooperative threads for 20 s at its start.
+        #expect(ContinuousClock.now - started < .seconds(45))
     }
 
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))

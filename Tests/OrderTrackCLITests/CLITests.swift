@@ -25,8 +25,8 @@ import Testing
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws -> Run {
-        let outcome = try ExternalTools.execute(executable ?? Self.binary.path, arguments, in: directory, environment: environment)
+    func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) async throws -> Run {
+        let outcome = try await ExternalTools.execute(executable ?? Self.binary.path, arguments, in: directory, environment: environment)
         return Run(status: outcome.status, output: String(decoding: outcome.stdout, as: UTF8.self), errors: outcome.stderr)
     }
 
@@ -47,24 +47,24 @@ import Testing
     ]
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
 
-    @Test func validateReportsProblemsOnePerLine() throws {
+    @Test func validateReportsProblemsOnePerLine() async throws {
         try write("order.json", Self.order.serialized())
-        let good = try run(["validate", "order.json"])
+        let good = try await run(["validate", "order.json"])
         #expect(good.status == 0, "\(good.errors)")
         try write("bad.json", Self.order.setting("status", to: "shipped").setting("createdAt", to: "yesterday").serialized())
-        let bad = try run(["validate", "bad.json"])
+        let bad = try await run(["validate", "bad.json"])
         #expect(bad.status == 1)
         let lines = bad.errors.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("status: \"shipped\" is not allowed") })
         #expect(lines.contains { $0.hasPrefix("createdAt: \"yesterday\" is not an RFC 3339 date-time") })
-        #expect(try run(["validate", "missing.json"]).status == 2)
-        #expect(try run(["validate"]).status == 2)
-        #expect(try run(["frobnicate"]).status == 2)
-        #expect(try run(["schema"]).output.contains("\"$schema\""))
+        #expect(try await run(["validate", "missing.json"]).status == 2)
+        #expect(try await run(["validate"]).status == 2)
+        #expect(try await run(["frobnicate"]).status == 2)
+        #expect(try await run(["schema"]).output.contains("\"$schema\""))
     }
 
     /// The README's create body is valid as a create would fill it; --strict judges the file as a package's order.json.
-    @Test func validateJudgesABodyAsACreateWouldStoreIt() throws {
+    @Test func validateJudgesABodyAsACreateWouldStoreIt() async throws {
         let body: JSONValue = [
             "merchant": ["displayName": "Demo Shop", "merchantIdentifier": "merchant.dev.ordertrack.demo", "url": "https://shop.example.com"],
             "orderManagementURL": "https://shop.example.com/orders/1001", "orderNumber": "1001",
@@ -73,12 +73,12 @@ import Testing
             "fulfillments": [["fulfillmentType": "shipping", "fulfillmentIdentifier": "ship-1", "status": "processing"]],
         ]
         try write("body.json", body.serialized())
-        let filled = try run(["validate", "body.json"])
+        let filled = try await run(["validate", "body.json"])
         #expect(filled.status == 0, "\(filled.errors)")
         #expect(
             filled.errors.contains("filled as POST /api/v1/orders fills them: orderIdentifier, schemaVersion, orderTypeIdentifier"),
             "\(filled.errors)")
-        let strict = try run(["validate", "--strict", "body.json"])
+        let strict = try await run(["validate", "--strict", "body.json"])
         #expect(strict.status == 1 && strict.errors.contains("createdAt: missing required key"), "\(strict.errors)")
 
         // The simplified form: a missing default is named, and the option supplies it as the server's default would.
@@ -88,81 +88,81 @@ import Testing
             "lineItems": [["label": "Coffee beans", "quantity": 2, "price": "21.00", "currencyCode": "USD"]],
         ]
         try write("simplified.json", simplified.serialized())
-        let lacking = try run(["validate", "simplified.json"])
+        let lacking = try await run(["validate", "simplified.json"])
         #expect(lacking.status == 1 && lacking.errors.contains("orderManagementURL"), "\(lacking.errors)")
-        let defaulted = try run([
+        let defaulted = try await run([
             "validate", "simplified.json", "--order-management-url", "https://shop.example.com/orders/{orderIdentifier}", "--payment-status", "paid",
         ])
         #expect(defaulted.status == 0, "\(defaulted.errors)")
 
         // Every problem at once: a fulfillment without its type still has its status checked.
         try write("untyped.json", body.setting("fulfillments", to: [["fulfillmentIdentifier": "ship-1", "status": "shiped"]]).serialized())
-        let untyped = try run(["validate", "untyped.json"])
+        let untyped = try await run(["validate", "untyped.json"])
         #expect(untyped.errors.contains("fulfillments[0].fulfillmentType: missing required key"), "\(untyped.errors)")
         #expect(untyped.errors.contains("fulfillments[0].status: \"shiped\" is not allowed"), "\(untyped.errors)")
     }
 
-    @Test func buildAndVerifyAPackageWithADevelopmentIdentity() throws {
-        let identity = try run(["identity", "create-dev", "--order-type-identifier", "order.com.example.cli", "--out", "identity"])
+    @Test func buildAndVerifyAPackageWithADevelopmentIdentity() async throws {
+        let identity = try await run(["identity", "create-dev", "--order-type-identifier", "order.com.example.cli", "--out", "identity"])
         #expect(identity.status == 0, "\(identity.errors)")
         #expect(identity.output.contains("does not trust"))
-        #expect(try run(["identity", "create-dev", "--order-type-identifier", "com.example", "--out", "x"]).status == 2)
+        #expect(try await run(["identity", "create-dev", "--order-type-identifier", "com.example", "--out", "x"]).status == 2)
 
         try write("source/order.json", Self.order.serialized())
         try write("source/logo.png", Self.png)
-        let built = try run(["package", "build", "source", "--identity", "identity", "-o", "cli.order"])
+        let built = try await run(["package", "build", "source", "--identity", "identity", "-o", "cli.order"])
         #expect(built.status == 0, "\(built.errors)")
-        let verified = try run(["package", "verify", "cli.order", "--root", "identity/root-ca.pem"])
+        let verified = try await run(["package", "verify", "cli.order", "--root", "identity/root-ca.pem"])
         #expect(verified.status == 0, "\(verified.errors)")
         #expect(verified.output.contains("anchored to the given root"))
-        let unanchored = try run(["package", "verify", "cli.order"])
+        let unanchored = try await run(["package", "verify", "cli.order"])
         #expect(unanchored.output.contains("NOT anchored"))
 
         // A development server's package: plain HTTP and the development root are what Wallet would refuse, as warnings.
         try write("dev/order.json", Self.order.setting("webServiceURL", to: "http://localhost:8080/wallet").serialized())
         try write("dev/logo.png", Self.png)
-        #expect(try run(["package", "build", "dev", "--identity", "identity", "--allow-http", "-o", "dev.order"]).status == 0)
-        let development = try run(["package", "verify", "dev.order", "--allow-http", "--root", "identity/root-ca.pem"])
+        #expect(try await run(["package", "build", "dev", "--identity", "identity", "--allow-http", "-o", "dev.order"]).status == 0)
+        let development = try await run(["package", "verify", "dev.order", "--allow-http", "--root", "identity/root-ca.pem"])
         #expect(development.status == 0, "\(development.errors)")
         #expect(development.errors.contains("webServiceURL: warning: Wallet only calls https:// web services"), "\(development.errors)")
         #expect(development.errors.contains("which is not an Apple root"), "\(development.errors)")
-        #expect(try run(["package", "verify", "dev.order", "--root", "identity/root-ca.pem"]).status == 1, "without --allow-http")
+        #expect(try await run(["package", "verify", "dev.order", "--root", "identity/root-ca.pem"]).status == 1, "without --allow-http")
 
         var bytes = Array(try Data(contentsOf: directory.appendingPathComponent("cli.order")))
         bytes[bytes.count / 2] ^= 0xFF
         try write("tampered.order", bytes)
-        let tampered = try run(["package", "verify", "tampered.order", "--root", "identity/root-ca.pem"])
+        let tampered = try await run(["package", "verify", "tampered.order", "--root", "identity/root-ca.pem"])
         #expect(tampered.status == 1)
         #expect(!tampered.errors.isEmpty)
 
         try write("other/order.json", Self.order.setting("orderTypeIdentifier", to: "order.com.example.other").serialized())
         try write("other/logo.png", Self.png)
-        let mismatch = try run(["package", "build", "other", "--identity", "identity", "-o", "other.order"])
+        let mismatch = try await run(["package", "build", "other", "--identity", "identity", "-o", "other.order"])
         #expect(mismatch.status == 1)
         #expect(mismatch.errors.contains("order.com.example.other"))
-        #expect(try run(["package", "build", "source", "-o", "x.order"]).status == 2, "no identity is a usage error")
-        #expect(try run(["package", "build", "nowhere", "--identity", "identity", "-o", "x.order"]).status == 2)
+        #expect(try await run(["package", "build", "source", "-o", "x.order"]).status == 2, "no identity is a usage error")
+        #expect(try await run(["package", "build", "nowhere", "--identity", "identity", "-o", "x.order"]).status == 2)
     }
 
-    @Test func administersMerchantsAndOrderTypes() throws {
-        let created = try run(["merchant", "create", "--name", "Platform Shop", "--data-dir", "data"])
+    @Test func administersMerchantsAndOrderTypes() async throws {
+        let created = try await run(["merchant", "create", "--name", "Platform Shop", "--data-dir", "data"])
         #expect(created.status == 0, "\(created.errors)")
         let merchant = try #require(created.output.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         #expect(created.output.contains("api key:  sk_"))
-        _ = try run(["identity", "create-dev", "--order-type-identifier", "order.com.example.platform", "--out", "platform-identity"])
-        let configured = try run([
+        _ = try await run(["identity", "create-dev", "--order-type-identifier", "order.com.example.platform", "--out", "platform-identity"])
+        let configured = try await run([
             "order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--identity", "platform-identity",
             "--data-dir", "data",
         ])
         #expect(configured.status == 0, "\(configured.errors)")
-        let mismatch = try run([
+        let mismatch = try await run([
             "order-type", "--merchant", merchant, "--order-type-identifier", "order.com.example.wrong", "--identity", "platform-identity",
             "--data-dir", "data",
         ])
         #expect(mismatch.status == 1 && mismatch.errors.contains("not order.com.example.wrong"))
-        #expect(try run(["merchant", "api-key", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
+        #expect(try await run(["merchant", "api-key", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
         // Issue #20: a restricted key for a partner, listed without its secret, then revoked.
-        let restricted = try run([
+        let restricted = try await run([
             "merchant", "api-key", "--merchant", merchant, "--scope", "orders:read", "--scope", "fulfillments:write", "--order-type",
             "order.com.example.platform", "--expires-at", "2099-01-01T00:00:00Z", "--name", "carrier", "--data-dir", "data",
         ])
@@ -170,104 +170,104 @@ import Testing
         let secret = restricted.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(secret.hasPrefix("rk_") && restricted.errors.contains("scopes: fulfillments:write orders:read"))
         let keyID = try #require(restricted.errors.split(separator: " ").dropFirst().first.map(String.init))
-        let keys = try run(["merchant", "keys", "--merchant", merchant, "--data-dir", "data"])
+        let keys = try await run(["merchant", "keys", "--merchant", merchant, "--data-dir", "data"])
         #expect(keys.output.contains("\(keyID)  carrier") && keys.output.contains("expires: 2099-01-01T00:00:00") && !keys.output.contains(secret))
-        let badScope = try run(["merchant", "api-key", "--merchant", merchant, "--scope", "orders:everything", "--data-dir", "data"])
+        let badScope = try await run(["merchant", "api-key", "--merchant", merchant, "--scope", "orders:everything", "--data-dir", "data"])
         #expect(badScope.status == 1 && badScope.errors.contains("orders:everything"))
-        let revoked = try run(["merchant", "revoke-key", "--merchant", merchant, "--key", keyID, "--data-dir", "data"])
+        let revoked = try await run(["merchant", "revoke-key", "--merchant", merchant, "--key", keyID, "--data-dir", "data"])
         #expect(revoked.status == 0 && revoked.output.contains("revoked \(keyID) (carrier)"), "\(revoked.errors)")
-        #expect(try run(["merchant", "revoke-key", "--merchant", merchant, "--key", "key_unknown", "--data-dir", "data"]).status == 1)
-        let listed = try run(["merchant", "list", "--data-dir", "data"])
+        #expect(try await run(["merchant", "revoke-key", "--merchant", merchant, "--key", "key_unknown", "--data-dir", "data"]).status == 1)
+        let listed = try await run(["merchant", "list", "--data-dir", "data"])
         #expect(listed.output.contains("Platform Shop") && listed.output.contains("order.com.example.platform"))
 
-        let defaults = try run([
+        let defaults = try await run([
             "merchant", "order-defaults", "--merchant", merchant, "--order-management-url", "https://shop.example.com/orders",
             "--fulfillment-type", "shipping", "--payment-status", "paid", "--data-dir", "data",
         ])
         #expect(defaults.status == 0, "\(defaults.errors)")
-        let shown = try run(["merchant", "order-defaults", "--merchant", merchant, "--data-dir", "data"])
+        let shown = try await run(["merchant", "order-defaults", "--merchant", merchant, "--data-dir", "data"])
         #expect(shown.output.contains("orderManagementURL: https://shop.example.com/orders") && shown.output.contains("paymentStatus:      paid"))
-        let refused = try run(["merchant", "order-defaults", "--merchant", merchant, "--fulfillment-type", "drone", "--data-dir", "data"])
+        let refused = try await run(["merchant", "order-defaults", "--merchant", merchant, "--fulfillment-type", "drone", "--data-dir", "data"])
         #expect(refused.status == 1 && refused.errors.contains("fulfillmentType must be"))
-        let typed = try run([
+        let typed = try await run([
             "merchant", "order-defaults", "--merchant", merchant, "--order-type", "order.com.example.platform",
             "--order-management-url", "https://brand.example.com/orders/{orderNumber}", "--data-dir", "data",
         ])
         #expect(typed.status == 0, "\(typed.errors)")
         #expect(typed.output.contains("orderManagementURL: https://brand.example.com/orders/{orderNumber}"), "\(typed.output)")
         #expect(typed.output.contains("paymentStatus:      paid (merchant default)"), "\(typed.output)")
-        let unknownType = try run([
+        let unknownType = try await run([
             "merchant", "order-defaults", "--merchant", merchant, "--order-type", "order.com.example.nope", "--payment-status", "paid", "--data-dir",
             "data",
         ])
         #expect(unknownType.status == 1 && unknownType.errors.contains("no order type order.com.example.nope"), "\(unknownType.errors)")
 
-        let deletedType = try run([
+        let deletedType = try await run([
             "order-type", "delete", "--merchant", merchant, "--order-type-identifier", "order.com.example.platform", "--data-dir", "data",
         ])
         #expect(deletedType.status == 0, "\(deletedType.errors)")
         #expect(deletedType.output.contains("deleted order type order.com.example.platform and 0 order(s)"))
-        let deletedMerchant = try run(["merchant", "delete", "--merchant", merchant, "--data-dir", "data"])
+        let deletedMerchant = try await run(["merchant", "delete", "--merchant", merchant, "--data-dir", "data"])
         #expect(deletedMerchant.status == 0, "\(deletedMerchant.errors)")
-        #expect(!(try run(["merchant", "list", "--data-dir", "data"]).output.contains("Platform Shop")))
-        let again = try run(["merchant", "delete", "--merchant", merchant, "--data-dir", "data"])
+        #expect(!(try await run(["merchant", "list", "--data-dir", "data"]).output.contains("Platform Shop")))
+        let again = try await run(["merchant", "delete", "--merchant", merchant, "--data-dir", "data"])
         #expect(again.status == 1 && again.errors.contains("does not exist"), "\(again.errors)")
     }
 
-    @Test func benchPackageRunsAndReportsTheRatio() throws {
-        let bench = try run(["bench", "package", "--orders", "20", "--assets", "light"])
+    @Test func benchPackageRunsAndReportsTheRatio() async throws {
+        let bench = try await run(["bench", "package", "--orders", "20", "--assets", "light"])
         #expect(bench.status == 0, "\(bench.errors)")
         #expect(bench.output.contains("packages/s:") && bench.output.contains("raw signatures"))
-        #expect(try run(["bench", "package", "--orders", "0"]).status == 2)
+        #expect(try await run(["bench", "package", "--orders", "0"]).status == 2)
     }
 
-    @Test func benchInsightsSeedsAYearOfRollUpsAndMeasuresThePages() throws {
+    @Test func benchInsightsSeedsAYearOfRollUpsAndMeasuresThePages() async throws {
         // Two merchants, three orders an hour each for a year.
-        let bench = try run(["bench", "insights", "--orders", "52560", "--merchants", "2", "--samples", "10"])
+        let bench = try await run(["bench", "insights", "--orders", "52560", "--merchants", "2", "--samples", "10"])
         #expect(bench.status == 0, "\(bench.errors)")
         #expect(bench.output.contains("seeded 122640 hourly roll-up rows and their daily sums (52560 orders)"), "\(bench.output)")
         #expect(bench.output.contains("insights: 48 hours, hourly") && bench.output.contains("worst insights p99"), "\(bench.output)")
-        #expect(try run(["bench", "insights", "--orders", "1000"]).status == 2)
+        #expect(try await run(["bench", "insights", "--orders", "1000"]).status == 2)
     }
 
-    @Test func benchCarrierMeasuresIngestAndScanToAPNs() throws {
+    @Test func benchCarrierMeasuresIngestAndScanToAPNs() async throws {
         // 10 orders × 2 devices; 10 events in a quarter of a second, one per order, each heard by both devices.
-        let bench = try run([
+        let bench = try await run([
             "bench", "carrier", "--connections", "2", "--seconds", "0.5", "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2",
             "--rate", "40", "--scan-seconds", "0.25",
         ])
         #expect(bench.status == 0, "\(bench.errors)")
         #expect(bench.output.contains("ratio events / healthz") && bench.output.contains("worker on"), "\(bench.output)")
         #expect(bench.output.contains("pushed                 10 of 10 events to every device of their order"), "\(bench.output)")
-        #expect(try run(["bench", "carrier", "--devices", "10", "--devices-per-order", "3"]).status == 2)
-        #expect(try run(["bench", "carrier", "--devices", "10", "--rate", "1000", "--scan-seconds", "1"]).status == 2)
+        #expect(try await run(["bench", "carrier", "--devices", "10", "--devices-per-order", "3"]).status == 2)
+        #expect(try await run(["bench", "carrier", "--devices", "10", "--rate", "1000", "--scan-seconds", "1"]).status == 2)
     }
 
-    @Test func migrateBringsADatabaseToTheLatestSchemaAndRefusesANewerOne() throws {
-        let first = try run(["migrate", "--data-dir", "data"])
+    @Test func migrateBringsADatabaseToTheLatestSchemaAndRefusesANewerOne() async throws {
+        let first = try await run(["migrate", "--data-dir", "data"])
         #expect(first.status == 0, "\(first.errors)")
         let reported = first.output.firstMatch(of: /schema is at version (\d+), the latest this ordertrack knows \((\d+)\)/)
         #expect(reported.map { $0.1 == $0.2 } == true, "\(first.output)")
-        #expect(try run(["migrate", "--data-dir", "data"]).output == first.output, "migrating twice changes nothing")
+        #expect(try await run(["migrate", "--data-dir", "data"]).output == first.output, "migrating twice changes nothing")
 
         // A newer ordertrack migrated this database: this one must not touch it.
         let database = directory.appendingPathComponent("data/ordertrack.sqlite").path
-        _ = try run(
+        _ = try await run(
             [
                 "python3", "-c",
                 "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO schema_migrations VALUES (99, 'future', 0)\"); c.commit()",
                 database,
             ], executable: "/usr/bin/env")
-        let refused = try run(["migrate", "--data-dir", "data"])
+        let refused = try await run(["migrate", "--data-dir", "data"])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("schema version 99 is newer than this ordertrack"), "\(refused.errors)")
     }
 
-    @Test func badOrUnreachableDatabasesAreReportedPrecisely() throws {
-        let malformed = try run(["migrate", "--database", "postgres://localhost/orders"])
+    @Test func badOrUnreachableDatabasesAreReportedPrecisely() async throws {
+        let malformed = try await run(["migrate", "--database", "postgres://localhost/orders"])
         #expect(malformed.status == 2)
         #expect(malformed.errors.contains("user name is missing"), "\(malformed.errors)")
-        let unreachable = try run(
+        let unreachable = try await run(
             ["migrate", "--database", "postgres://app:secret@127.0.0.1:1/orders?sslmode=disable"],
             environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
         #expect(unreachable.status == 1)
@@ -278,41 +278,41 @@ import Testing
     /// A master key as `openssl rand -base64 32` makes one.
     static let masterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
 
-    @Test func h3_productionCommandsWithoutAMasterKeyExplainWhatToSet() throws {
-        let refused = try run(["migrate", "--data-dir", "data", "--no-dev"])
+    @Test func h3_productionCommandsWithoutAMasterKeyExplainWhatToSet() async throws {
+        let refused = try await run(["migrate", "--data-dir", "data", "--no-dev"])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("no master key") && refused.errors.contains("ORDERTRACK_MASTER_KEY"), "\(refused.errors)")
-        let withKey = try run(["migrate", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
+        let withKey = try await run(["migrate", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
         #expect(withKey.status == 0, "\(withKey.errors)")
-        let wrongKey = try run(
+        let wrongKey = try await run(
             ["merchant", "list", "--data-dir", "data", "--no-dev"],
             environment: ["ORDERTRACK_MASTER_KEY": Data(repeating: 1, count: 32).base64EncodedString()])
         #expect(wrongKey.status == 1)
         #expect(wrongKey.errors.contains("master key does not open this database's secrets"), "\(wrongKey.errors)")
     }
 
-    @Test func h3_rotateMasterKeySwitchesTheDatabaseToTheNewKey() throws {
-        let created = try run(
+    @Test func h3_rotateMasterKeySwitchesTheDatabaseToTheNewKey() async throws {
+        let created = try await run(
             ["merchant", "create", "--name", "Rotating", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
         #expect(created.status == 0, "\(created.errors)")
         try write("new.key", Array(Self.newMasterKey.utf8))
-        let rotated = try run(
+        let rotated = try await run(
             ["rotate-master-key", "--data-dir", "data", "--no-dev", "--new-master-key-file", "new.key"],
             environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
         #expect(rotated.status == 0, "\(rotated.errors)")
-        let old = try run(["merchant", "list", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
+        let old = try await run(["merchant", "list", "--data-dir", "data", "--no-dev"], environment: ["ORDERTRACK_MASTER_KEY": Self.masterKey])
         #expect(old.status == 1, "the old key no longer opens the database")
-        let new = try run(["merchant", "list", "--data-dir", "data", "--no-dev", "--master-key-file", "new.key"])
+        let new = try await run(["merchant", "list", "--data-dir", "data", "--no-dev", "--master-key-file", "new.key"])
         #expect(new.status == 0, "\(new.errors)")
         #expect(new.output.contains("Rotating"))
-        let missing = try run(["rotate-master-key", "--data-dir", "data", "--no-dev", "--master-key-file", "new.key"])
+        let missing = try await run(["rotate-master-key", "--data-dir", "data", "--no-dev", "--master-key-file", "new.key"])
         #expect(missing.status == 2)
         #expect(missing.errors.contains("--new-master-key-file"), "\(missing.errors)")
     }
 
     static let newMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
 
-    @Test func m8_serveWritesTheDemoKeyOnlyToItsCredentialsFileWhenStdoutIsNotATerminal() throws {
+    @Test func m8_serveWritesTheDemoKeyOnlyToItsCredentialsFileWhenStdoutIsNotATerminal() async throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
@@ -338,7 +338,7 @@ import Testing
         #expect(!text.contains(apiKey), "the key stays out of a piped (logged) stdout")
     }
 
-    @Test func serveRefusesBadPushSettingsBeforeStarting() throws {
+    @Test func serveRefusesBadPushSettingsBeforeStarting() async throws {
         let cases: [(arguments: [String], environment: [String: String], message: String)] = [
             (["--push-max-attempts", "0"], [:], "--push-max-attempts 0 must be from 1 to 100"),
             (["--push-concurrency", "20000"], [:], "--push-concurrency 20000 must be from 1 to 10000"),
@@ -361,7 +361,7 @@ import Testing
         for (arguments, environment, message) in cases {
             // A free port, except where the port itself is the bad value.
             let port = environment["ORDERTRACK_PORT"] == nil ? ["--port", "0"] : []
-            let result = try run(["serve", "--data-dir", directory.path] + port + arguments, environment: environment)
+            let result = try await run(["serve", "--data-dir", directory.path] + port + arguments, environment: environment)
             #expect(result.status == 2, "\(arguments) \(environment)")
             #expect(result.errors.contains(message), "\(result.errors)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("ordertrack.sqlite").path), "nothing is created")
@@ -371,7 +371,7 @@ import Testing
 
 extension CLITests {
     /// A busy port is reported before anything is created: no data directory, database or identity is left behind.
-    @Test func serveOnABusyPortSaysSoAndCreatesNothing() throws {
+    @Test func serveOnABusyPortSaysSoAndCreatesNothing() async throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
         var address = sockaddr_in()
@@ -388,7 +388,7 @@ extension CLITests {
             }
         }
         let port = Int(UInt16(bigEndian: address.sin_port))
-        let run = try run(["serve", "--port", String(port), "--data-dir", "data"])
+        let run = try await run(["serve", "--port", String(port), "--data-dir", "data"])
         #expect(run.status != 0)
         #expect(run.errors.contains("port \(port) on 127.0.0.1 is already in use"), "\(run.errors)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data").path), "nothing was created")

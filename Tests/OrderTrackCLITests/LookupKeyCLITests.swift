@@ -4,10 +4,10 @@ import Testing
 
 /// `ordertrack lookup-key create` and `ordertrack bench lookup`, run as a process.
 extension CLITests {
-    @Test func createsALookupKeyShownOnce() throws {
-        let created = try run(["merchant", "create", "--name", "Lookup Shop", "--data-dir", "data"])
+    @Test func createsALookupKeyShownOnce() async throws {
+        let created = try await run(["merchant", "create", "--name", "Lookup Shop", "--data-dir", "data"])
         let merchant = try #require(created.output.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
-        let key = try run([
+        let key = try await run([
             "lookup-key", "create", "--merchant", merchant, "--bundle-id", "com.example.support", "--p8", "key.p8", "--data-dir", "data",
         ])
         #expect(key.status == 0, "\(key.errors)")
@@ -18,12 +18,12 @@ extension CLITests {
         #expect(p8.hasPrefix("-----BEGIN PRIVATE KEY-----") && json["privateKey"]?.stringValue == p8)
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("key.p8").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        #expect(try run(["lookup-key", "create", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
-        #expect(try run(["lookup-key", "create", "--merchant", merchant, "--bundle-id", "bad id", "--data-dir", "data"]).status == 1)
+        #expect(try await run(["lookup-key", "create", "--merchant", "no-such-merchant", "--data-dir", "data"]).status == 1)
+        #expect(try await run(["lookup-key", "create", "--merchant", merchant, "--bundle-id", "bad id", "--data-dir", "data"]).status == 1)
     }
 
-    @Test func benchLookupRunsAndReportsTheRatio() throws {
-        let bench = try run(["bench", "lookup", "--connections", "2", "--seconds", "0.5"])
+    @Test func benchLookupRunsAndReportsTheRatio() async throws {
+        let bench = try await run(["bench", "lookup", "--connections", "2", "--seconds", "0.5"])
         #expect(bench.status == 0, "\(bench.errors)")
         #expect(bench.output.contains("ratio lookup / healthz"))
     }

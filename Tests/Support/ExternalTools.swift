@@ -24,37 +24,66 @@ public enum ExternalTools {
         _ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil, environment: [String: String] = [:],
         timeout: Duration = .seconds(300)
     ) throws -> Outcome {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let inputURL = scratch.appendingPathComponent("stdin")
-        let outputURL = scratch.appendingPathComponent("stdout")
-        let errorURL = scratch.appendingPathComponent("stderr")
-        try Data(input).write(to: inputURL)
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
+        let tool = try RunningTool(executable, arguments, input: input, in: directory, environment: environment)
+        return try tool.outcome(exited: tool.exit.wait(timeout: timeout), timeout: timeout)
+    }
 
+    /// ``execute(_:_:input:in:environment:timeout:)`` for a tool that may run long: it waits without holding one of
+    /// Swift's cooperative threads.
+    public static func execute(
+        _ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(300)
+    ) async throws -> Outcome {
+        let tool = try RunningTool(executable, arguments, input: input, in: directory, environment: environment)
+        return try tool.outcome(exited: await tool.exit.exit(timeout: timeout), timeout: timeout)
+    }
+
+    /// A started tool, its stdin, stdout and stderr in files of a scratch directory removed with it.
+    private final class RunningTool {
+        let executable: String
+        let arguments: [String]
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let handles = [try FileHandle(forReadingFrom: inputURL), try FileHandle(forWritingTo: outputURL), try FileHandle(forWritingTo: errorURL)]
-        // The child has its own copies once it runs; ours are closed whatever happens (a Process keeps them otherwise).
-        defer { for handle in handles { try? handle.close() } }
-        process.standardInput = handles[0]
-        process.standardOutput = handles[1]
-        process.standardError = handles[2]
-        let exit = ProcessExit(process)
-        try process.run()
-        guard exit.wait(timeout: timeout) else {
-            kill(process.processIdentifier, SIGKILL)
-            exit.wait(timeout: .seconds(10))
-            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) still ran after \(timeout); killed")
+        let exit: ProcessExit
+        let scratch: URL
+
+        init(_ executable: String, _ arguments: [String], input: [UInt8], in directory: URL?, environment: [String: String]) throws {
+            self.executable = executable
+            self.arguments = arguments
+            scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            try Data(input).write(to: scratch.appendingPathComponent("stdin"))
+            try Data().write(to: scratch.appendingPathComponent("stdout"))
+            try Data().write(to: scratch.appendingPathComponent("stderr"))
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            if let directory { process.currentDirectoryURL = directory }
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+            let handles = [
+                try FileHandle(forReadingFrom: scratch.appendingPathComponent("stdin")),
+                try FileHandle(forWritingTo: scratch.appendingPathComponent("stdout")),
+                try FileHandle(forWritingTo: scratch.appendingPathComponent("stderr")),
+            ]
+            // The child has its own copies once it runs; ours are closed whatever happens (a Process keeps them otherwise).
+            defer { for handle in handles { try? handle.close() } }
+            process.standardInput = handles[0]
+            process.standardOutput = handles[1]
+            process.standardError = handles[2]
+            exit = ProcessExit(process)
+            try process.run()
         }
-        let output = (try? Data(contentsOf: outputURL)) ?? Data()
-        let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-        return Outcome(status: process.terminationStatus, stdout: [UInt8](output), stderr: errors)
+
+        deinit { try? FileManager.default.removeItem(at: scratch) }
+
+        func outcome(exited: Bool, timeout: Duration) throws -> Outcome {
+            guard exited else {
+                kill(process.processIdentifier, SIGKILL)
+                exit.wait(timeout: .seconds(10))
+                throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) still ran after \(timeout); killed")
+            }
+            let output = (try? Data(contentsOf: scratch.appendingPathComponent("stdout"))) ?? Data()
+            let errors = (try? String(contentsOf: scratch.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
+            return Outcome(status: process.terminationStatus, stdout: [UInt8](output), stderr: errors)
+        }
     }
 
     /// Runs `executable` like ``execute(_:_:input:in:environment:timeout:)``; returns stdout, throws on a non-zero exit.

@@ -21,4 +21,12 @@ public final class ProcessExit: Sendable {
         exited.signal() // later waits return at once too
         return true
     }
+
+    /// Waits like ``wait(timeout:)`` on a thread of its own, so a long-running child (a benchmark, say) holds none of
+    /// Swift's cooperative threads, which the other tests running in parallel need.
+    public func exit(timeout: Duration = .seconds(300)) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.wait(timeout: timeout)) }
+        }
+    }
 }

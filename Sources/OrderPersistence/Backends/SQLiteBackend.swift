@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import SQLiteKit
+import SQLKit
+import VaporCSQLite
 
 #if canImport(Glibc)
     import Glibc
@@ -10,64 +11,69 @@ import SQLiteKit
     import Darwin
 #endif
 
-/// SQLite through sqlite-nio: one writer connection and a few reader connections in WAL mode.
+/// SQLite: one writer connection and a few reader connections in WAL mode, each driven on a thread of its own
+/// (``SQLiteDirectConnection``).
 ///
 /// Writes go through the single writer connection one transaction at a time, each opened with
 /// `BEGIN IMMEDIATE` so that another process writing the same file makes it wait (busy timeout)
 /// instead of failing mid-transaction. WAL lets readers run while a write is in progress.
+///
+/// A lease runs its body with the connection's thread as the task's executor: the body's statements are plain calls
+/// there, and a statement waiting on another process's lock blocks that thread, never Swift's shared pool.
 final class SQLiteBackend: SQLStoreBackend {
-    private let writer: ConnectionPool<SQLiteConnection>
+    private let writer: ConnectionPool<SQLiteDirectConnection>
     /// The same pool as `writer` for an in-memory database, which cannot be shared by connections.
-    private let readers: ConnectionPool<SQLiteConnection>
-    private let threadPool: NIOThreadPool
+    private let readers: ConnectionPool<SQLiteDirectConnection>
     private let sharesWriter: Bool
     private let clock: any Clock<Duration>
+    private let logger: Logger
 
     /// How long a connection waits for another process's lock before failing.
     static let busyTimeoutMilliseconds = 10_000
 
     private init(
-        writer: ConnectionPool<SQLiteConnection>, readers: ConnectionPool<SQLiteConnection>?, threadPool: NIOThreadPool, clock: any Clock<Duration>
+        writer: ConnectionPool<SQLiteDirectConnection>, readers: ConnectionPool<SQLiteDirectConnection>?, logger: Logger,
+        clock: any Clock<Duration>
     ) {
         self.writer = writer
         self.clock = clock
+        self.logger = logger
         self.readers = readers ?? writer
         self.sharesWriter = readers == nil
-        self.threadPool = threadPool
     }
 
     /// Opens the database file (created if missing) with `readerCount` reader connections.
     static func open(path: String, readerCount: Int, logger: Logger, clock: any Clock<Duration>) async throws -> SQLiteBackend {
         restrictDatabasePermissions(path)
-        let threadPool = NIOThreadPool(numberOfThreads: readerCount + 1)
-        threadPool.start()
-        var opened: [SQLiteConnection] = []
+        var opened: [SQLiteDirectConnection] = []
         do {
-            let writer = try await openConnection(.file(path: path), threadPool: threadPool, logger: logger)
+            let writer = try await openConnection(path: path, name: "sqlite-writer")
             opened.append(writer)
-            // Persistent in the file; must run outside a transaction. It answers with the mode now in force.
-            let mode = try await writer.query("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
-            guard mode?.lowercased() == "wal" else {
-                throw OrderStoreError.openFailed(
-                    path: path, reason: "SQLite refused WAL journal mode (got \(mode ?? "nothing")); put the database on a local file system")
+            try await withTaskExecutorPreference(writer.thread) {
+                // Persistent in the file; must run outside a transaction. It answers with the mode now in force.
+                var mode: String?
+                try writer.execute("PRAGMA journal_mode = WAL") { mode = $0.values.first?.string }
+                guard mode?.lowercased() == "wal" else {
+                    throw OrderStoreError.openFailed(
+                        path: path, reason: "SQLite refused WAL journal mode (got \(mode ?? "nothing")); put the database on a local file system")
+                }
+                // In WAL mode NORMAL never corrupts the database; a power loss may drop only the last commits.
+                try writer.execute("PRAGMA synchronous = NORMAL")
             }
-            // In WAL mode NORMAL never corrupts the database; a power loss may drop only the last commits.
-            _ = try await writer.query("PRAGMA synchronous = NORMAL")
-            var readers: [SQLiteConnection] = []
-            for _ in 0..<readerCount {
-                let reader = try await openConnection(.file(path: path), threadPool: threadPool, logger: logger)
+            var readers: [SQLiteDirectConnection] = []
+            for index in 0..<readerCount {
+                let reader = try await openConnection(path: path, name: "sqlite-reader-\(index)")
                 opened.append(reader)
                 readers.append(reader)
             }
             return SQLiteBackend(
                 writer: ConnectionPool(connections: [writer], clock: clock),
                 readers: ConnectionPool(connections: readers, clock: clock),
-                threadPool: threadPool,
+                logger: logger,
                 clock: clock
             )
         } catch {
-            await closeAll(opened)
-            try? await threadPool.shutdownGracefully()
+            for connection in opened { await connection.close() }
             if let error = error as? OrderStoreError { throw error }
             throw OrderStoreError.openFailed(path: path, reason: String(describing: error))
         }
@@ -75,112 +81,86 @@ final class SQLiteBackend: SQLStoreBackend {
 
     /// Opens a private in-memory database on one connection, for tests and throwaway runs.
     static func openInMemory(logger: Logger, clock: any Clock<Duration>) async throws -> SQLiteBackend {
-        let threadPool = NIOThreadPool(numberOfThreads: 1)
-        threadPool.start()
         do {
-            let connection = try await openConnection(.memory, threadPool: threadPool, logger: logger)
-            return SQLiteBackend(writer: ConnectionPool(connections: [connection], clock: clock), readers: nil, threadPool: threadPool, clock: clock)
+            let connection = try await openConnection(path: ":memory:", name: "sqlite-memory")
+            return SQLiteBackend(writer: ConnectionPool(connections: [connection], clock: clock), readers: nil, logger: logger, clock: clock)
         } catch {
-            try? await threadPool.shutdownGracefully()
             throw OrderStoreError.openFailed(path: ":memory:", reason: String(describing: error))
         }
     }
 
-    private static func openConnection(
-        _ storage: SQLiteConnection.Storage,
-        threadPool: NIOThreadPool,
-        logger: Logger
-    ) async throws -> SQLiteConnection {
-        let connection = try await SQLiteConnection.open(
-            storage: storage,
-            threadPool: threadPool,
-            logger: logger,
-            on: MultiThreadedEventLoopGroup.singleton.any()
-        )
+    private static func openConnection(path: String, name: String) async throws -> SQLiteDirectConnection {
+        let connection = try await SQLiteDirectConnection.open(path: path, name: name)
         do {
-            // Per connection. busy_timeout replaces sqlite-nio's busy handler, which retries without sleeping.
-            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
-            _ = try await connection.query("PRAGMA foreign_keys = ON")
+            try await withTaskExecutorPreference(connection.thread) {
+                try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+                try connection.execute("PRAGMA foreign_keys = ON")
+            }
             return connection
         } catch {
-            try? await connection.close()
+            await connection.close()
             throw error
-        }
-    }
-
-    private static func closeAll(_ connections: [SQLiteConnection]) async {
-        for connection in connections {
-            try? await connection.close()
         }
     }
 
     func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await withWriter { connection in
-            try await Self.control("BEGIN IMMEDIATE", on: connection)
+            // Transaction control ignores the task's cancellation: a cancelled request still rolls back before the
+            // writer is handed on.
+            try connection.execute("BEGIN IMMEDIATE")
             do {
-                let result = try await body(connection.sql(queryLogLevel: .trace))
-                try await Self.control("COMMIT", on: connection)
+                let result = try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
+                try connection.execute("COMMIT")
                 return result
             } catch {
-                try? await Self.control("ROLLBACK", on: connection)
+                try? connection.execute("ROLLBACK")
                 throw error
             }
         }
     }
 
     func withSingleStatementWrite<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await withWriter { connection in try await body(connection.sql(queryLogLevel: .trace)) }
+        try await withWriter { connection in try await body(SQLiteDirectDatabase(connection: connection, logger: logger)) }
     }
 
     /// The writer, with SQLite's busy wait counted from when the caller asked for it. While another process holds the
     /// lock, each queued writer would otherwise wait its full busy timeout in turn, and a request queued behind a
     /// background write (a push claim, say) would answer after two of them instead of one.
-    private func withWriter<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    private func withWriter<T: Sendable>(_ body: (SQLiteDirectConnection) async throws -> T) async throws -> T {
         let sinceAsked = clock.stopwatch()
         return try await writer.withConnection { connection in
-            let waited = sinceAsked()
-            // Short queue waits are the normal case and cost no statement.
-            guard waited > .milliseconds(100) else { return try await body(connection) }
-            let remaining = max(0, Self.busyTimeoutMilliseconds - Int(waited / .milliseconds(1)))
-            try await Self.control("PRAGMA busy_timeout = \(remaining)", on: connection)
-            do {
-                let result = try await body(connection)
-                try await Self.control("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)", on: connection)
-                return result
-            } catch {
-                try? await Self.control("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)", on: connection)
-                throw error
+            try await withTaskExecutorPreference(connection.thread) {
+                let waited = sinceAsked()
+                // Short queue waits are the normal case and cost no statement.
+                guard waited > .milliseconds(100) else { return try await body(connection) }
+                let remaining = max(0, Self.busyTimeoutMilliseconds - Int(waited / .milliseconds(1)))
+                try connection.execute("PRAGMA busy_timeout = \(remaining)")
+                defer { try? connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)") }
+                return try await body(connection)
             }
         }
     }
 
-    /// Runs a transaction-control statement even when the calling task is cancelled. sqlite-nio's async queries give
-    /// up on cancellation before they start (NIOThreadPool.runIfActive), so a request cancelled inside a transaction
-    /// would skip its ROLLBACK and hand the single writer back with the transaction still open; the future-based
-    /// query always runs.
-    private static func control(_ statement: String, on connection: SQLiteConnection) async throws {
-        let done: EventLoopFuture<[SQLiteRow]> = connection.query(statement, [])
-        _ = try await done.get()
-    }
-
     func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await readers.withConnection { connection in
-            try await body(connection.sql(queryLogLevel: .trace))
+            try await withTaskExecutorPreference(connection.thread) {
+                try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
+            }
         }
     }
 
     func describe(_ error: any Error) -> BackendErrorDescription {
-        guard let error = error as? SQLiteError else {
+        guard let error = error as? SQLiteEngineError else {
             return .init(kind: .other, message: String(describing: error))
         }
-        switch error.reason {
-        case .constraintUniqueFailed, .constraintPrimaryKeyFailed:
+        switch (error.code, error.primaryCode) {
+        case (SQLiteEngineError.constraintUnique, _), (SQLiteEngineError.constraintPrimaryKey, _):
             return .init(kind: .uniqueViolation, message: error.message)
-        case .constraintForeignKeyFailed:
+        case (SQLiteEngineError.constraintForeignKey, _):
             return .init(kind: .foreignKeyViolation, message: error.message)
-        case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked, .lockedBySharedCache, .lockedVirtualTable:
+        case (_, SQLITE_BUSY), (_, SQLITE_LOCKED):
             return .init(kind: .busy, message: "SQLite: \(error.message)")
-        case .full:
+        case (_, SQLITE_FULL):
             return .init(kind: .storageFull, message: "SQLite: \(error.message)")
         default:
             return .init(kind: .other, message: "SQLite: \(error.message)")
@@ -203,8 +183,7 @@ final class SQLiteBackend: SQLStoreBackend {
         if !sharesWriter {
             connections += await readers.drain()
         }
-        await Self.closeAll(connections)
-        try await threadPool.shutdownGracefully()
+        for connection in connections { await connection.close() }
     }
 }
 

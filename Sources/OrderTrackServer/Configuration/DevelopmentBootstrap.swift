@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import OrderModel
 import OrderPersistence
 import OrderSigning
@@ -45,7 +46,12 @@ enum DevelopmentBootstrap {
         guard try await store.merchants().isEmpty else { return nil }
         let identityDirectory = configuration.dataDirectory.appendingPathComponent("identities/\(orderTypeIdentifier)", isDirectory: true)
         try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
-        _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory, now: clock.date)
+        // Three RSA-2048 key generations: seconds of one thread in a debug build. Off Swift's cooperative pool, which
+        // every other task of the process (several servers at once, in the tests) needs meanwhile.
+        let now = clock.date
+        _ = try await NIOThreadPool.singleton.runIfActive {
+            try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory, now: now)
+        }
 
         let administration = Administration(store: store, trust: .development, now: { clock.date })
         let (merchant, apiKey) = try await administration.createMerchant(name: "Demo Shop")

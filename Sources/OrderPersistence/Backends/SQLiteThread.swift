@@ -1,0 +1,52 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A thread of one SQLite connection's own, and the task executor that runs there the tasks that prefer it
+/// (`withTaskExecutorPreference`): a transaction's statements then run one after another on this thread, each a plain
+/// function call, with no thread switch between them.
+///
+/// Written here, not taken from sqlite-nio, for a measured reason: sqlite-nio hands every statement to a thread pool
+/// and its answer back through an event loop, three thread switches per statement, and compiles each statement anew.
+/// In the 2026-11-29 soak profile its statements took 13 % of the samples and the kernel's thread switching 15 %; an
+/// order update runs about 26 statements.
+final class SQLiteThread: TaskExecutor, @unchecked Sendable {
+    /// `true` while jobs wait or a stop was asked; guards `queue` and `stopping`.
+    private let pending = ConditionLock(value: false)
+    private var queue: [UnownedJob] = []
+    private var stopping = false
+
+    init(name: String) {
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        pending.lock()
+        queue.append(job)
+        pending.unlock(withValue: true)
+    }
+
+    /// Ends the thread once the jobs already queued have run.
+    func stop() {
+        pending.lock()
+        stopping = true
+        pending.unlock(withValue: true)
+    }
+
+    private func run() {
+        var batch: [UnownedJob] = []
+        while true {
+            pending.lock(whenValue: true)
+            swap(&batch, &queue)
+            let stop = stopping && batch.isEmpty
+            pending.unlock(withValue: stopping)
+            if stop { return }
+            for job in batch {
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}
