@@ -59,7 +59,7 @@ import X509
             token = json.load(sys.stdin)
             sys.stdout.buffer.write(payment.decrypt(token["header"]["ephemeralPublicKey"], token["data"]))
             """
-        let theirs = try ExternalTools.python(script, input: token)
+        let theirs = try await ExternalTools.python(script, input: token)
         #expect(try JSONValue.parse(theirs) == ours.payload.json)
     }
 

@@ -73,7 +73,7 @@ import Testing
         try await Self.expectEverySecretReadsBack(store, merchantID: merchantID)
         try await store.shutdown()
 
-        let dump = String(decoding: try ExternalTools.run("/usr/bin/sqlite3", [directory.databasePath, ".dump"]), as: UTF8.self)
+        let dump = await String(decoding: try ExternalTools.run("/usr/bin/sqlite3", [directory.databasePath, ".dump"]), as: UTF8.self)
         #expect(dump.contains("order.com.example.secret"), "the dump holds the rows")
         #expect(dump.contains(SecretSealer.prefix))
         #expect(Self.markersFound(in: dump).isEmpty, "found in the dump: \(Self.markersFound(in: dump))")
@@ -96,7 +96,7 @@ import Testing
         var components = try #require(URLComponents(string: url))
         let schema = try #require(components.queryItems?.first { $0.name == "schema" }?.value)
         components.queryItems = components.queryItems?.filter { $0.name == "sslmode" }
-        let dump = String(
+        let dump = await String(
             decoding: try ExternalTools.run(try #require(Self.pgDump), ["--dbname", try #require(components.string), "--schema", schema]),
             as: UTF8.self)
         #expect(dump.contains("order.com.example.secret"), "the dump holds the rows")

@@ -55,7 +55,7 @@ import Testing
                     try #require(created["orderDetails"]?["orderIdentifier"]?.stringValue), tracking
                 ))
         }
-        server.stop()
+        await server.stop()
 
         // While the server is down: a device per order, and two scans per parcel waiting in the inbox, the later one
         // delivered first.
@@ -89,7 +89,7 @@ import Testing
         // The worker starts on them; kill it part way.
         server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
         try await Poll.until(timeout: .seconds(120), every: .milliseconds(2)) { apns.server.count >= 20 }
-        server.kill()
+        await server.kill()
         let beforeCrash = Set(apns.server.pushes().map(\.deviceToken)).count
         #expect(beforeCrash > 0 && beforeCrash < Self.orders, "the kill must land while events are applied (\(beforeCrash) devices pushed)")
 
@@ -105,7 +105,7 @@ import Testing
             let document = current["order"] ?? current
             if document["fulfillments"]?.arrayValue?.first?["status"] != "outForDelivery" { notDelivered.append(order.id) }
         }
-        server.stop()
+        await server.stop()
         #expect(notDelivered.isEmpty, "\(notDelivered.count) of \(Self.orders) orders are not at their latest scan")
         #expect(Set(apns.server.pushes().map(\.deviceToken)).count == Self.orders)
 

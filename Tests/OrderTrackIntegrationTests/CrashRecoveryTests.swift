@@ -39,7 +39,7 @@ import Testing
             http, .POST, "http://127.0.0.1:\(server.port)/api/v1/orders", apiKey: credentials.apiKey, body: SampleContent.order)
         let type = try #require(created["orderDetails"]?["orderTypeIdentifier"]?.stringValue)
         let id = try #require(created["orderDetails"]?["orderIdentifier"]?.stringValue)
-        server.stop()
+        await server.stop()
 
         // 10,000 devices register for it (written straight into the database while the server is down).
         let tokens = (1...Self.devices).map { String(format: "%064x", $0) }
@@ -62,7 +62,7 @@ import Testing
         _ = try await call(
             http, .PATCH, "http://127.0.0.1:\(server.port)/api/v1/orders/\(type)/\(id)", apiKey: credentials.apiKey, body: ["status": "completed"])
         try await Poll.until(timeout: .seconds(60), every: .milliseconds(2)) { apns.server.count >= 300 }
-        server.kill()
+        await server.kill()
         let beforeCrash = Set(apns.server.pushes().map(\.deviceToken)).count
         #expect(beforeCrash > 0 && beforeCrash < Self.devices, "the kill must land mid fan-out (\(beforeCrash) delivered)")
 
@@ -72,7 +72,7 @@ import Testing
         try await Poll.until(timeout: .seconds(400), every: .milliseconds(500)) {
             Set(apns.server.pushes().map(\.deviceToken)).count >= Self.devices
         }
-        server.stop()
+        await server.stop()
         let delivered = Set(apns.server.pushes().map(\.deviceToken))
         let missing = Set(tokens).subtracting(delivered)
         #expect(missing.isEmpty, "\(missing.count) of \(Self.devices) tokens never got their push")

@@ -94,7 +94,7 @@ import Testing
             }
         }
         try await Poll.expect(within: .seconds(300)) { apns.server.count >= Self.orders + Self.orders / 5 }
-        first.kill()
+        await first.kill()
         #expect(apns.server.count < 2 * Self.orders, "the kill must land mid fan-out")
         _ = try await updates.value
         // A push the mock received may not have its outcome committed yet, and the killed instance's claims stay
@@ -105,7 +105,7 @@ import Testing
             guard tokens.allSatisfy({ counts[$0, default: 0] >= 2 }) else { return false }
             return try await store.pushQueueDepth().pending == 0
         }
-        second.stop()
+        await second.stop()
         try await store.shutdown()
         try await apns.stop()
     }

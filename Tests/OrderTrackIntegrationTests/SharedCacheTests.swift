@@ -41,7 +41,7 @@ import Testing
         }
 
         func stop() async throws {
-            for process in processes { process.stop() }
+            for process in processes { await process.stop() }
             try await apns.stop()
         }
 

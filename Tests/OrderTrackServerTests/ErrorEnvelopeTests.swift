@@ -81,7 +81,7 @@ import Testing
             #expect(created.headers[.retryAfter] == "1")
             #expect(ContinuousClock.now - started < .seconds(16), "both answered within about one busy timeout")
             locker.terminate()
-            lockerExit.wait()
+            _ = await lockerExit.exit()
             // Nothing half-written: once the lock is gone the same request succeeds and the list holds only it.
             #expect(try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order).status == .created)
             #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)

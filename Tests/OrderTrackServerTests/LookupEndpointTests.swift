@@ -207,7 +207,7 @@ import Testing
                 "appAppleId": .integer(key.appAppleId), "orderNumber": "LK-7", "unknownOrderNumber": "LK-404", "rateLimit": .integer(Self.rateLimit),
             ]
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("lookup_judge.py").path
-            let output = try ExternalTools.run("/usr/bin/env", ["python3", script], input: job.serialized())
+            let output = try await ExternalTools.run("/usr/bin/env", ["python3", script], input: job.serialized())
             return try #require(try JSONValue.parse(output).objectValue)
         }
         #expect(observed["known"] == ["status": "VALID", "count": .integer(5)])

@@ -127,4 +127,44 @@ import Testing
         }
         try await store.shutdown()
     }
+
+    /// The 2026-11-29 soak on SQLite: a write's push reached a device before the writer kept the new record, and the
+    /// device was answered the old one under the new change tag, for good. While a write runs, device calls read the
+    /// database and nothing they read is kept; once it returns, its record is.
+    @Test func whileAnOrderIsWrittenItIsReadFromTheDatabaseAndNothingOlderIsKept() async throws {
+        let store = try await SQLOrderStore.inMemory()
+        let merchant = try await store.createMerchant(name: "Shop")
+        let type = "order.com.example.shop"
+        try await store.upsertOrderType(OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: .directory(path: "/x")))
+        var record = Self.record("A", documentBytes: 10)
+        record.merchantID = merchant.id
+        let created = try await store.createOrder(record)
+        let cache = OrderRecordCache(store: store, isExclusive: true)
+        cache.remember(created)
+        let read = { try await cache.order(type: type, id: "A")?.version }
+
+        let updated: OrderRecord = try await cache.writing(type: type, id: "A") {
+            let stored = try await store.updateOrder(
+                type: type, id: "A", expectedVersion: created.version, document: Array("{}".utf8), status: nil, orderNumber: nil,
+                renumberedFor: nil, updatedAt: Date(), note: ChangeNote(), authenticationToken: nil)
+            // Committed, not yet kept: the moment the push may already be out.
+            #expect(try await read() == stored.version, "answered from the database, not the kept version \(created.version)")
+            cache.remember(created)
+            #expect(try await read() == stored.version, "a record read meanwhile is not kept")
+            return stored
+        } stored: {
+            $0
+        }
+        // Kept now: served from memory even once the database moves on without this process (it never does with SQLite).
+        _ = try await store.updateOrder(
+            type: type, id: "A", expectedVersion: updated.version, document: Array("{}".utf8), status: nil, orderNumber: nil,
+            renumberedFor: nil, updatedAt: Date(), note: ChangeNote(), authenticationToken: nil)
+        #expect(try await read() == updated.version)
+        // A failed write leaves nothing behind: the next read goes to the database and is kept.
+        await #expect(throws: OrderStoreError.self) {
+            try await cache.writing(type: type, id: "A", { throw OrderStoreError.storeClosed }, stored: { $0 as OrderRecord? })
+        }
+        #expect(try await read() == updated.version + 1)
+        try await store.shutdown()
+    }
 }

@@ -210,7 +210,7 @@ import Testing
                 let image = FileManager.default.temporaryDirectory.appendingPathComponent("link-\(UUID().uuidString).pgm")
                 defer { try? FileManager.default.removeItem(at: image) }
                 try Data(code.pgm(moduleSize: 3, quietZone: 4)).write(to: image)
-                #expect(String(decoding: try ExternalTools.run("/usr/bin/zbarimg", ["--raw", "-q", image.path]), as: UTF8.self) == url + "\n")
+                await #expect(String(decoding: try ExternalTools.run("/usr/bin/zbarimg", ["--raw", "-q", image.path]), as: UTF8.self) == url + "\n")
             }
 
             // Neither secret opens the other's door.

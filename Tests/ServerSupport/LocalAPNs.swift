@@ -14,7 +14,7 @@ package struct LocalAPNs {
     {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        _ = try ExternalTools.run(
+        _ = try await ExternalTools.run(
             "/usr/bin/env",
             [
                 "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",

@@ -41,14 +41,14 @@ package final class ServerProcess: @unchecked Sendable {
         port = try #require(Int(address.dropFirst("127.0.0.1:".count).prefix { $0.isNumber }))
     }
 
-    package func kill() {
+    package func kill() async {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        exit.wait()
+        _ = await exit.exit()
     }
 
-    package func stop() {
+    package func stop() async {
         process.terminate()
-        exit.wait()
+        _ = await exit.exit()
     }
 }
 

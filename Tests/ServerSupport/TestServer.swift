@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import OrderModel
 import OrderPersistence
+import OrderSigning
 import OrderTrackDashboard
 import OrderTrackServer
 import OrderZip
@@ -51,6 +52,20 @@ package struct TestServer {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-test-\(UUID().uuidString)", isDirectory: true)
         self.database = try database ?? TestDatabase.storeURL()
         self.push = push
+        let identities = dataDirectory.appendingPathComponent("identities", isDirectory: true)
+        try FileManager.default.createDirectory(at: identities, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try Self.demoIdentity.get(), to: identities.appendingPathComponent(Self.demoOrderType))
+    }
+
+    static let demoOrderType = "order.dev.ordertrack.demo"
+
+    /// One demo identity per test process, copied into each server's data directory, where the development bootstrap
+    /// reuses it: generating its three RSA keys took seconds of a core per server in a debug build, with 160 servers
+    /// started in parallel tests. A test whose clock lies outside its validity gets a new one made as before.
+    static let demoIdentity = Result { () throws -> URL in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-demo-identity-\(UUID().uuidString)")
+        _ = try DevelopmentIdentity.create(orderTypeIdentifier: demoOrderType, in: directory)
+        return directory
     }
 
     package func configuration() throws -> ServerConfiguration {

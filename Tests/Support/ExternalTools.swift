@@ -91,9 +91,19 @@ public enum ExternalTools {
         try execute(executable, arguments, input: input, in: directory).succeeded(executable, arguments).stdout
     }
 
+    /// ``run(_:_:input:in:)`` without holding one of Swift's cooperative threads while the tool runs.
+    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil) async throws -> [UInt8] {
+        try await execute(executable, arguments, input: input, in: directory).succeeded(executable, arguments).stdout
+    }
+
     /// Runs a Python script; the archive under test (if any) arrives on stdin.
     public static func python(_ script: String, input: [UInt8] = [], in directory: URL? = nil) throws -> [UInt8] {
         try run("/usr/bin/env", ["python3", "-c", script], input: input, in: directory)
+    }
+
+    /// ``python(_:input:in:)`` without holding one of Swift's cooperative threads while the script runs.
+    public static func python(_ script: String, input: [UInt8] = [], in directory: URL? = nil) async throws -> [UInt8] {
+        try await run("/usr/bin/env", ["python3", "-c", script], input: input, in: directory)
     }
 
     /// Runs `/usr/bin/openssl` in `directory` and returns how it ended, whatever its exit status.
@@ -101,10 +111,21 @@ public enum ExternalTools {
         try execute(opensslPath, arguments, in: directory)
     }
 
+    /// ``openssl(_:in:)`` without holding one of Swift's cooperative threads while it runs.
+    public static func openssl(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
+        try await execute(opensslPath, arguments, in: directory)
+    }
+
     /// Runs `/usr/bin/openssl` in `directory` and returns its stdout and stderr; throws on a non-zero exit.
     @discardableResult
     public static func requireOpenSSL(_ arguments: [String], in directory: URL? = nil) throws -> String {
         try openssl(arguments, in: directory).succeeded(opensslPath, arguments).output
+    }
+
+    /// ``requireOpenSSL(_:in:)`` without holding one of Swift's cooperative threads while it runs.
+    @discardableResult
+    public static func requireOpenSSL(_ arguments: [String], in directory: URL? = nil) async throws -> String {
+        try await openssl(arguments, in: directory).succeeded(opensslPath, arguments).output
     }
 
     private static let opensslPath = "/usr/bin/openssl"

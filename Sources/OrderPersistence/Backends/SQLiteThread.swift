@@ -14,6 +14,8 @@ final class SQLiteThread: TaskExecutor, @unchecked Sendable {
     private let pending = ConditionLock(value: false)
     private var queue: [UnownedJob] = []
     private var stopping = false
+    /// Set by the thread as it ends.
+    private var stopped = false
 
     init(name: String) {
         let thread = Thread { [self] in run() }
@@ -24,11 +26,17 @@ final class SQLiteThread: TaskExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         pending.lock()
+        guard !stopped else {
+            pending.unlock()
+            // A task that still prefers this executor after its connection closed runs on Swift's shared pool.
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
         queue.append(job)
         pending.unlock(withValue: true)
     }
 
-    /// Ends the thread once the jobs already queued have run.
+    /// Ends the thread once the jobs already queued have run; later jobs go to Swift's shared pool.
     func stop() {
         pending.lock()
         stopping = true
@@ -41,6 +49,7 @@ final class SQLiteThread: TaskExecutor, @unchecked Sendable {
             pending.lock(whenValue: true)
             swap(&batch, &queue)
             let stop = stopping && batch.isEmpty
+            if stop { stopped = true }
             pending.unlock(withValue: stopping)
             if stop { return }
             for job in batch {

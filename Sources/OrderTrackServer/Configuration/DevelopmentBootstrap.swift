@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOPosix
 import OrderModel
 import OrderPersistence
 import OrderSigning
@@ -39,6 +38,14 @@ enum DevelopmentBootstrap {
     static let lookupBundleID = "dev.ordertrack.demo"
     static let lookupAppAppleID = 1_234_567_890
 
+    /// Whether the data directory already holds the demo's identity (left by an earlier database, deleted since),
+    /// valid now and for 30 more days: it is reused, so devices that trust its root keep trusting the demo's orders.
+    static func reusableIdentity(in directory: URL, now: Date) -> Bool {
+        guard let identity = try? SigningIdentity(directory: directory) else { return false }
+        return identity.orderTypeIdentifier == orderTypeIdentifier && identity.certificate.notValidBefore <= now
+            && identity.notValidAfter > now.addingTimeInterval(30 * 86_400)
+    }
+
     /// Creates the demo merchant if the database has no merchant yet; returns what it created.
     static func runIfEmpty(
         store: any MerchantStore & APIKeyStore & OrderTypeStore & LookupStore, configuration: ServerConfiguration, logger: Logger, clock: ServerClock
@@ -46,11 +53,10 @@ enum DevelopmentBootstrap {
         guard try await store.merchants().isEmpty else { return nil }
         let identityDirectory = configuration.dataDirectory.appendingPathComponent("identities/\(orderTypeIdentifier)", isDirectory: true)
         try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
-        // Three RSA-2048 key generations: seconds of one thread in a debug build. Off Swift's cooperative pool, which
-        // every other task of the process (several servers at once, in the tests) needs meanwhile.
-        let now = clock.date
-        _ = try await NIOThreadPool.singleton.runIfActive {
-            try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory, now: now)
+        if !reusableIdentity(in: identityDirectory, now: clock.date) {
+            // The demo's own directory: what is left there (expired, unreadable) is of no use to anyone.
+            try? FileManager.default.removeItem(at: identityDirectory)
+            _ = try DevelopmentIdentity.create(orderTypeIdentifier: orderTypeIdentifier, in: identityDirectory, now: clock.date)
         }
 
         let administration = Administration(store: store, trust: .development, now: { clock.date })

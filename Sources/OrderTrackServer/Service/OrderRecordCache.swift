@@ -5,6 +5,9 @@ import Synchronization
 /// Reads orders for device calls from memory, and never answers with a record older than the database's.
 ///
 /// With SQLite this process is the only writer: each write here replaces the kept record, so a kept record is current.
+/// While a write of an order runs (``writing(type:id:_:stored:)``), its record is neither kept nor answered from memory:
+/// the commit's push can reach a device before the writer has kept the new record, and a device answered the old one
+/// then held it under the new change tag (the 2026-11-29 soak at saturation).
 /// With PostgreSQL other instances write too, and their commit is announced here only after it may already have been
 /// pushed to a device, which may ask this instance first (the soak saw devices whose tag moved past a package they
 /// never got). So a kept record is used only once a read of its version (one integer by primary key, no document)
@@ -14,7 +17,7 @@ final class OrderRecordCache: Sendable {
     private let store: any OrderRecordStore
     /// With a shared database, how kept records are checked; `nil` when this process is the only writer.
     private let versions: VersionReads?
-    private let entries: Mutex<LRUCache<OrderKey, OrderRecord>>
+    private let state: Mutex<State>
     private let metrics: CacheMetrics?
 
     /// - Parameter isExclusive: whether this process is the database's only writer (SQLite). Otherwise every kept
@@ -23,11 +26,17 @@ final class OrderRecordCache: Sendable {
         self.store = store
         self.versions = isExclusive ? nil : VersionReads(store: store)
         self.metrics = metrics
-        self.entries = Mutex(LRUCache(capacity: capacityBytes))
+        self.state = Mutex(State(entries: LRUCache(capacity: capacityBytes)))
+    }
+
+    private struct State {
+        var entries: LRUCache<OrderKey, OrderRecord>
+        /// Orders being written now, with how many writes each.
+        var writes: [OrderKey: Int] = [:]
     }
 
     /// Bytes of the records held now.
-    var cachedBytes: Int { entries.withLock { $0.totalCost } }
+    var cachedBytes: Int { state.withLock { $0.entries.totalCost } }
 
     /// What a record costs in memory: its document and strings, plus a fixed overhead for the rest.
     static func cost(of record: OrderRecord) -> Int {
@@ -37,7 +46,12 @@ final class OrderRecordCache: Sendable {
 
     func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
         let key = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
-        if let cached = entries.withLock({ $0.value(forKey: key) }) {
+        let (cached, isBeingWritten) = state.withLock { ($0.entries.value(forKey: key), $0.writes[key] != nil) }
+        if isBeingWritten {
+            metrics?.orderMiss()
+            return try await store.order(type: orderTypeIdentifier, id: orderIdentifier)
+        }
+        if let cached {
             guard let versions else {
                 metrics?.orderHit()
                 return cached
@@ -64,19 +78,54 @@ final class OrderRecordCache: Sendable {
         try await store.orders(authenticationToken: token)
     }
 
-    /// Keeps a record this process read or wrote, unless a newer version is kept already.
-    func remember(_ record: OrderRecord) {
-        entries.withLock { entries in
-            if let existing = entries.value(forKey: record.key), existing.version > record.version { return }
-            entries.setValue(record, forKey: record.key, cost: Self.cost(of: record))
+    /// Runs `write`, a store write of one order, with the order's record out of memory until it returns; then keeps
+    /// the record `stored` finds in its result, if any.
+    func writing<Result>(
+        type orderTypeIdentifier: String, id orderIdentifier: String, _ write: () async throws -> Result, stored: (Result) -> OrderRecord?
+    ) async throws -> Result {
+        let key = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
+        state.withLock { state in
+            state.writes[key, default: 0] += 1
+            _ = state.entries.removeValue(forKey: key)
         }
+        let result: Result
+        do {
+            result = try await write()
+        } catch {
+            state.withLock { Self.endWrite(key, in: &$0) }
+            throw error
+        }
+        state.withLock { state in
+            Self.endWrite(key, in: &state)
+            if let record = stored(result) { Self.keep(record, in: &state) }
+        }
+        return result
+    }
+
+    private static func endWrite(_ key: OrderKey, in state: inout State) {
+        let remaining = (state.writes[key] ?? 1) - 1
+        state.writes[key] = remaining > 0 ? remaining : nil
+    }
+
+    /// Keeps a record this process read or created, unless a newer version is kept already or the order is being
+    /// written.
+    func remember(_ record: OrderRecord) {
+        state.withLock { state in
+            guard state.writes[record.key] == nil else { return }
+            Self.keep(record, in: &state)
+        }
+    }
+
+    private static func keep(_ record: OrderRecord, in state: inout State) {
+        if let existing = state.entries.value(forKey: record.key), existing.version > record.version { return }
+        _ = state.entries.setValue(record, forKey: record.key, cost: Self.cost(of: record))
     }
 
     /// Drops the kept record of an order the store announced as changed (by any process), so memory holds no
     /// outdated copy.
     func forget(type orderTypeIdentifier: String, id orderIdentifier: String) {
-        let removed = entries.withLock {
-            $0.removeValue(forKey: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier))
+        let removed = state.withLock {
+            $0.entries.removeValue(forKey: OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier))
         }
         if removed != nil { metrics?.orderInvalidated() }
     }

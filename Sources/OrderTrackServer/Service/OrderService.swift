@@ -383,11 +383,14 @@ package struct OrderService: Sendable {
             }
             do {
                 let number = order.json["orderNumber"]?.stringValue
-                let stored = try await store.updateOrder(
-                    type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
-                    orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
-                    authenticationToken: authenticationToken, tracking: tracking, scan: scan)
-                records.remember(stored)
+                let stored = try await records.writing(type: type, id: id) {
+                    try await store.updateOrder(
+                        type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
+                        orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
+                        authenticationToken: authenticationToken, tracking: tracking, scan: scan)
+                } stored: {
+                    $0
+                }
                 packages.prepare(stored, order)
                 await notifier.orderChanged()
                 if tracking?.isEmpty == false { trackingChanged() }
