@@ -143,7 +143,7 @@ import Testing
         cache.remember(created)
         let read = { try await cache.order(type: type, id: "A")?.version }
 
-        let updated: OrderRecord = try await cache.writing(type: type, id: "A") {
+        let updated = try await cache.writing(type: type, id: "A") {
             let stored = try await store.updateOrder(
                 type: type, id: "A", expectedVersion: created.version, document: Array("{}".utf8), status: nil, orderNumber: nil,
                 renumberedFor: nil, updatedAt: Date(), note: ChangeNote(), authenticationToken: nil)
@@ -152,8 +152,6 @@ import Testing
             cache.remember(created)
             #expect(try await read() == stored.version, "a record read meanwhile is not kept")
             return stored
-        } stored: {
-            $0
         }
         // Kept now: served from memory even once the database moves on without this process (it never does with SQLite).
         _ = try await store.updateOrder(
@@ -162,7 +160,7 @@ import Testing
         #expect(try await read() == updated.version)
         // A failed write leaves nothing behind: the next read goes to the database and is kept.
         await #expect(throws: OrderStoreError.self) {
-            try await cache.writing(type: type, id: "A", { throw OrderStoreError.storeClosed }, stored: { $0 as OrderRecord? })
+            try await cache.writing(type: type, id: "A") { throw OrderStoreError.storeClosed }
         }
         #expect(try await read() == updated.version + 1)
         try await store.shutdown()

@@ -1,7 +1,5 @@
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 import SQLKit
 import VaporCSQLite
 

@@ -52,7 +52,6 @@ enum DevelopmentBootstrap {
     ) async throws -> DevelopmentCredentials? {
         guard try await store.merchants().isEmpty else { return nil }
         let identityDirectory = configuration.dataDirectory.appendingPathComponent("identities/\(orderTypeIdentifier)", isDirectory: true)
-        try FileManager.default.createDirectory(at: identityDirectory, withIntermediateDirectories: true)
         if !reusableIdentity(in: identityDirectory, now: clock.date) {
             // The demo's own directory: what is left there (expired, unreadable) is of no use to anyone.
             try? FileManager.default.removeItem(at: identityDirectory)

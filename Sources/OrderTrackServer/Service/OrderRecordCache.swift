@@ -5,7 +5,7 @@ import Synchronization
 /// Reads orders for device calls from memory, and never answers with a record older than the database's.
 ///
 /// With SQLite this process is the only writer: each write here replaces the kept record, so a kept record is current.
-/// While a write of an order runs (``writing(type:id:_:stored:)``), its record is neither kept nor answered from memory:
+/// While a write of an order runs (``writing(type:id:_:)``), its record is neither kept nor answered from memory:
 /// the commit's push can reach a device before the writer has kept the new record, and a device answered the old one
 /// then held it under the new change tag (the 2026-11-29 soak at saturation).
 /// With PostgreSQL other instances write too, and their commit is announced here only after it may already have been
@@ -79,27 +79,25 @@ final class OrderRecordCache: Sendable {
     }
 
     /// Runs `write`, a store write of one order, with the order's record out of memory until it returns; then keeps
-    /// the record `stored` finds in its result, if any.
-    func writing<Result>(
-        type orderTypeIdentifier: String, id orderIdentifier: String, _ write: () async throws -> Result, stored: (Result) -> OrderRecord?
-    ) async throws -> Result {
+    /// the record it wrote.
+    func writing(type orderTypeIdentifier: String, id orderIdentifier: String, _ write: () async throws -> OrderRecord) async throws -> OrderRecord {
         let key = OrderKey(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
         state.withLock { state in
             state.writes[key, default: 0] += 1
             _ = state.entries.removeValue(forKey: key)
         }
-        let result: Result
+        let record: OrderRecord
         do {
-            result = try await write()
+            record = try await write()
         } catch {
             state.withLock { Self.endWrite(key, in: &$0) }
             throw error
         }
         state.withLock { state in
             Self.endWrite(key, in: &state)
-            if let record = stored(result) { Self.keep(record, in: &state) }
+            Self.keep(record, in: &state)
         }
-        return result
+        return record
     }
 
     private static func endWrite(_ key: OrderKey, in state: inout State) {

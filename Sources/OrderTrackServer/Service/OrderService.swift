@@ -388,8 +388,6 @@ package struct OrderService: Sendable {
                         type: type, id: id, expectedVersion: current.version, document: order.bytes, status: order.json["status"]?.stringValue,
                         orderNumber: number, renumberedFor: number == current.orderNumber ? nil : merchant.id, updatedAt: updatedAt, note: note,
                         authenticationToken: authenticationToken, tracking: tracking, scan: scan)
-                } stored: {
-                    $0
                 }
                 packages.prepare(stored, order)
                 await notifier.orderChanged()
