@@ -141,8 +141,10 @@ import Testing
             let fixture = try await Fixture.make(store)
             let type = fixture.orderType
             for index in 0..<20 { try await store.createOrder(fixture.order("P\(index)")) }
-            // 24 stores at once share transactions; the four of missing orders fail alone.
+            // 24 stores at once share transactions; the four of missing orders fail alone. A second version of P0
+            // built at the same time replaces the first, whichever batch either lands in.
             let results = await withTaskGroup(of: (Int, Bool).self) { group in
+                group.addTask { (-1, (try? await store.storePackage(type: type, id: "P0", version: 2, bytes: [200])) != nil) }
                 for index in 0..<24 {
                     group.addTask {
                         do {
@@ -156,8 +158,9 @@ import Testing
                 }
                 return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
             }
-            #expect(results.filter { $0.value }.keys.sorted() == Array(0..<20), "stored, and the missing orders refused: \(results)")
-            for index in 0..<20 {
+            #expect(results.filter { $0.value }.keys.sorted() == Array(-1..<20), "stored, and the missing orders refused: \(results)")
+            #expect(try await store.cachedPackage(type: type, id: "P0", version: 2) == [200])
+            for index in 1..<20 {
                 #expect(try await store.cachedPackage(type: type, id: "P\(index)", version: 1) == [UInt8(index)])
             }
         }

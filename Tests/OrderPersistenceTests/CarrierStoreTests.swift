@@ -187,6 +187,37 @@ import Testing
         }
     }
 
+    @Test func aBatchOfFinishesKeepsEachClaimsAnswerAndRecordsTheLatestScanOfAFulfillment() async throws {
+        let clock = TestClock()
+        try await withStore(now: { clock.date }) { store, _ in
+            let (fixture, order) = try await Self.prepare(store)
+            _ = try await store.replaceFulfillmentTracking(
+                order: order, merchantID: fixture.merchant.id,
+                entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "1Z999AA10123456784", carrier: "ups")])
+            var ids: [Int64] = []
+            for key in ["e1", "e2", "e3", "e4"] { ids.append(try await store.receiveCarrierEvent(Self.event(key)).id) }
+            let claimed = try await store.claimCarrierEvents(limit: 10, leaseDuration: 30)
+            #expect(claimed.map(\.id) == ids)
+            let match = CarrierEventMatch(order: order, fulfillmentIdentifier: "F1")
+            let early = Date(millisecondsSince1970: 1_800_000_000_000)
+            let late = early.addingTimeInterval(3600)
+            // Two scans of one fulfillment, finished out of order; a finish whose claim is not the event's; an unmatched one.
+            let ended = try await store.finishCarrierEvents([
+                CarrierEventFinish(id: ids[1], attempt: 1, state: .applied, outcome: "late scan", match: match, scannedAt: late),
+                CarrierEventFinish(id: ids[0], attempt: 1, state: .applied, outcome: "early scan", match: match, scannedAt: early),
+                CarrierEventFinish(id: ids[2], attempt: 7, state: .ignored, outcome: "not mine", match: match),
+                CarrierEventFinish(id: ids[3], attempt: 1, state: .unmatched, outcome: "nothing has it", candidates: 1),
+            ])
+            #expect(ended == [.applied, .applied, nil, .unmatched])
+            #expect(try await store.trackedFulfillments(order: order).map(\.lastScanAt) == [late], "the latest scan, whatever the order")
+            let events = try await store.recentCarrierEvents(merchantID: fixture.merchant.id, limit: 4).sorted { $0.id < $1.id }
+            #expect(events.map(\.state) == [.applied, .applied, .pending, .unmatched])
+            #expect(
+                events.map(\.outcome) == ["early scan", "late scan", nil, "nothing has it"] && events[0].match == match && events[1].match == match)
+            #expect(events[0].appliedAt == milliseconds(clock.date) && events[2].appliedAt == nil && events[2].claimedUntil != nil)
+        }
+    }
+
     @Test func concurrentClaimersNeverGetTheSameEvent() async throws {
         try await withStore { store, _ in
             _ = try await Self.prepare(store)

@@ -67,6 +67,56 @@ import Testing
         #expect(recorder.batches.withLock { $0.last } == [42])
     }
 
+    /// A commit that holds its first two batches until released twice.
+    final class TwoHeld: Sendable {
+        let batches = Mutex<[[Int]]>([])
+        let gate: AsyncStream<Void>
+        let open: AsyncStream<Void>.Continuation
+        let startedStream: AsyncStream<Void>
+        let started: AsyncStream<Void>.Continuation
+
+        init() {
+            (gate, open) = AsyncStream.makeStream()
+            (startedStream, started) = AsyncStream.makeStream()
+        }
+
+        func commit(_ items: [Int]) async throws -> [Result<Int, any Error>] {
+            let held = batches.withLock { batches in
+                batches.append(items)
+                return batches.count <= 2
+            }
+            if held {
+                started.yield()
+                var iterator = gate.makeAsyncIterator()
+                _ = await iterator.next()
+            }
+            return items.map { .success($0 * 10) }
+        }
+    }
+
+    @Test func batchesCommitSideBySideUpToTheLimitAndShareWhatWaits() async throws {
+        let commits = GroupCommit<Int, Int>(maximumBatch: 32, concurrentBatches: 2)
+        let recorder = TwoHeld()
+        let results = await withTaskGroup(of: (Int, Int?).self) { group in
+            for item in 1...2 { group.addTask { (item, try? await commits.submit(item, commit: recorder.commit)) } }
+            var started = recorder.startedStream.makeAsyncIterator()
+            // Both first batches are committing at once; neither has returned.
+            _ = await started.next()
+            _ = await started.next()
+            for item in 3...14 { group.addTask { (item, try? await commits.submit(item, commit: recorder.commit)) } }
+            while commits.waitingCount < 12 { await Task.yield() }
+            recorder.open.yield()
+            recorder.open.yield()
+            return await group.reduce(into: [Int: Int]()) { $0[$1.0] = $1.1 }
+        }
+        let committed = recorder.batches.withLock { $0 }
+        #expect(committed.prefix(2).map(\.count) == [1, 1])
+        // One writer would take all 12 in one batch; two split them, neither taking more than its share of 12.
+        #expect(committed.dropFirst(2).allSatisfy { $0.count <= 7 } && committed.count >= 4, "\(committed)")
+        #expect(committed.flatMap { $0 }.sorted() == Array(1...14), "each item committed once")
+        #expect(results == Dictionary(uniqueKeysWithValues: (1...14).map { ($0, $0 * 10) }))
+    }
+
     static func result(_ body: () async throws -> Int) async -> Result<Int, Refused> {
         do { return .success(try await body()) } catch { return .failure(Refused()) }
     }

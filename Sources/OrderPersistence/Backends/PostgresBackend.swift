@@ -183,6 +183,9 @@ final class PostgresBackend: SQLStoreBackend {
 
     var skipLockedClause: String { " FOR UPDATE SKIP LOCKED" }
     var rowLockClause: String { " FOR UPDATE" }
+    /// A third of the pool each: a batch's time is mostly round trips to the server, which batches side by side
+    /// overlap; the three kinds at their most still queue for the pool rather than fail.
+    var concurrentWriters: Int { max(1, pool.size / 3) }
 
     /// Autovacuum analyzes a table up to a minute after it grew; until then the planner may take 100,000 fresh push
     /// jobs for a handful and sort them all for every claim instead of reading the index in order. `SKIP_LOCKED`: when

@@ -34,7 +34,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     let configuration: PostgresConnection.Configuration
-    private let size: Int
+    let size: Int
     private let logger: Logger
     /// Bounds of the queue for a connection: past them a caller gets ``OrderStoreError/busy(operation:reason:)``.
     private let maximumWait: Duration

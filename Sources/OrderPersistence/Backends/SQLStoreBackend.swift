@@ -25,6 +25,10 @@ protocol SQLStoreBackend: Sendable {
     /// the same row take turns (PostgreSQL: ` FOR UPDATE`); empty where writers are serialized anyway.
     var rowLockClause: String { get }
 
+    /// How many write transactions of one kind (order updates, package writes, carrier events) this process runs at
+    /// once: 1 where the database has one writer anyway (SQLite).
+    var concurrentWriters: Int { get }
+
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.
     var migrationLock: SQLQueryString? { get }
 

@@ -168,6 +168,7 @@ final class SQLiteBackend: SQLStoreBackend {
     /// SQLite runs one writer at a time, so claims never overlap.
     var skipLockedClause: String { "" }
     var rowLockClause: String { "" }
+    var concurrentWriters: Int { 1 }
 
     /// `BEGIN IMMEDIATE` already makes writers, and so migrations, take turns.
     var migrationLock: SQLQueryString? { nil }

@@ -10,6 +10,9 @@ import Synchronization
 ///
 /// There is no background task: the first caller commits, and when its batch is done it hands the next batch to the
 /// first caller waiting, so every caller's task does the work for its own batch and returns when its result is known.
+///
+/// Up to `concurrentBatches` batches commit at once: one where the database has one writer (SQLite), more where
+/// transactions run side by side (PostgreSQL), so a batch's round trips to the server do not hold up the next.
 final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     /// Commits a batch in one transaction; answers one result per item, in order. When it throws, each item of the batch
     /// is committed again alone.
@@ -27,15 +30,18 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
 
     private struct State: Sendable {
         var waiting: [Waiting] = []
-        var committing = false
+        /// Batches committing now.
+        var committing = 0
     }
 
     private let state = Mutex(State())
     private let maximumBatch: Int
+    private let concurrentBatches: Int
 
-    init(maximumBatch: Int) {
-        precondition(maximumBatch > 0)
+    init(maximumBatch: Int, concurrentBatches: Int = 1) {
+        precondition(maximumBatch > 0 && concurrentBatches > 0)
         self.maximumBatch = maximumBatch
+        self.concurrentBatches = concurrentBatches
     }
 
     /// How many submissions wait for the commit under way (a test waits for them to queue).
@@ -47,8 +53,8 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     func submit(_ item: Item, commit: Commit) async throws -> Output {
         let turn = await withCheckedContinuation { continuation in
             let leads = state.withLock { state in
-                guard state.committing else {
-                    state.committing = true
+                guard state.committing == concurrentBatches else {
+                    state.committing += 1
                     return true
                 }
                 state.waiting.append(Waiting(item: item, continuation: continuation))
@@ -65,7 +71,9 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     /// Commits `item` and the submissions waiting behind it, answers them, and passes the turn on.
     private func lead(with item: Item, commit: Commit) async throws -> Output {
         let followers = state.withLock { state in
-            let taken = Array(state.waiting.prefix(maximumBatch - 1))
+            // A fair share of what waits, so the batches committing side by side take about as long as each other.
+            let share = (state.waiting.count + 1 + concurrentBatches - 1) / concurrentBatches
+            let taken = Array(state.waiting.prefix(min(maximumBatch, share) - 1))
             state.waiting.removeFirst(taken.count)
             return taken
         }
@@ -85,7 +93,7 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
         for (follower, result) in zip(followers, results.dropFirst()) { follower.continuation.resume(returning: .done(result)) }
         let next = state.withLock { state -> Waiting? in
             guard !state.waiting.isEmpty else {
-                state.committing = false
+                state.committing -= 1
                 return nil
             }
             return state.waiting.removeFirst()

@@ -138,8 +138,31 @@ extension SQLOrderStore {
         let ended = try await write("finish \(finishes.count) carrier events") { db in
             var ended: [Int64: CarrierEventState] = [:]
             var events: [NewEvent] = []
+            let sorted = finishes.sorted { $0.id < $1.id }
             // In id order, as order writes lock the events they requeue: two transactions never wait on each other crosswise.
-            for finish in finishes.sorted(by: { $0.id < $1.id }) {
+            if !backend.rowLockClause.isEmpty {
+                for chunk in sorted.chunked(into: Self.statementChunk) {
+                    try await db.raw(
+                        "SELECT id FROM carrier_events WHERE id IN (\(binds: chunk.map(\.id))) ORDER BY id\(unsafeRaw: backend.rowLockClause)"
+                    )
+                    .run()
+                }
+            }
+            // Most end applied or ignored: a statement per chunk of them, and one for the scans they record. An
+            // unmatched one looks for fulfillments first.
+            let settled = sorted.filter { $0.state != .unmatched }
+            for chunk in settled.chunked(into: Self.statementChunk) {
+                for id in try await Self.settleCarrierEvents(db, Array(chunk), now: now) {
+                    ended[id] = chunk.first { $0.id == id }?.state
+                }
+            }
+            try await Self.recordFulfillmentScans(
+                db,
+                settled.compactMap { finish in
+                    guard ended[finish.id] == .applied, let match = finish.match, let scannedAt = finish.scannedAt else { return nil }
+                    return (match.order, match.fulfillmentIdentifier, scannedAt)
+                })
+            for finish in sorted where finish.state == .unmatched {
                 let (state, event) = try await self.finishCarrierEvent(db, finish, now: now)
                 ended[finish.id] = state
                 if let event { events.append(event) }
@@ -148,6 +171,27 @@ extension SQLOrderStore {
             return ended
         }
         return finishes.map { ended[$0.id] }
+    }
+
+    /// Finishes events that end applied, ignored or failed, only while their claims hold (claimed again or finished,
+    /// an event is another worker's); returns the ids finished.
+    private static func settleCarrierEvents(_ db: any SQLDatabase, _ finishes: [CarrierEventFinish], now: Int64) async throws -> [Int64] {
+        let rows = finishes.map { finish -> SQLQueryString in
+            """
+            (\(bind: finish.id), \(bind: Int64(finish.attempt)), \(bind: finish.state.rawValue), \(bind: finish.outcome), \
+            \(bind: finish.match?.order.orderTypeIdentifier), \(bind: finish.match?.order.orderIdentifier), \
+            \(bind: finish.match?.fulfillmentIdentifier))
+            """
+        }
+        return try await db.raw(
+            """
+            UPDATE carrier_events SET state = v.column3, claimed_until = NULL, applied_at = \(bind: now), outcome = v.column4, \
+            order_type_identifier = v.column5, order_identifier = v.column6, fulfillment_identifier = v.column7
+            FROM (VALUES \(rows.joined(separator: ", "))) AS v
+            WHERE carrier_events.id = v.column1 AND carrier_events.attempts = v.column2 AND carrier_events.state = 'pending'
+            RETURNING carrier_events.id
+            """
+        ).all().map { try $0.int64("id") }
     }
 
     /// The event's final state (`nil` when the claim no longer held), and `carrier.event_unmatched` when it is finished
@@ -210,9 +254,6 @@ extension SQLOrderStore {
             .returning("id")
             .first()
         guard finished != nil else { return (nil, nil) }
-        if final == .applied, let match = finish.match, let scannedAt = finish.scannedAt {
-            _ = try await Self.recordFulfillmentScan(db, order: match.order, fulfillmentIdentifier: match.fulfillmentIdentifier, at: scannedAt)
-        }
         return (final, unmatched)
     }
 

@@ -139,6 +139,40 @@ extension SQLOrderStore {
         ).all().count > 0
     }
 
+    /// Records scans as ``recordFulfillmentScan(_:order:fulfillmentIdentifier:at:)`` does, a statement per chunk; of
+    /// several scans of one fulfillment the latest counts.
+    static func recordFulfillmentScans(_ db: any SQLDatabase, _ scans: [(order: OrderKey, fulfillmentIdentifier: String, at: Date)]) async throws {
+        var latest: [FulfillmentKey: Int64] = [:]
+        for scan in scans {
+            let key = FulfillmentKey(order: scan.order, fulfillmentIdentifier: scan.fulfillmentIdentifier)
+            latest[key] = max(latest[key] ?? .min, scan.at.millisecondsSince1970)
+        }
+        // In key order, as order writes lock fulfillments: two transactions never wait on each other crosswise.
+        for chunk in latest.sorted(by: { $0.key < $1.key }).chunked(into: statementChunk) {
+            let rows = chunk.map { key, at -> SQLQueryString in
+                "(\(bind: key.order.orderTypeIdentifier), \(bind: key.order.orderIdentifier), \(bind: key.fulfillmentIdentifier), \(bind: at))"
+            }
+            try await db.raw(
+                """
+                UPDATE fulfillment_tracking SET last_scan_at = v.column4 FROM (VALUES \(rows.joined(separator: ", "))) AS v
+                WHERE fulfillment_tracking.order_type_identifier = v.column1 AND fulfillment_tracking.order_identifier = v.column2
+                    AND fulfillment_tracking.fulfillment_identifier = v.column3
+                    AND (fulfillment_tracking.last_scan_at IS NULL OR fulfillment_tracking.last_scan_at <= v.column4)
+                """
+            ).run()
+        }
+    }
+
+    private struct FulfillmentKey: Hashable, Comparable {
+        var order: OrderKey
+        var fulfillmentIdentifier: String
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.order.orderTypeIdentifier, lhs.order.orderIdentifier, lhs.fulfillmentIdentifier)
+                < (rhs.order.orderTypeIdentifier, rhs.order.orderIdentifier, rhs.fulfillmentIdentifier)
+        }
+    }
+
     static func trackedFulfillment(from row: any SQLRow) throws -> TrackedFulfillment {
         TrackedFulfillment(
             order: OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier")),

@@ -52,12 +52,13 @@ extension SQLOrderStore {
         }
         var stored = order
         stored.version = 1
-        stored.changeSequence = try await nextChangeSequence(db)
+        // Its sequences are taken near the commit (assignChangeSequences).
+        stored.changeSequence = 0
         stored.createdAt = Date(millisecondsSince1970: order.createdAt.millisecondsSince1970)
         stored.updatedAt = Date(millisecondsSince1970: order.updatedAt.millisecondsSince1970)
         let inserted = try await db.insert(into: "orders")
             .columns(Self.orderColumns)
-            .values(Self.orderValues(stored, createdSequence: stored.changeSequence))
+            .values(Self.orderValues(stored, createdSequence: 0))
             .ignoringConflicts(with: ["order_type_identifier", "order_identifier"])
             .returning("order_identifier")
             .first()
@@ -69,6 +70,7 @@ extension SQLOrderStore {
         if !tracking.isEmpty {
             try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
         }
+        stored.changeSequence = try await assignChangeSequences(db, [stored.key], created: true)[stored.key]!
         var insights = InsightTally()
         insights.add(.ordersCreated, stored.orderTypeIdentifier, at: stored.createdAt)
         try await Self.appendEvents(db, Self.changeEvents(stored, created: true, note: note), at: now, insights: insights)
@@ -202,9 +204,6 @@ extension SQLOrderStore {
             ? "update order \(updates[0].key.orderTypeIdentifier)/\(updates[0].key.orderIdentifier)" : "update \(updates.count) orders"
         return try await write(operation) { db in
             let now = self.now()
-            // The counter's row stays locked until the commit, so the numbers of updates that write nothing are given
-            // back at the end and the sequence stays without gaps.
-            let firstSequence = try await nextChangeSequence(db, count: Int64(updates.count)) - Int64(updates.count - 1)
             var results: [Result<OrderRecord, any Error>?] = Array(repeating: nil, count: updates.count)
             var stored: [OrderRecord] = []
             var activity: [OrderActivity] = []
@@ -255,7 +254,6 @@ extension SQLOrderStore {
                         )
                     )
                     .set("version", to: SQLBinaryExpression(SQLColumn("version"), .add, SQLLiteral.numeric("1")))
-                    .set("change_sequence", to: firstSequence + Int64(stored.count))
                     .where("order_type_identifier", .equal, key.orderTypeIdentifier)
                     .where("order_identifier", .equal, key.orderIdentifier)
                     .where("version", .equal, update.expectedVersion)
@@ -298,10 +296,17 @@ extension SQLOrderStore {
                 events += Self.changeEvents(order, created: false, note: update.note)
                 results[index] = .success(order)
             }
-            if stored.count < updates.count { _ = try await nextChangeSequence(db, count: Int64(stored.count - updates.count)) }
             if !stored.isEmpty {
                 try await self.enqueuePushes(db, orders: stored.map(\.key), now: now.millisecondsSince1970)
                 try await Self.insertActivity(db, activity)
+                // Near the commit, since every write of an order waits on the counter's row; before the events, whose
+                // sequence rows every transaction takes after the counter.
+                let sequences = try await assignChangeSequences(db, stored.map(\.key))
+                for index in results.indices {
+                    guard case .success(var order)? = results[index], let sequence = sequences[order.key] else { continue }
+                    order.changeSequence = sequence
+                    results[index] = .success(order)
+                }
                 try await Self.appendEvents(db, events, at: now, insights: insights)
             }
             return results.map { $0 ?? .failure(OrderStoreError.invalidArgument(name: "updates", reason: "an update was not written")) }
