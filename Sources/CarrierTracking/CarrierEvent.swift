@@ -115,7 +115,7 @@ public enum CarrierNames {
     /// The display name of `code`: the table's, else `code` as sent (trimmed).
     public static func displayName(for code: String) -> String {
         let key = String(code.lowercased().unicodeScalars.filter { !" -_.".unicodeScalars.contains($0) })
-        return table[key] ?? code.trimmingCharacters(in: .whitespaces)
+        return table[key] ?? Node.trimmed(code)
     }
 
     /// The carrier's public tracking page for `trackingNumber`, for the few carriers with a stable URL template;

@@ -83,8 +83,17 @@ struct Node {
         guard let text = member.value.stringValue else {
             throw CarrierWebhookError(.invalidField, "\(member.path) must be a string, but is \(member.value.kindName)")
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.trimmed(text)
         return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// `text` without leading and trailing `.whitespacesAndNewlines`. A field that begins and ends with a visible ASCII
+    /// character, as almost every one does, is returned as it is: Foundation's trimming built its character set and a
+    /// new string for each field (2.4 % of `bench carrier --no-worker`).
+    static func trimmed(_ text: String) -> String {
+        func visibleASCII(_ byte: UInt8?) -> Bool { byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
+        if visibleASCII(text.utf8.first) && visibleASCII(text.utf8.last) { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The first of `key` and `fallbacks` that is present, for fields providers spell several ways.

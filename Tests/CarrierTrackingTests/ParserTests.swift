@@ -209,6 +209,29 @@ import WireFormats
         }
     }
 
+    @Test func fieldsLoseTheWhiteSpaceFoundationWouldTrimAndNothingElse() throws {
+        for (sent, kept) in [
+            ("1Z999", "1Z999"), ("  1Z 999\t", "1Z 999"), ("\u{00A0}\u{2028}1Z\u{3000}\n", "1Z"), ("\u{200B}1Z", "1Z"), ("é1Zé", "é1Zé"),
+            ("~1Z!", "~1Z!"),
+        ] {
+            #expect(kept == sent.trimmingCharacters(in: .whitespacesAndNewlines), "Foundation agrees: \(sent.debugDescription)")
+            let body = try JSONEncoder().encode([
+                "id": "e1", "trackingNumber": sent, "carrier": "ups", "status": "InTransit", "occurredAt": "2026-11-29T10:00:00Z",
+            ])
+            guard case .event(let event) = try CarrierWebhookParser.parse(Array(body), provider: .generic, headers: CarrierRequestHeaders([:]))
+            else {
+                Issue.record("not an event")
+                continue
+            }
+            #expect(event.trackingNumber == kept, "\(sent.debugDescription)")
+        }
+        #expect(CarrierNames.displayName(for: " \t Veho\u{00A0}") == "Veho")
+        let blank = #"{"id":"e1","trackingNumber":" \u3000\n ","carrier":"ups","status":"InTransit","occurredAt":"2026-11-29T10:00:00Z"}"#
+        #expect(throws: CarrierWebhookError.self) {
+            try CarrierWebhookParser.parse(Array(blank.utf8), provider: .generic, headers: CarrierRequestHeaders([:]))
+        }
+    }
+
     @Test func carrierNamesAndUnknownStatusesStayOpen() throws {
         #expect(CarrierNames.displayName(for: "dhl-express") == "DHL Express")
         #expect(CarrierNames.displayName(for: "dhl_express") == "DHL Express")
