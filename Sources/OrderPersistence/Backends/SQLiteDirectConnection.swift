@@ -106,6 +106,12 @@ final class SQLiteDirectConnection: @unchecked Sendable {
         thread.stop()
     }
 
+    /// How many times SQLite compiled the kept statement of `sql` again since it was first compiled (a schema change
+    /// or a new binding that expired its plan); `nil` when none is kept. For tests of the statement cache.
+    func recompilations(of sql: String) -> Int? {
+        statements.value(forKey: sql).map { Int(sqlite_nio_sqlite3_stmt_status($0.pointer, SQLITE_STMTSTATUS_REPREPARE, 0)) }
+    }
+
     private func compiled(_ sql: String) throws -> OpaquePointer {
         if let kept = statements.value(forKey: sql) { return kept.pointer }
         var statement: OpaquePointer?
