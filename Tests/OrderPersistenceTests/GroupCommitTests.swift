@@ -7,31 +7,36 @@ import Testing
 @Suite struct GroupCommitTests {
     struct Refused: Error, Equatable {}
 
-    /// A commit that records each batch and holds the first one until released, so the others queue behind it.
+    /// A commit that records each batch and holds the first `held` until released, so the others queue behind them.
+    /// When `refuses`, a batch with 13 throws and multiples of 5 fail.
     final class Recorder: Sendable {
         let batches = Mutex<[[Int]]>([])
+        let held: Int
+        let refuses: Bool
         let firstHeld: AsyncStream<Void>
         let release: AsyncStream<Void>.Continuation
         let started: AsyncStream<Void>.Continuation
         let startedStream: AsyncStream<Void>
 
-        init() {
+        init(held: Int = 1, refuses: Bool = true) {
+            self.held = held
+            self.refuses = refuses
             (firstHeld, release) = AsyncStream.makeStream()
             (startedStream, started) = AsyncStream.makeStream()
         }
 
         func commit(_ items: [Int]) async throws -> [Result<Int, any Error>] {
-            let isFirst = batches.withLock { batches in
+            let isHeld = batches.withLock { batches in
                 batches.append(items)
-                return batches.count == 1
+                return batches.count <= held
             }
-            if isFirst {
+            if isHeld {
                 started.yield()
                 var iterator = firstHeld.makeAsyncIterator()
                 _ = await iterator.next()
             }
-            if items.contains(13) { throw Refused() }
-            return items.map { $0 % 5 == 0 ? .failure(Refused()) : .success($0 * 10) }
+            if refuses && items.contains(13) { throw Refused() }
+            return items.map { refuses && $0 % 5 == 0 ? .failure(Refused()) : .success($0 * 10) }
         }
     }
 
@@ -67,36 +72,9 @@ import Testing
         #expect(recorder.batches.withLock { $0.last } == [42])
     }
 
-    /// A commit that holds its first two batches until released twice.
-    final class TwoHeld: Sendable {
-        let batches = Mutex<[[Int]]>([])
-        let gate: AsyncStream<Void>
-        let open: AsyncStream<Void>.Continuation
-        let startedStream: AsyncStream<Void>
-        let started: AsyncStream<Void>.Continuation
-
-        init() {
-            (gate, open) = AsyncStream.makeStream()
-            (startedStream, started) = AsyncStream.makeStream()
-        }
-
-        func commit(_ items: [Int]) async throws -> [Result<Int, any Error>] {
-            let held = batches.withLock { batches in
-                batches.append(items)
-                return batches.count <= 2
-            }
-            if held {
-                started.yield()
-                var iterator = gate.makeAsyncIterator()
-                _ = await iterator.next()
-            }
-            return items.map { .success($0 * 10) }
-        }
-    }
-
     @Test func batchesCommitSideBySideUpToTheLimitAndShareWhatWaits() async throws {
         let commits = GroupCommit<Int, Int>(maximumBatch: 32, concurrentBatches: 2)
-        let recorder = TwoHeld()
+        let recorder = Recorder(held: 2, refuses: false)
         let results = await withTaskGroup(of: (Int, Int?).self) { group in
             for item in 1...2 { group.addTask { (item, try? await commits.submit(item, commit: recorder.commit)) } }
             var started = recorder.startedStream.makeAsyncIterator()
@@ -105,8 +83,8 @@ import Testing
             _ = await started.next()
             for item in 3...14 { group.addTask { (item, try? await commits.submit(item, commit: recorder.commit)) } }
             while commits.waitingCount < 12 { await Task.yield() }
-            recorder.open.yield()
-            recorder.open.yield()
+            recorder.release.yield()
+            recorder.release.yield()
             return await group.reduce(into: [Int: Int]()) { $0[$1.0] = $1.1 }
         }
         let committed = recorder.batches.withLock { $0 }
