@@ -274,4 +274,54 @@ import Testing
             #expect(claimed.count == 5_000 && Set(claimed).count == 5_000 && claimed == claimed.sorted(), "every job once, in queue order")
         }
     }
+
+    /// Delivered jobs stay in the queue's index until a vacuum. The claim must still read the index in order, which
+    /// lets PostgreSQL mark their entries dead, and not take the few live jobs for a bitmap scan and a sort, which visits
+    /// every deleted one again at each claim (without the claim's setting, PostgreSQL 15 plans exactly that here).
+    @Test func aClaimAmongManyDeliveredJobsReadsTheQueueInIndexOrder() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            _ = try await store.createOrder(fixture.order("A"))
+            try await store.insertRegistrations(
+                (0..<2_000).map {
+                    Registration(
+                        deviceLibraryIdentifier: "d\($0)", pushToken: String(format: "%064x", $0), orderTypeIdentifier: fixture.orderType,
+                        orderIdentifier: "A", registeredAt: Date())
+                })
+            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 2_000)
+            var delivered = 0
+            while case let jobs = try await store.claimPushJobs(limit: 500, leaseOwner: "w", leaseDuration: 60), !jobs.isEmpty {
+                try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
+                delivered += jobs.count
+            }
+            #expect(delivered == 2_000)
+            let live = try await store.createOrder(fixture.order("B"))
+            for index in 0..<5 {
+                _ = try await store.register(
+                    deviceLibraryIdentifier: "b\(index)", pushToken: "b-token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "B")
+            }
+            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "B") == 5)
+
+            let now = Date().millisecondsSince1970
+            let claim = SQLOrderStore.claimQuery(
+                leaseOwner: "w", leaseUntil: now + 60_000, now: now + 1_000, limit: 100, after: nil, skipLocked: store.backend.skipLockedClause)
+            let plan = try await store.backend.withWriteTransaction { db in
+                if let setting = store.backend.queueClaimSetting { try await db.raw(setting).run() }
+                guard TestDatabase.usesPostgres else {
+                    return try await db.raw("EXPLAIN QUERY PLAN \(claim)").all(decodingColumn: "detail", as: String.self)
+                }
+                // The statistics autovacuum would gather: a handful of live jobs.
+                try await db.raw("ANALYZE push_jobs").run()
+                return try await db.raw("EXPLAIN \(claim)").all(decodingColumn: "QUERY PLAN", as: String.self)
+            }
+            if TestDatabase.usesPostgres {
+                #expect(plan.contains { $0.contains("Index Scan using push_jobs_due") }, "plan: \(plan)")
+                #expect(!plan.contains { $0.contains("Sort") || $0.contains("Bitmap") }, "plan: \(plan)")
+            } else {
+                #expect(plan.contains { $0.contains("push_jobs_due") } && !plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
+            }
+            let claimed = try await store.claimPushJobs(limit: 100, leaseOwner: "w", leaseDuration: 60)
+            #expect(claimed.count == 5 && claimed.allSatisfy { $0.orderIdentifier == live.orderIdentifier })
+        }
+    }
 }

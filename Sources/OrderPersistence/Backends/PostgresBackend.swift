@@ -193,6 +193,10 @@ final class PostgresBackend: SQLStoreBackend {
     /// role that does not own the table only warns.
     func statisticsRefresh(of table: String) -> SQLQueryString? { "ANALYZE (SKIP_LOCKED) \(ident: table)" }
 
+    /// Between vacuums, each delivered job leaves a dead entry in the queue's index: 2,247 entries for 28 live jobs made
+    /// a claim by bitmap scan take 5.9 ms during `bench carrier`; read in index order it took 0.26 ms.
+    var queueClaimSetting: SQLQueryString? { "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)" }
+
     /// Instances starting together take turns at migrating; the lock is per schema and ends with the transaction.
     var migrationLock: SQLQueryString? { "SELECT pg_advisory_xact_lock(hashtext('ordertrack migrations ' || current_schema()))" }
 

@@ -29,6 +29,11 @@ protocol SQLStoreBackend: Sendable {
     /// once: 1 where the database has one writer anyway (SQLite).
     var concurrentWriters: Int { get }
 
+    /// Run first in the transaction of a push claim; `nil` claims with the one statement alone (SQLite). PostgreSQL's
+    /// planner takes a queue it believes small for a sequential or bitmap scan and a sort, which visit every deleted job
+    /// still in the table; only an index scan marks their entries dead for the next claim, so the claim allows no other.
+    var queueClaimSetting: SQLQueryString? { get }
+
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.
     var migrationLock: SQLQueryString? { get }
 

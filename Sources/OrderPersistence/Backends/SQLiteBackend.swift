@@ -170,6 +170,9 @@ final class SQLiteBackend: SQLStoreBackend {
     var rowLockClause: String { "" }
     var concurrentWriters: Int { 1 }
 
+    /// SQLite's planner reads the queue's index in order whatever its statistics.
+    var queueClaimSetting: SQLQueryString? { nil }
+
     /// `BEGIN IMMEDIATE` already makes writers, and so migrations, take turns.
     var migrationLock: SQLQueryString? { nil }
 

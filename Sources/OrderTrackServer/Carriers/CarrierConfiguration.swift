@@ -26,7 +26,9 @@ public struct CarrierConfiguration: Sendable {
     package var keySetFetcher: (any KeySetFetcher)?
     /// Events the worker claims at once.
     public var batchSize = 64
-    /// Parcels applied at once; one parcel's events apply one after another, in scan order.
+    /// Batches applied at once: the next is claimed while earlier ones still wait for the database.
+    public var batchesInFlight = 4
+    /// Parcels of a batch applied at once; one parcel's events apply one after another, in scan order.
     public var concurrency = 16
     /// How long a claim on events lasts; the events of an instance that died are applied by another after it.
     public var leaseDuration: TimeInterval = 60
@@ -39,6 +41,7 @@ public struct CarrierConfiguration: Sendable {
     package var appliesEvents = true
 
     /// The defaults: ShipEngine's host only, keys kept an hour and refetched at most once a minute, connections kept
-    /// 30 seconds; events claimed 64 at a time for a minute, 16 parcels at once, the inbox checked every second.
+    /// 30 seconds; events claimed 64 at a time for a minute, up to 4 batches and 16 parcels of each at once, the inbox
+    /// checked every second.
     public init() {}
 }

@@ -58,20 +58,15 @@ final class CarrierEventWorker: Service, Sendable {
     }
 
     private func applyUntilShutdown() async {
-        var wakeups = signal.wakeups.makeAsyncIterator()
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let claimed: [CarrierEventRecord]
+        await signal.applyBatches(limit: configuration.batchesInFlight) {
             do {
-                claimed = try await store.claimCarrierEvents(limit: configuration.batchSize, leaseDuration: configuration.leaseDuration)
+                return try await store.claimCarrierEvents(limit: configuration.batchSize, leaseDuration: configuration.leaseDuration)
             } catch {
                 logger.error("carrier event inbox unavailable", metadata: ["error": .string("\(error)")])
-                claimed = []
+                return []
             }
-            if claimed.isEmpty {
-                guard await wakeups.next() != nil else { return }
-                continue
-            }
-            await apply(claimed)
+        } apply: { batch in
+            await self.apply(batch)
         }
     }
 

@@ -13,3 +13,31 @@ struct WakeSignal: Sendable {
         continuation.yield()
     }
 }
+
+extension WakeSignal {
+    /// Claims batches and applies them until shutdown or cancellation, claiming the next while up to `limit` are still
+    /// being applied; with nothing to claim, waits for a wake-up. A batch's time is mostly spent waiting for the
+    /// database, which batches side by side overlap, as the loops of several instances do.
+    func applyBatches<Batch: Sendable>(
+        limit: Int, claim: () async -> [Batch], apply: @escaping @Sendable ([Batch]) async -> Void
+    ) async {
+        var wakeups = self.wakeups.makeAsyncIterator()
+        await withTaskGroup(of: Void.self) { group in
+            // Counts finished batches too until the next `group.next()`, which then returns at once.
+            var applying = 0
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                if applying == limit {
+                    await group.next()
+                    applying -= 1
+                }
+                let batch = await claim()
+                if batch.isEmpty {
+                    guard await wakeups.next() != nil else { return }
+                    continue
+                }
+                applying += 1
+                group.addTask { await apply(batch) }
+            }
+        }
+    }
+}

@@ -65,21 +65,24 @@ extension SQLOrderStore {
         let now = self.now()
         let until = now.addingTimeInterval(leaseDuration).millisecondsSince1970
         let nowMilliseconds = now.millisecondsSince1970
-        // One statement, so no explicit transaction: a claim costs one round trip, which is what bounds a fan-out on
-        // PostgreSQL.
-        return try await writeStatement("claim push jobs") { db in
-            let rows = try await db.raw(
-                Self.claimQuery(
-                    leaseOwner: leaseOwner, leaseUntil: until, now: nowMilliseconds, limit: limit, after: position,
-                    skipLocked: backend.skipLockedClause)
-            ).all()
-            return try rows.map { row in
+        let claim = Self.claimQuery(
+            leaseOwner: leaseOwner, leaseUntil: until, now: nowMilliseconds, limit: limit, after: position, skipLocked: backend.skipLockedClause)
+        func jobs(_ db: any SQLDatabase) async throws -> [PushJob] {
+            try await db.raw(claim).all().map { row in
                 PushJob(
                     id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
                     orderIdentifier: try row.string("order_identifier"), generation: try row.int64("generation"), attempts: try row.int("attempts"),
                     enqueuedAt: try row.date("enqueued_at"), leaseOwner: try row.string("lease_owner"),
                     position: PushQueuePosition(availableAt: try row.int64("available_at"), id: try row.int64("id")))
             }
+        }
+        guard let setting = backend.queueClaimSetting else {
+            // One statement, so no explicit transaction: a claim costs one round trip.
+            return try await writeStatement("claim push jobs") { try await jobs($0) }
+        }
+        return try await write("claim push jobs") { db in
+            try await db.raw(setting).run()
+            return try await jobs(db)
         }
     }
 
