@@ -471,7 +471,7 @@ import Testing
     }
 
     /// The worker's claim reads the pending events in index order, and a scan finds its fulfillments by index, however
-    /// many rows the tables hold.
+    /// many rows the tables hold and however many applied events still have entries in the claim's index.
     @Test func theClaimAndTheTrackingLookupUseTheirIndexes() async throws {
         try await withStore { store, _ in
             let (fixture, _) = try await Self.prepare(store)
@@ -487,17 +487,23 @@ import Testing
                         "received_at")
                     for index in chunk {
                         insert = insert.values(
-                            "conn-a", fixture.merchant.id, "bulk-\(index)", "aftership", "T\(index)", now, event,
-                            index % 100 == 0 ? "pending" : "applied", 1, now)
+                            "conn-a", fixture.merchant.id, "bulk-\(index)", "aftership", "T\(index)", now, event, "pending", 1, now)
                     }
                     try await insert.run()
                 }
+
                 for chunk in Array(0..<3_000).chunked(into: 500) {
                     var insert = db.insert(into: "fulfillment_tracking").columns(
                         "order_type_identifier", "order_identifier", "fulfillment_identifier", "merchant_id", "tracking_number")
                     for index in chunk { insert = insert.values(fixture.orderType, "bulk-\(index)", "F1", fixture.merchant.id, "T\(index)") }
                     try await insert.run()
                 }
+            }
+            // Statistics taken while every event was pending, as autovacuum's last look before a burst was applied; then
+            // applied as the worker applies them, each leaving its pending row version behind until a vacuum.
+            if TestDatabase.usesPostgres { try await store.write("analyze") { try await $0.raw("ANALYZE carrier_events").run() } }
+            try await store.write("apply") {
+                try await $0.raw("UPDATE carrier_events SET state = 'applied' WHERE tracking_number NOT LIKE '%00'").run()
             }
             let queries: [(name: String, query: SQLQueryString, index: String)] = [
                 (
@@ -511,20 +517,31 @@ import Testing
                 ),
             ]
             for entry in queries {
-                let plan = try await store.read("explain") { db in
+                // As the store runs them: the claim with its setting, in a transaction.
+                let plan = try await store.write("explain") { db in
+                    if entry.name == "claim", let setting = store.backend.queueClaimSetting { try await db.raw(setting).run() }
                     if TestDatabase.usesPostgres {
-                        try await db.raw("ANALYZE").run()
+                        try await db.raw("ANALYZE fulfillment_tracking").run()
                         return try await db.raw("EXPLAIN \(entry.query)").all(decodingColumn: "QUERY PLAN", as: String.self)
                     }
                     return try await db.raw("EXPLAIN QUERY PLAN \(entry.query)").all(decodingColumn: "detail", as: String.self)
                 }
                 let text = plan.joined(separator: "\n")
                 #expect(text.contains(entry.index), "\(entry.name): \(entry.index) in plan:\n\(text)")
+                if entry.name == "claim" {
+                    #expect(!text.contains("Bitmap") && !text.contains("Sort") && !text.contains("TEMP B-TREE"), "\(entry.name):\n\(text)")
+                }
                 #expect(!text.contains("Seq Scan on carrier_events") && !text.contains("Seq Scan on fulfillment_tracking"), "\(entry.name):\n\(text)")
+                // SQLite reads the whole partial index in order: the pending events only.
                 #expect(
-                    !plan.contains { $0.hasPrefix("SCAN carrier_events") || $0.hasPrefix("SCAN fulfillment_tracking") }, "\(entry.name):\n\(text)")
+                    !plan.contains {
+                        ($0.hasPrefix("SCAN carrier_events") && !$0.contains("USING INDEX carrier_events_due"))
+                            || $0.hasPrefix("SCAN fulfillment_tracking")
+                    },
+                    "\(entry.name):\n\(text)")
             }
-            #expect(!(try await store.claimCarrierEvents(limit: 100, leaseDuration: 60).isEmpty))
+            let claimed = try await store.claimCarrierEvents(limit: 100, leaseDuration: 60)
+            #expect(Set(claimed.map(\.trackingNumber)) == Set(stride(from: 100, to: 5_000, by: 100).map { "T\($0)" }))
         }
     }
 }

@@ -29,9 +29,10 @@ protocol SQLStoreBackend: Sendable {
     /// once: 1 where the database has one writer anyway (SQLite).
     var concurrentWriters: Int { get }
 
-    /// Run first in the transaction of a push claim; `nil` claims with the one statement alone (SQLite). PostgreSQL's
-    /// planner takes a queue it believes small for a sequential or bitmap scan and a sort, which visit every deleted job
-    /// still in the table; only an index scan marks their entries dead for the next claim, so the claim allows no other.
+    /// Run first in the transaction of a queue's claim (push jobs, carrier events); `nil` claims with the one statement
+    /// alone (SQLite). PostgreSQL's planner takes a queue it believes small for a sequential or bitmap scan and a sort,
+    /// which visit every job deleted (or event applied) since the last vacuum at each claim; only an index scan marks
+    /// their entries dead for the next claim, so the claim allows no other.
     var queueClaimSetting: SQLQueryString? { get }
 
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.

@@ -35,6 +35,7 @@ enum Migrations {
         Migration(version: 22, name: "insight roll-ups", apply: InsightSchema.apply),
         Migration(version: 23, name: "platform webhook endpoints", apply: PlatformWebhookSchema.apply),
         Migration(version: 24, name: "registrations no longer announced", apply: RegistrationSilenceSchema.apply),
+        Migration(version: 25, name: "carrier claims among pending events only", apply: CarrierClaimIndexSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }
