@@ -26,7 +26,7 @@ extension WakeSignal {
             // Counts finished batches too until the next `group.next()`, which then returns at once.
             var applying = 0
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                if applying == limit {
+                if applying >= max(1, limit) {
                     await group.next()
                     applying -= 1
                 }
