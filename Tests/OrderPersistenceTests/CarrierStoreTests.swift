@@ -517,15 +517,10 @@ import Testing
                 ),
             ]
             for entry in queries {
-                // As the store runs them: the claim with its setting, in a transaction.
-                let plan = try await store.write("explain") { db in
-                    if entry.name == "claim", let setting = store.backend.queueClaimSetting { try await db.raw(setting).run() }
-                    if TestDatabase.usesPostgres {
-                        try await db.raw("ANALYZE fulfillment_tracking").run()
-                        return try await db.raw("EXPLAIN \(entry.query)").all(decodingColumn: "QUERY PLAN", as: String.self)
-                    }
-                    return try await db.raw("EXPLAIN QUERY PLAN \(entry.query)").all(decodingColumn: "detail", as: String.self)
-                }
+                // The claim as the store runs it, on the statistics from before the events were applied.
+                let plan =
+                    entry.name == "claim"
+                    ? try await store.claimPlan(of: entry.query) : try await store.plan(analyze: true) { _ in entry.query }
                 let text = plan.joined(separator: "\n")
                 #expect(text.contains(entry.index), "\(entry.name): \(entry.index) in plan:\n\(text)")
                 if entry.name == "claim" {

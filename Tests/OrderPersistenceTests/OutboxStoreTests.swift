@@ -305,15 +305,8 @@ import Testing
             let now = Date().millisecondsSince1970
             let claim = SQLOrderStore.claimQuery(
                 leaseOwner: "w", leaseUntil: now + 60_000, now: now + 1_000, limit: 100, after: nil, skipLocked: store.backend.skipLockedClause)
-            let plan = try await store.backend.withWriteTransaction { db in
-                if let setting = store.backend.queueClaimSetting { try await db.raw(setting).run() }
-                guard TestDatabase.usesPostgres else {
-                    return try await db.raw("EXPLAIN QUERY PLAN \(claim)").all(decodingColumn: "detail", as: String.self)
-                }
-                // The statistics autovacuum would gather: a handful of live jobs.
-                try await db.raw("ANALYZE push_jobs").run()
-                return try await db.raw("EXPLAIN \(claim)").all(decodingColumn: "QUERY PLAN", as: String.self)
-            }
+            // After the statistics autovacuum would gather: a handful of live jobs.
+            let plan = try await store.claimPlan(analyzing: ["push_jobs"], of: claim)
             if TestDatabase.usesPostgres {
                 #expect(plan.contains { $0.contains("Index Scan using push_jobs_due") }, "plan: \(plan)")
                 #expect(!plan.contains { $0.contains("Sort") || $0.contains("Bitmap") }, "plan: \(plan)")

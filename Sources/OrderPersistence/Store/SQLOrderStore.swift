@@ -166,6 +166,16 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
+    /// Runs `body`, a queue's claim (push jobs, carrier events), as one statement that commits by itself, or where the
+    /// backend has a ``SQLStoreBackend/queueClaimSetting`` in a transaction that runs the setting first.
+    func writeClaim<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard let setting = backend.queueClaimSetting else { return try await writeStatement(operation(), body) }
+        return try await write(operation()) { db in
+            try await db.raw(setting).run()
+            return try await body(db)
+        }
+    }
+
     /// Runs `body` on a reader connection; errors other than ``OrderStoreError`` get the operation as context.
     func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {

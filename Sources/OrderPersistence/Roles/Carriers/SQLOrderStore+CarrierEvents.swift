@@ -97,16 +97,8 @@ extension SQLOrderStore {
         }
         guard due != nil else { return [] }
         let claim = Self.carrierClaimQuery(now: now.millisecondsSince1970, leaseUntil: until, limit: limit, skipLocked: backend.skipLockedClause)
-        func events(_ db: any SQLDatabase) async throws -> [CarrierEventRecord] {
+        return try await writeClaim("claim carrier events") { db in
             try await db.raw(claim).all().map(Self.carrierEvent(from:)).sorted { $0.id < $1.id }
-        }
-        // As for push claims: an index scan, which skips the entries of events applied since the last vacuum.
-        guard let setting = backend.queueClaimSetting else {
-            return try await writeStatement("claim carrier events") { try await events($0) }
-        }
-        return try await write("claim carrier events") { db in
-            try await db.raw(setting).run()
-            return try await events(db)
         }
     }
 

@@ -67,7 +67,7 @@ extension SQLOrderStore {
         let nowMilliseconds = now.millisecondsSince1970
         let claim = Self.claimQuery(
             leaseOwner: leaseOwner, leaseUntil: until, now: nowMilliseconds, limit: limit, after: position, skipLocked: backend.skipLockedClause)
-        func jobs(_ db: any SQLDatabase) async throws -> [PushJob] {
+        return try await writeClaim("claim push jobs") { db in
             try await db.raw(claim).all().map { row in
                 PushJob(
                     id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
@@ -75,14 +75,6 @@ extension SQLOrderStore {
                     enqueuedAt: try row.date("enqueued_at"), leaseOwner: try row.string("lease_owner"),
                     position: PushQueuePosition(availableAt: try row.int64("available_at"), id: try row.int64("id")))
             }
-        }
-        guard let setting = backend.queueClaimSetting else {
-            // One statement, so no explicit transaction: a claim costs one round trip.
-            return try await writeStatement("claim push jobs") { try await jobs($0) }
-        }
-        return try await write("claim push jobs") { db in
-            try await db.raw(setting).run()
-            return try await jobs(db)
         }
     }
 
