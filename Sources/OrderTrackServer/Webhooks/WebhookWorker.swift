@@ -50,19 +50,14 @@ final class WebhookWorker: Service, Sendable {
     }
 
     private func deliverUntilShutdown() async {
-        var wakeups = signal.wakeups.makeAsyncIterator()
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let claims: [WebhookClaim]
+        await signal.applyBatches(limit: 1) {
             do {
-                claims = try await store.claimWebhookEndpoints(limit: configuration.batchSize, leaseDuration: configuration.leaseDuration)
+                return try await store.claimWebhookEndpoints(limit: configuration.batchSize, leaseDuration: configuration.leaseDuration)
             } catch {
                 logger.error("webhook endpoints unavailable", metadata: ["error": .string("\(error)")])
-                claims = []
+                return []
             }
-            if claims.isEmpty {
-                guard await wakeups.next() != nil else { return }
-                continue
-            }
+        } apply: { claims in
             await withDiscardingTaskGroup { group in
                 for claim in claims { group.addTask { await self.serve(claim) } }
             }
