@@ -1,3 +1,6 @@
+import Foundation
+import Logging
+import SQLKit
 import Testing
 
 @testable import OrderPersistence
@@ -27,5 +30,25 @@ import Testing
             #expect(connection.recompilations(of: query) == 1)
         }
         await connection.close()
+    }
+
+    /// A read of a few rows runs where its task already runs; a scan runs on its connection's own thread, so that a long
+    /// one never holds one of Swift's shared threads. (Threads made from Swift's pool inherit its threads' name, so
+    /// the test tells them apart by identity.)
+    @Test func aShortReadRunsOnTheCallingThreadAndAScanOnTheConnections() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let backend = try await SQLiteBackend.open(
+            path: directory.appendingPathComponent("store.sqlite").path, readerCount: 1, logger: Logger(label: "test"), clock: ContinuousClock())
+        let read = { @Sendable (db: any SQLDatabase) async throws -> pthread_t in
+            #expect(try await db.raw("SELECT 1 AS one").first(decodingColumn: "one", as: Int.self) == 1)
+            return pthread_self()
+        }
+        let short = try await backend.withReader(.rows, read)
+        let scans = [try await backend.withReader(.scan, read), try await backend.withReader(.scan, read)]
+        try await backend.shutdown()
+        #expect(scans[0] == scans[1], "both scans ran on the one reader's thread")
+        #expect(short != scans[0])
     }
 }

@@ -104,7 +104,7 @@ final class PostgresBackend: SQLStoreBackend {
         }
     }
 
-    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    func withReader<T: Sendable>(_ extent: ReadExtent, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await retrying { _ in
             try await pool.withConnection(
                 { connection in

@@ -11,8 +11,8 @@ protocol SQLStoreBackend: Sendable {
     /// of three (BEGIN, the statement, COMMIT). A lost connection is not retried, as the statement may have committed.
     func withSingleStatementWrite<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
 
-    /// Runs `body` on a connection that sees every committed write.
-    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body` on a connection that sees every committed write; `extent` says how much it may read.
+    func withReader<T: Sendable>(_ extent: ReadExtent, _ body: (any SQLDatabase) async throws -> T) async throws -> T
 
     /// A one-line explanation of an engine error, with the kind of constraint it violated, if any.
     func describe(_ error: any Error) -> BackendErrorDescription
@@ -66,4 +66,15 @@ struct BackendErrorDescription: Sendable {
 
     var kind: Kind
     var message: String
+}
+
+/// How much a read may visit, which decides where SQLite runs it (PostgreSQL runs both kinds alike).
+enum ReadExtent: Sendable {
+    /// A bounded number of rows found through an index: SQLite runs it on the calling thread. The hop to the
+    /// connection's thread and back cost more than such a read (`bench lookup`, whose two reads are of this kind:
+    /// 0.36 → 0.51 of `/healthz`, three runs each, 2026-11-29).
+    case rows
+    /// A count or aggregate over many rows (insights, the dashboard's counts, the queue's depth): SQLite runs it on the
+    /// connection's own thread, so that it never holds one of Swift's few shared threads for its whole length.
+    case scan
 }

@@ -16,8 +16,10 @@ import VaporCSQLite
 /// `BEGIN IMMEDIATE` so that another process writing the same file makes it wait (busy timeout)
 /// instead of failing mid-transaction. WAL lets readers run while a write is in progress.
 ///
-/// A lease runs its body with the connection's thread as the task's executor: the body's statements are plain calls
-/// there, and a statement waiting on another process's lock blocks that thread, never Swift's shared pool.
+/// A write, or a read that may visit many rows, runs its body with the connection's thread as the task's executor: the
+/// body's statements are plain calls there, and a statement waiting on another process's lock, or a long scan, blocks
+/// that thread, never Swift's shared pool. A read of a few rows by index runs on the calling thread
+/// (``ReadExtent/rows``).
 final class SQLiteBackend: SQLStoreBackend {
     private let writer: ConnectionPool<SQLiteDirectConnection>
     /// The same pool as `writer` for an in-memory database, which cannot be shared by connections.
@@ -139,10 +141,15 @@ final class SQLiteBackend: SQLStoreBackend {
         }
     }
 
-    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    func withReader<T: Sendable>(_ extent: ReadExtent, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await readers.withConnection { connection in
-            try await withTaskExecutorPreference(connection.thread) {
-                try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
+            switch extent {
+            // A reader in WAL mode waits for no other connection's lock, so the calling thread is not held waiting.
+            case .rows: return try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
+            case .scan:
+                return try await withTaskExecutorPreference(connection.thread) {
+                    try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
+                }
             }
         }
     }

@@ -217,7 +217,8 @@ private struct SQLiteColumnKey: CodingKey {
 }
 
 /// A connection as SQLKit's `SQLDatabase`: statements run at once on the calling thread, which the backend makes the
-/// connection's own thread (``SQLiteThread``).
+/// connection's own thread (``SQLiteThread``) except for short reads (``ReadExtent/rows``). The connection is opened
+/// serialized (`SQLITE_OPEN_FULLMUTEX`) and leased to one task at a time, so any thread may drive it.
 struct SQLiteDirectDatabase: SQLDatabase {
     let connection: SQLiteDirectConnection
     let logger: Logger

@@ -176,10 +176,13 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    /// Runs `body` on a reader connection; errors other than ``OrderStoreError`` get the operation as context.
-    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    /// Runs `body` on a reader connection; errors other than ``OrderStoreError`` get the operation as context. `extent`
+    /// is ``ReadExtent/scan`` for a count or aggregate over many rows.
+    func read<T: Sendable>(
+        _ operation: @autoclosure () -> String, extent: ReadExtent = .rows, _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
         do {
-            return try await backend.withReader(body)
+            return try await backend.withReader(extent, body)
         } catch {
             throw wrap(error, operation: operation())
         }

@@ -77,7 +77,7 @@ extension SQLOrderStore {
             throw OrderStoreError.invalidArgument(name: "limit", reason: "\(limit) is not between 1 and \(Self.maximumPageSize)")
         }
         let beforeSequence = try cursor.map(ListCursor.orders.decode)
-        return try await read("list recent orders of merchant \(merchantID)") { db in
+        return try await read("list recent orders of merchant \(merchantID)", extent: .scan) { db in
             let query = Self.recentOrdersQuery(
                 db, merchantID: merchantID, orderTypeIdentifier: orderTypeIdentifier, status: status, search: search, before: beforeSequence,
                 limit: limit + 1)
@@ -179,7 +179,7 @@ extension SQLOrderStore {
     /// How many devices are registered for each of these orders, in one query over the registrations' order index.
     public func registrationCounts(of orders: [OrderKey]) async throws -> [OrderKey: Int] {
         guard !orders.isEmpty else { return [:] }
-        return try await read("count registrations of \(orders.count) orders") { db in
+        return try await read("count registrations of \(orders.count) orders", extent: .scan) { db in
             var counts: [OrderKey: Int] = [:]
             // Two binds per order: chunks stay far below SQLite's and PostgreSQL's bind limits.
             for chunk in orders.chunked(into: 200) {

@@ -85,7 +85,7 @@ extension SQLOrderStore {
         let start = from.millisecondsSince1970
         let end = to.millisecondsSince1970
         let type: SQLQueryString = orderTypeIdentifier.map { " AND order_type_identifier = \(bind: $0)" } ?? ""
-        return try await read("read insights of merchant \(merchantID)") { db in
+        return try await read("read insights of merchant \(merchantID)", extent: .scan) { db in
             // One range of the primary key (merchant, granularity, bucket, …). PostgreSQL's SUM of bigints is a numeric.
             let rows = try await db.raw(
                 """

@@ -295,7 +295,7 @@ extension SQLOrderStore {
 
     /// How many push jobs wait to be sent (`pending`) and how many wait for the next change (`parked`).
     public func pushQueueDepth() async throws -> (pending: Int, parked: Int) {
-        try await read("count push jobs") { db in
+        try await read("count push jobs", extent: .scan) { db in
             let rows = try await db.raw("SELECT state, COUNT(*) AS jobs FROM push_jobs GROUP BY state").all()
             var counts: [String: Int] = [:]
             for row in rows { counts[try row.string("state")] = try row.int("jobs") }
