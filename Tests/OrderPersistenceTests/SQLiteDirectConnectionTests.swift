@@ -33,22 +33,29 @@ import Testing
     }
 
     /// A read of a few rows runs where its task already runs; a scan runs on its connection's own thread, so that a long
-    /// one never holds one of Swift's shared threads. (Threads made from Swift's pool inherit its threads' name, so
-    /// the test tells them apart by identity.)
+    /// one never holds one of Swift's shared threads.
     @Test func aShortReadRunsOnTheCallingThreadAndAScanOnTheConnections() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let backend = try await SQLiteBackend.open(
             path: directory.appendingPathComponent("store.sqlite").path, readerCount: 1, logger: Logger(label: "test"), clock: ContinuousClock())
-        let read = { @Sendable (db: any SQLDatabase) async throws -> pthread_t in
+        let read = { @Sendable (db: any SQLDatabase) async throws -> (id: pthread_t, name: String) in
             #expect(try await db.raw("SELECT 1 AS one").first(decodingColumn: "one", as: Int.self) == 1)
-            return pthread_self()
+            return (pthread_self(), Self.threadName())
         }
         let short = try await backend.withReader(.rows, read)
         let scans = [try await backend.withReader(.scan, read), try await backend.withReader(.scan, read)]
         try await backend.shutdown()
-        #expect(scans[0] == scans[1], "both scans ran on the one reader's thread")
-        #expect(short != scans[0])
+        #expect(scans[0].id == scans[1].id, "both scans ran on the one reader's thread")
+        #expect(scans[0].name == "sqlite-reader-0")
+        #expect(short.id != scans[0].id)
+        #expect(short.name != "sqlite-reader-0")
+    }
+
+    /// The kernel's name of the calling thread, as `top -H` and `perf` show it.
+    private static func threadName() -> String {
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return name.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

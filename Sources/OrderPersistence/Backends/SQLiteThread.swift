@@ -18,8 +18,12 @@ final class SQLiteThread: TaskExecutor, @unchecked Sendable {
     private var stopped = false
 
     init(name: String) {
-        let thread = Thread { [self] in run() }
-        thread.name = name
+        // Named from inside: a name set before `start()` stays Foundation's, and the thread would show in `top -H` and
+        // `perf` under the name of the thread that started it (one of Swift's, `…root.default-qos`).
+        let thread = Thread { [self] in
+            Thread.current.name = name
+            run()
+        }
         thread.start()
     }
 
