@@ -64,7 +64,10 @@ struct TokenAuthTests {
             let accepted = server.pushes()
             #expect(accepted.count == 11)
             #expect(Set(accepted.compactMap { $0.headers["authorization"] }).count == 2)
-            #expect(server.requests().filter { $0.reason == "ExpiredProviderToken" }.count == 10)
+            // Each send that went out before the new token was minted is refused once; how many did depends on how the
+            // ten tasks were scheduled (under load, the first refusal's refresh can come before the others start).
+            let refused = server.requests().filter { $0.reason == "ExpiredProviderToken" }.count
+            #expect((1...10).contains(refused), "\(refused) sends refused as expired")
         }
     }
 
