@@ -35,11 +35,10 @@ import Testing
     /// A read of a few rows runs where its task already runs; a scan runs on its connection's own thread, so that a long
     /// one never holds one of Swift's shared threads.
     @Test func aShortReadRunsOnTheCallingThreadAndAScanOnTheConnections() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reads-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
         let backend = try await SQLiteBackend.open(
-            path: directory.appendingPathComponent("store.sqlite").path, readerCount: 1, logger: Logger(label: "test"), clock: ContinuousClock())
+            path: directory.databasePath, readerCount: 1, logger: Logger(label: "test"), clock: ContinuousClock())
         let read = { @Sendable (db: any SQLDatabase) async throws -> (id: pthread_t, name: String) in
             #expect(try await db.raw("SELECT 1 AS one").first(decodingColumn: "one", as: Int.self) == 1)
             return (pthread_self(), Self.threadName())

@@ -72,7 +72,7 @@ struct BackendErrorDescription: Sendable {
 enum ReadExtent: Sendable {
     /// A bounded number of rows found through an index: SQLite runs it on the calling thread. The hop to the
     /// connection's thread and back cost more than such a read (`bench lookup`, whose two reads are of this kind:
-    /// 0.36 → 0.51 of `/healthz`, three runs each, 2026-11-29).
+    /// median 0.36 → 0.49 of `/healthz`, eight alternated runs each, 2026-11-29).
     case rows
     /// A count or aggregate over many rows (insights, the dashboard's counts, the queue's depth): SQLite runs it on the
     /// connection's own thread, so that it never holds one of Swift's few shared threads for its whole length.

@@ -143,13 +143,11 @@ final class SQLiteBackend: SQLStoreBackend {
 
     func withReader<T: Sendable>(_ extent: ReadExtent, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await readers.withConnection { connection in
+            let database = SQLiteDirectDatabase(connection: connection, logger: logger)
             switch extent {
             // A reader in WAL mode waits for no other connection's lock, so the calling thread is not held waiting.
-            case .rows: return try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
-            case .scan:
-                return try await withTaskExecutorPreference(connection.thread) {
-                    try await body(SQLiteDirectDatabase(connection: connection, logger: logger))
-                }
+            case .rows: return try await body(database)
+            case .scan: return try await withTaskExecutorPreference(connection.thread) { try await body(database) }
             }
         }
     }
