@@ -806,11 +806,17 @@ final class Soak: Sendable {
                 "faults: \(faults.count) (\(Set(faults.map(\.name)).sorted().joined(separator: ", "))); \(injected) requests failed during them, "
                 + "\(errorTimes.count - uncaused) error lines; 30 s after the last, \(behind.map(String.init) ?? "?") registrations behind"
         }
-        let (latencies, offline, pushes, nothing, refused) = world.state.withLock {
-            ($0.latencies.sorted(), $0.offlineLatencies.sorted(), $0.pushes, $0.pushesFindingNothing, $0.refusedPushes)
+        let (timed, offline, pushes, nothing, refused) = world.state.withLock {
+            ($0.latencies, $0.offlineLatencies.sorted(), $0.pushes, $0.pushesFindingNothing, $0.refusedPushes)
         }
-        let percentile = { (fraction: Double) -> String in
-            latencies.isEmpty ? "–" : String(format: "%.0f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))] * 1000)
+        let latencies = timed.map(\.seconds).sorted()
+        let percentile = { (fraction: Double) -> String in Self.percentile(fraction, of: latencies) }
+        // Whether the tail is steady or one stretch of the run: p99 of the writes acknowledged in each sixth of it.
+        let sixth = command.duration / 6
+        let bySixth = (0..<6).map { part in
+            let window =
+                (runStart + .milliseconds(Int(Double(part) * sixth * 1000)))..<(runStart + .milliseconds(Int(Double(part + 1) * sixth * 1000)))
+            return Self.percentile(0.99, of: timed.filter { window.contains($0.acknowledgedAt) }.map(\.seconds).sorted())
         }
         let c = counters.withLock { $0 }
         let memory = samples.last.map { "\($0.rss >> 20) MB" } ?? "–"
@@ -827,8 +833,14 @@ final class Soak: Sendable {
                 + "\(String(format: "%.1f", settled)) s; setup \(String(format: "%.1f", setupSeconds)) s",
         ]
         if let faultLine { lines.append(faultLine) }
+        lines.append("update-to-wallet p99 by sixth of the run, in order of the writes: \(bySixth.joined(separator: ", ")) ms")
         return SoakReport(
             lines: lines, latency: "update-to-wallet p50 \(percentile(0.5)) ms p99 \(percentile(0.99)) ms max \(percentile(1)) ms", broken: broken)
+    }
+
+    /// The `fraction` percentile of sorted seconds, in whole milliseconds; a dash for none.
+    private static func percentile(_ fraction: Double, of sorted: [Double]) -> String {
+        sorted.isEmpty ? "–" : String(format: "%.0f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] * 1000)
     }
 
     /// What the server says now of a device left behind: its registrations list since its tag, the package since the

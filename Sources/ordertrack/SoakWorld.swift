@@ -45,7 +45,8 @@ final class SoakWorld: Sendable {
         var orderIndex: [String: Int] = [:]
         var devices: [Device] = []
         var deviceByToken: [String: Int] = [:]
-        var latencies: [Double] = []
+        /// Each catch-up: when the write it caught up with was acknowledged, and how long it took.
+        var latencies: [(acknowledgedAt: ContinuousClock.Instant, seconds: Double)] = []
         /// Catch-ups of writes acknowledged while the device was offline: its absence, not the server's pace.
         var offlineLatencies: [Double] = []
         var pushes = 0
@@ -84,7 +85,7 @@ final class SoakWorld: Sendable {
             state.orders[order].acknowledged = max(state.orders[order].acknowledged, second)
             state.orders[order].acks.append((second, instant))
             for device in state.orders[order].devices where (state.devices[device].held[order] ?? 0) >= second {
-                state.latencies.append(0)
+                state.latencies.append((instant, 0))
             }
         }
     }
@@ -100,7 +101,7 @@ final class SoakWorld: Sendable {
                 if let offlineUntil, ack.at < offlineUntil {
                     state.offlineLatencies.append(latency)
                 } else {
-                    state.latencies.append(latency)
+                    state.latencies.append((ack.at, latency))
                 }
             }
             state.devices[device].held[order] = second

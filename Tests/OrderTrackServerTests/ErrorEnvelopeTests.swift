@@ -88,6 +88,27 @@ import Testing
         }
     }
 
+    /// A request's log lines carry the id its answer gives, once: the caller's own in place of the generated one.
+    @Test func everyLogLineOfARequestCarriesTheAnsweredIDOnce() async throws {
+        var server = try TestServer()
+        server.logLevel = .info
+        defer { server.remove() }
+        let log = RecordingLogHandler.Entries()
+        try await server.run(logger: Logger(label: "request-ids", factory: { _ in RecordingLogHandler(entries: log) })) { client in
+            let order = try await client.createOrder()
+            let path = "/wallet/v1/orders/\(order.type)/\(order.id)"
+            let generated = try #require(try await client.device(.get, path, token: order.token).headers[.requestID])
+            let supplied = try await client.device(.get, path, token: order.token, headers: [.requestID: "support-ticket-4711"])
+            #expect(supplied.headers[.requestID] == "support-ticket-4711")
+            for id in [generated, "support-ticket-4711"] {
+                try await Poll.expect(within: .seconds(5)) { log.lines.contains { $0.hasPrefix("wallet call ") && $0.contains(id) } }
+                let line = log.lines.first { $0.hasPrefix("wallet call ") && $0.contains(id) } ?? ""
+                #expect(line.contains("hb.request.id=\(id)"), "\(line)")
+                #expect(line.components(separatedBy: "id=").count == 2, "one id per line: \(line)")
+            }
+        }
+    }
+
     /// A client that hangs up in the middle of a body (the soak's dropped connections) is its own fault: a 400 nobody
     /// reads, no error line in the operator's log, nothing written.
     @Test func aConnectionEndedMidBodyIsNoServerFault() async throws {

@@ -52,6 +52,7 @@ public struct RecordingLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        entries.append(event.level, event.message, event.metadata ?? [:])
+        // The logger's metadata too, as a log handler writes it: a request's id is set on the logger, not per call.
+        entries.append(event.level, event.message, metadata.merging(event.metadata ?? [:]) { $1 })
     }
 }

@@ -15,11 +15,20 @@ extension HTTPField.Name {
 /// is answered as the JSON envelope with its status; server faults are logged at error with that id.
 struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // Hummingbird's id (a random part per process and a counter) is unique without a system call; ids from the
-        // CSPRNG cost 4 % of a device fetch's CPU. An id is a label, not a secret.
-        let requestID = request.headers[.requestID].flatMap(Self.acceptedRequestID) ?? RequestID().description
+        // Hummingbird's id (a random part per process and a counter, unique without a system call) is already on
+        // every log line of the request as `hb.request.id`; a caller's own id takes its place. One id per line, and
+        // the logger's metadata set once per request at most: the stream log handler formats all of it at every set.
         var context = context
-        context.logger[metadataKey: "request_id"] = .string(requestID)
+        let requestID: String
+        if let supplied = request.headers[.requestID].flatMap(Self.acceptedRequestID) {
+            requestID = supplied
+            context.logger[metadataKey: Self.logKey] = .string(supplied)
+        } else if let assigned = context.logger[metadataKey: Self.logKey] {
+            requestID = assigned.description
+        } else {
+            requestID = RequestID().description
+            context.logger[metadataKey: Self.logKey] = .string(requestID)
+        }
         var response: Response
         do {
             response = try await next(request, context)
@@ -38,6 +47,9 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.requestID] = requestID
         return response
     }
+
+    /// The log metadata key of the request id: Hummingbird's own.
+    static var logKey: String { "hb.request.id" }
 
     /// A caller's request id is kept when it is 1–128 characters of `A–Z a–z 0–9 ._:-`, so it cannot forge log lines.
     static func acceptedRequestID(_ value: String) -> String? {
