@@ -17,7 +17,7 @@ import Testing
         await pool.waitUntilWaiting(1)
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(299))
-        #expect(await pool.waiting == 1)
+        #expect(pool.waiting == 1)
         clock.advance(by: .milliseconds(1))
         await #expect {
             _ = try await late.value
@@ -25,7 +25,7 @@ import Testing
             guard case OrderStoreError.busy(_, let reason) = error else { return false }
             return reason.contains("stayed in use for 0.3 seconds")
         }
-        #expect(await pool.waiting == 0)
+        #expect(pool.waiting == 0)
 
         // Two may wait; a third is refused at once.
         let first = Task { try await pool.acquire() }
@@ -40,12 +40,12 @@ import Testing
             return reason.contains("2 requests are already waiting")
         }
         // A connection released in time reaches the first waiter (in order of arrival); the second then times out.
-        await pool.release(held)
+        pool.release(held)
         let handed = try await first.value
         #expect(handed == 1)
         clock.advance(by: .milliseconds(300))
         await #expect(throws: OrderStoreError.self) { _ = try await second.value }
-        await pool.release(handed)
+        pool.release(handed)
         #expect(try await pool.acquire() == 1)
     }
 
@@ -58,8 +58,8 @@ import Testing
         await pool.waitUntilWaiting(1)
         waiter.cancel()
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
-        #expect(await pool.waiting == 0)
-        await pool.release(held)
+        #expect(pool.waiting == 0)
+        pool.release(held)
         #expect(try await pool.acquire() == 1)
     }
 
@@ -74,8 +74,8 @@ import Testing
             }
             await #expect(throws: CancellationError.self) { _ = try await waiter.value }
         }
-        #expect(await pool.waiting == 0)
-        await pool.release(held)
+        #expect(pool.waiting == 0)
+        pool.release(held)
         #expect(try await pool.acquire() == 1)
     }
 
@@ -98,7 +98,7 @@ import Testing
             let delay = Int.random(in: 0..<6)
             Task {
                 for _ in 0..<delay { await Task.yield() }
-                await pool.release(held)
+                pool.release(held)
             }
             // A stranded caller is never served; the bound only ends the test, and a parallel suite's CPU-bound tests can
             // starve every task for 20 s.
@@ -109,9 +109,9 @@ import Testing
                 Issue.record("round \(round): the caller stayed queued while the connection was idle")
                 return
             }
-            await pool.release(try await next.value)
+            pool.release(try await next.value)
         }
-        #expect(await pool.waiting == 0)
+        #expect(pool.waiting == 0)
     }
 
     @Test func aDeadlineBeforeTheWaiterJoinsFailsItAsItJoins() throws {
