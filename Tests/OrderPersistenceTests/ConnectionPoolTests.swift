@@ -114,6 +114,34 @@ import Testing
         #expect(pool.waiting == 0)
     }
 
+    @Test func manyConcurrentCallersNeverShareAConnectionAndDrainGetsEveryOneBack() async throws {
+        // The pool leases under a lock: idle leases, hand-overs to waiters and releases race from many threads.
+        let pool = ConnectionPool(connections: [1, 2], maximumWait: .seconds(60), clock: ContinuousClock())
+        let inUse = Shared(Set<Int>())
+        let doubleLeases = Shared(0)
+        let leases = Shared(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<100 {
+                group.addTask {
+                    for _ in 0..<50 {
+                        try await pool.withConnection { connection in
+                            inUse.update { if !$0.insert(connection).inserted { doubleLeases.update { $0 += 1 } } }
+                            await Task.yield()
+                            inUse.update { _ = $0.remove(connection) }
+                            leases.update { $0 += 1 }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(doubleLeases.value == 0)
+        #expect(leases.value == 5_000)
+        #expect(pool.waiting == 0)
+        #expect(await pool.drain().sorted() == [1, 2])
+        await #expect(throws: OrderStoreError.self) { _ = try await pool.acquire() }
+    }
+
     @Test func aDeadlineBeforeTheWaiterJoinsFailsItAsItJoins() throws {
         var expiries = LeaseDeadline.EarlyExpiries()
         expiries.allocate(1)
