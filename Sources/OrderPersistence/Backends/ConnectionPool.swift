@@ -92,16 +92,17 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             // Re-checked under the lock: a connection released since the decision to wait found nobody queued, and
             // waiting now would strand the caller beside an idle connection until its deadline.
-            let now = state.withLock { state -> Result<Connection, any Error>? in
-                do { try state.expiredEarly.join(id) } catch { return .failure(error) }
-                guard !state.closed else { return .failure(OrderStoreError.storeClosed) }
-                if let connection = state.idle.popLast() { return .success(connection) }
+            let (now, watchers) = state.withLock { state -> (Result<Connection, any Error>?, [CheckedContinuation<Void, Never>]) in
+                do { try state.expiredEarly.join(id) } catch { return (.failure(error), []) }
+                guard !state.closed else { return (.failure(OrderStoreError.storeClosed), []) }
+                if let connection = state.idle.popLast() { return (.success(connection), []) }
                 state.waiters.append((id, continuation))
                 let joined = state.waiters.count
-                for watcher in state.queueWatchers where watcher.count <= joined { watcher.continuation.resume() }
-                state.queueWatchers.removeAll { $0.count <= joined }
-                return nil
+                defer { state.queueWatchers.removeAll { $0.count <= joined } }
+                return (nil, state.queueWatchers.filter { $0.count <= joined }.map(\.continuation))
             }
+            // Resumed after the lock, as every other continuation of the pool is.
+            for watcher in watchers { watcher.resume() }
             if let now { continuation.resume(with: now) }
         }
     }
