@@ -10,7 +10,9 @@ import Testing
 @Suite struct PostgresStoreTests {
     @Test func databaseURLsAreReadWithEveryOption() throws {
         let configuration = try PostgresStoreConfiguration(
-            url: "postgresql://app:s3cret@db.internal:6543/orders?sslmode=require&schema=tenant_a&pool=25&statement_timeout=2500&connect_timeout=3")
+            url:
+                "postgresql://app:s3cret@db.internal:6543/orders?sslmode=require&schema=tenant_a&pool=25&statement_timeout=2500&connect_timeout=3&prepared_statements=off"
+        )
         #expect(configuration.host == "db.internal")
         #expect(configuration.port == 6543)
         #expect(configuration.username == "app")
@@ -21,10 +23,11 @@ import Testing
         #expect(configuration.poolSize == 25)
         #expect(configuration.statementTimeoutMilliseconds == 2500)
         #expect(configuration.connectTimeout == .seconds(3))
+        #expect(!configuration.preparesStatements)
         #expect(!configuration.description.contains("s3cret"), "the password never reaches logs")
 
         let defaults = try PostgresStoreConfiguration(url: "postgres://app@localhost/orders")
-        #expect(defaults.port == 5432 && defaults.schema == "public" && defaults.poolSize == 10)
+        #expect(defaults.port == 5432 && defaults.schema == "public" && defaults.poolSize == 10 && defaults.preparesStatements)
     }
 
     @Test(arguments: [
@@ -36,6 +39,7 @@ import Testing
         ("postgres://app@localhost/orders?schema=Robert');DROP", "schema"),
         ("postgres://app@localhost/orders?pool=0", "pool \"0\""),
         ("postgres://app@localhost/orders?statement_timeout=soon", "statement_timeout"),
+        ("postgres://app@localhost/orders?prepared_statements=sometimes", "prepared_statements \"sometimes\" must be on or off"),
         ("postgres://app@localhost/orders?colour=blue", "unknown parameter \"colour\""),
     ])
     func badDatabaseURLsSayWhichPartIsWrong(url: String, expected: String) {

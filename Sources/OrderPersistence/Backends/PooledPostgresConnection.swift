@@ -35,9 +35,10 @@ final class PooledPostgresConnection: Sendable {
 
     func close() async throws { try await connection.close() }
 
-    /// The connection as SQLKit's database, each statement guarded.
-    func sql() -> any SQLDatabase {
-        GuardedDatabase(base: connection.sql(queryLogLevel: .trace), connection: self)
+    /// The connection as SQLKit's database, each statement guarded; with `preparing`, the statements that repeat run
+    /// prepared (``PostgresStatementCache``).
+    func sql(preparing: Bool) -> any SQLDatabase {
+        GuardedDatabase(base: connection.sql(queryLogLevel: .trace), connection: self, preparing: preparing)
     }
 
     /// Runs `statement`; its answer, or a failure as soon as the connection closes, whichever comes first.
@@ -69,6 +70,7 @@ struct PostgresConnectionClosed: Error, CustomStringConvertible {
 private struct GuardedDatabase: SQLDatabase {
     let base: any SQLDatabase
     let connection: PooledPostgresConnection
+    let preparing: Bool
 
     var logger: Logger { base.logger }
     var eventLoop: any EventLoop { base.eventLoop }
@@ -77,7 +79,26 @@ private struct GuardedDatabase: SQLDatabase {
     var queryLogLevel: Logger.Level? { base.queryLogLevel }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
-        connection.guarded({ base.execute(sql: query, onRow) }, on: base.eventLoop)
+        guard preparing else { return connection.guarded({ base.execute(sql: query, onRow) }, on: base.eventLoop) }
+        let (sql, binds) = serialize(query)
+        // Binds only PostgresKit's slower encodings take (arrays through `Encodable`, JSON) go its way.
+        guard let (bindings, types) = try? PostgresStatementCache.bindings(binds) else {
+            return connection.guarded({ base.execute(sql: query, onRow) }, on: base.eventLoop)
+        }
+        if logger.logLevel <= .trace {
+            logger.trace("Executing query", metadata: ["sql": .string(sql), "binds": .array(binds.map { .string("\($0)") })])
+        }
+        let postgres = connection.connection
+        let rows: @Sendable (PostgresRow) -> Void = { onRow($0.sql(decodingContext: .default)) }
+        guard binds.count <= PostgresStatementCache.maximumBinds, PostgresStatementCache.isPreparable(sql),
+            let entry = PostgresStatementCache.shared.entry(for: .init(sql: sql, types: types))
+        else {
+            return connection.guarded(
+                { postgres.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: postgres.logger, rows).map { _ in } }, on: base.eventLoop)
+        }
+        return connection.guarded(
+            { base.eventLoop.makeFutureWithTask { try await postgres.execute(slot: entry.slot, bindings: bindings, logger: postgres.logger, rows) } },
+            on: base.eventLoop)
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {

@@ -15,12 +15,16 @@ final class PostgresBackend: SQLStoreBackend {
     let schema: String
     /// The retries' back-off, the pool's waits and the listener's probes and reconnections.
     let clock: any Clock<Duration>
+    /// Whether statements that repeat run prepared (``PostgresStatementCache``); off behind a pooler that does not
+    /// keep a session's prepared statements.
+    let preparesStatements: Bool
     /// Runs of one transaction before a transient failure is reported. Deadlocks between the outbox's upserts and
     /// the dispatcher's deletes are part of normal operation under load, so there is room for several.
     static let maximumAttempts = 8
 
-    private init(pool: PostgresConnectionPool, schema: String, logger: Logger, clock: any Clock<Duration>) {
+    private init(pool: PostgresConnectionPool, schema: String, preparesStatements: Bool, logger: Logger, clock: any Clock<Duration>) {
         self.pool = pool
+        self.preparesStatements = preparesStatements
         self.schema = schema
         self.logger = logger
         self.clock = clock
@@ -50,7 +54,7 @@ final class PostgresBackend: SQLStoreBackend {
         ]
         let backend = PostgresBackend(
             pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger, clock: clock),
-            schema: configuration.schema, logger: logger, clock: clock)
+            schema: configuration.schema, preparesStatements: configuration.preparesStatements, logger: logger, clock: clock)
         do {
             try await backend.withWriteTransaction { db in
                 try await db.raw("SELECT pg_advisory_xact_lock(hashtext('ordertrack schema ' || \(bind: configuration.schema)))").run()
@@ -67,7 +71,7 @@ final class PostgresBackend: SQLStoreBackend {
         try await retrying { committed in
             try await pool.withConnection(
                 { connection in
-                    let database = connection.sql()
+                    let database = connection.sql(preparing: preparesStatements)
                     try await database.raw("BEGIN").run()
                     do {
                         let result = try await body(database)
@@ -90,7 +94,7 @@ final class PostgresBackend: SQLStoreBackend {
                         }
                         throw error
                     }
-                }, reusableAfter: { !Self.isLostConnection($0) })
+                }, reusableAfter: Self.isReusable(after:))
         }
     }
 
@@ -99,8 +103,8 @@ final class PostgresBackend: SQLStoreBackend {
             try await pool.withConnection(
                 { connection in
                     sent = true
-                    return try await body(connection.sql())
-                }, reusableAfter: { !Self.isLostConnection($0) })
+                    return try await body(connection.sql(preparing: preparesStatements))
+                }, reusableAfter: Self.isReusable(after:))
         }
     }
 
@@ -108,8 +112,8 @@ final class PostgresBackend: SQLStoreBackend {
         try await retrying { _ in
             try await pool.withConnection(
                 { connection in
-                    try await body(connection.sql())
-                }, reusableAfter: { !Self.isLostConnection($0) })
+                    try await body(connection.sql(preparing: preparesStatements))
+                }, reusableAfter: Self.isReusable(after:))
         }
     }
 
@@ -149,6 +153,9 @@ final class PostgresBackend: SQLStoreBackend {
         case "23505": return .init(kind: .uniqueViolation, message: message)
         case "23503": return .init(kind: .foreignKeyViolation, message: message)
         case "40001", "40P01": return .init(kind: .transient, message: message)
+        // A statement prepared before a migration changed its columns: the connection is replaced
+        // (`isReusable(after:)`) and the transaction runs again.
+        case "0A000" where message.contains("cached plan"): return .init(kind: .transient, message: message)
         case "57014": return .init(kind: .busy, message: "the statement ran longer than the statement timeout and was cancelled (\(message))")
         case "55P03": return .init(kind: .busy, message: message)
         case "53100": return .init(kind: .storageFull, message: message)
@@ -157,6 +164,16 @@ final class PostgresBackend: SQLStoreBackend {
         case "53300": return .init(kind: .unavailable, message: message)
         default: return .init(kind: .other, message: message)
         }
+    }
+
+    /// Whether a connection may serve again after `error`: not when it is gone, nor when its prepared statements may be
+    /// stale. PostgresNIO keeps a statement whose preparation failed (in a transaction an earlier error aborted, say)
+    /// failed for the connection's life, and PostgreSQL refuses to run a statement prepared before a migration changed
+    /// its result's columns (0A000); a new connection prepares them again.
+    private static func isReusable(after error: any Error) -> Bool {
+        guard !isLostConnection(error) else { return false }
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return true }
+        return !(state == "0A000" || state == "25P02" || state == "26000" || state.hasPrefix("42"))
     }
 
     private static func isLostConnection(_ error: any Error) -> Bool {

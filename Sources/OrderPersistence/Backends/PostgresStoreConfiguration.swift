@@ -11,6 +11,8 @@ import Foundation
 /// - `pool`: connections per instance (default 10); keep `pool × instances` under the server's `max_connections`.
 /// - `statement_timeout`: milliseconds a statement may run before PostgreSQL cancels it (default 10000).
 /// - `connect_timeout`: seconds opening one connection may take, 1 to 600 (default 5).
+/// - `prepared_statements`: `on` (the default: statements that repeat are prepared once per connection) or `off` (for a
+///   pooler in transaction mode that does not keep prepared statements, such as PgBouncer before 1.21).
 public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Whether connections use TLS, as libpq's `sslmode`: never, when the server offers it, or always.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -38,6 +40,8 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
     public var statementTimeoutMilliseconds: Int
     /// How long opening one connection may take before the operation fails as "database unavailable".
     public var connectTimeout: Duration
+    /// Whether statements that repeat are prepared once per connection; `true` by default.
+    public var preparesStatements: Bool
 
     /// Parses a `postgres://` or `postgresql://` URL; every problem names the part of the URL at fault.
     ///
@@ -66,6 +70,7 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
         self.poolSize = 10
         self.statementTimeoutMilliseconds = 10_000
         self.connectTimeout = .seconds(5)
+        self.preparesStatements = true
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name.lowercased() {
@@ -93,8 +98,15 @@ public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConver
                     throw invalid("connect_timeout \"\(value)\" must be seconds from 1 to 600")
                 }
                 connectTimeout = .seconds(seconds)
+            case "prepared_statements":
+                switch value.lowercased() {
+                case "on": preparesStatements = true
+                case "off": preparesStatements = false
+                default: throw invalid("prepared_statements \"\(value)\" must be on or off")
+                }
             default:
-                throw invalid("unknown parameter \"\(item.name)\" (known: sslmode, schema, pool, statement_timeout, connect_timeout)")
+                throw invalid(
+                    "unknown parameter \"\(item.name)\" (known: sslmode, schema, pool, statement_timeout, connect_timeout, prepared_statements)")
             }
         }
     }
