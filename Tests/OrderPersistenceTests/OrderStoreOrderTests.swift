@@ -101,6 +101,33 @@ import Testing
         }
     }
 
+    /// Updates submitted at once share transactions (the group commit), whose tags are taken together: each order still
+    /// gets a tag of its own, the tags continue the sequence without a gap, and each order's row holds the tag its
+    /// update answered.
+    @Test func updatesCommittedTogetherTakeConsecutiveTagsOfTheirOwn() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            for index in 0..<10 { _ = try await store.createOrder(fixture.order("O\(index)")) }
+            let updated = try await withThrowingTaskGroup(of: OrderRecord.self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        try await store.updateOrder(
+                            type: fixture.orderType, id: "O\(index)", expectedVersion: 1, document: [UInt8(index)], status: nil, orderNumber: nil,
+                            updatedAt: Date())
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(updated.map(\.changeSequence).sorted() == Array(11...20))
+            for order in updated {
+                #expect(try await store.order(type: fixture.orderType, id: order.orderIdentifier)?.changeSequence == order.changeSequence)
+            }
+            let page = try await store.listOrders(
+                merchantID: fixture.merchant.id, orderTypeIdentifier: nil, orderNumber: nil, status: nil, updatedSince: nil, after: nil, limit: 20)
+            #expect(page.orders.map(\.orderIdentifier) == (0..<10).map { "O\($0)" }, "creation order is kept")
+        }
+    }
+
     @Test func paginationWalksEveryOrderOnceEvenWhileOrdersChange() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

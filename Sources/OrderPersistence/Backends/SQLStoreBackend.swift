@@ -78,3 +78,10 @@ enum ReadExtent: Sendable {
     /// connection's own thread, so that it never holds one of Swift's few shared threads for its whole length.
     case scan
 }
+
+extension SQLDatabase {
+    /// Whether one statement may make several writes (PostgreSQL's data-modifying `WITH`). On PostgreSQL every statement
+    /// is a round trip, and those after the change counter's row is locked hold it until the commit; SQLite has neither
+    /// the syntax nor the round trips.
+    var chainsWrites: Bool { dialect.name == "postgresql" }
+}

@@ -248,9 +248,28 @@ public final class SQLOrderStore: OrderStore {
         var seen = Set<OrderKey>()
         let keys = orders.filter { seen.insert($0).inserted }
         guard !keys.isEmpty else { return [:] }
-        let last = try await nextChangeSequence(db, count: Int64(keys.count))
-        var sequences: [OrderKey: Int64] = [:]
-        for (offset, key) in keys.enumerated() { sequences[key] = last - Int64(keys.count - 1 - offset) }
+        let count = Int64(keys.count)
+        if db.chainsWrites, keys.count <= Self.statementChunk {
+            // The counter and the orders in one round trip: the counter's row is locked from here to the commit.
+            let rows = keys.enumerated().map { offset, key -> SQLQueryString in
+                "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(bind: Int64(offset)))"
+            }
+            var assignments: SQLQueryString = "change_sequence = counter.value - \(bind: count - 1) + v.column3"
+            if created { assignments = assignments + ", created_sequence = counter.value - \(bind: count - 1) + v.column3" }
+            let last = try await db.raw(
+                """
+                WITH counter AS (UPDATE counters SET value = value + \(bind: count) WHERE name = \(bind: "change") RETURNING value), \
+                assigned AS (UPDATE orders SET \(assignments) \
+                FROM counter, (VALUES \(rows.joined(separator: ", "))) AS v \
+                WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2) \
+                SELECT value FROM counter
+                """
+            ).first(decodingColumn: "value", as: Int64.self)
+            guard let last else { throw OrderStoreError.corruptRecord(table: "counters", reason: "the 'change' counter row is missing") }
+            return Self.sequences(keys, last: last)
+        }
+        let last = try await nextChangeSequence(db, count: count)
+        let sequences = Self.sequences(keys, last: last)
         // 3 binds a row stays far below SQLite's and PostgreSQL's bind limits.
         for chunk in keys.chunked(into: Self.statementChunk) {
             let rows = chunk.map { key -> SQLQueryString in
@@ -264,6 +283,13 @@ public final class SQLOrderStore: OrderStore {
                 """
             ).run()
         }
+        return sequences
+    }
+
+    /// The tags of `keys` in order, the last of them `last`.
+    private static func sequences(_ keys: [OrderKey], last: Int64) -> [OrderKey: Int64] {
+        var sequences: [OrderKey: Int64] = [:]
+        for (offset, key) in keys.enumerated() { sequences[key] = last - Int64(keys.count - 1 - offset) }
         return sequences
     }
 

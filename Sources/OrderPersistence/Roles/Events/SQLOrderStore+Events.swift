@@ -31,8 +31,37 @@ extension SQLOrderStore {
     private static func insertEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
         guard !events.isEmpty else { return }
         EventMark.current?.appended.store(true, ordering: .relaxed)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let createdAt = date.millisecondsSince1970
+        let byMerchant = Dictionary(grouping: events, by: \.merchantID).sorted { $0.key < $1.key }
+        if db.chainsWrites, byMerchant.allSatisfy({ $0.value.count <= statementChunk }) {
+            // A merchant's sequence and its events in one round trip: the sequence's row, and in an order write the change
+            // counter's, stay locked until the commit.
+            for (merchantID, merchantEvents) in byMerchant {
+                let count = Int64(merchantEvents.count)
+                let rows = try merchantEvents.enumerated().map { offset, event -> SQLQueryString in
+                    """
+                    (\(bind: randomIdentifier(prefix: "evt_")), \(bind: Int64(offset)), \(bind: event.type.rawValue), \
+                    \(bind: event.order?.orderTypeIdentifier), \(bind: event.order?.orderIdentifier), \
+                    \(bind: String(decoding: try encoder.encode(event.data), as: UTF8.self)))
+                    """
+                }
+                try await db.raw(
+                    """
+                    WITH taken AS (INSERT INTO event_sequences (merchant_id, last) VALUES (\(bind: merchantID), \(bind: count)) \
+                    ON CONFLICT (merchant_id) DO UPDATE SET last = event_sequences.last + excluded.last RETURNING last) \
+                    INSERT INTO events (id, merchant_id, sequence, type, created_at, order_type_identifier, order_identifier, data) \
+                    SELECT v.column1, \(bind: merchantID), taken.last - \(bind: count - 1) + v.column2, v.column3, \(bind: createdAt), \
+                    v.column4, v.column5, v.column6 FROM taken, (VALUES \(rows.joined(separator: ", "))) AS v
+                    """
+                ).run()
+            }
+            return
+        }
         var next: [String: Int64] = [:]
-        for (merchantID, count) in Dictionary(events.map { ($0.merchantID, Int64(1)) }, uniquingKeysWith: +).sorted(by: { $0.key < $1.key }) {
+        for (merchantID, merchantEvents) in byMerchant {
+            let count = Int64(merchantEvents.count)
             let last = try await db.raw(
                 """
                 INSERT INTO event_sequences (merchant_id, last) VALUES (\(bind: merchantID), \(bind: count))
@@ -43,9 +72,6 @@ extension SQLOrderStore {
             guard let last else { throw OrderStoreError.corruptRecord(table: "event_sequences", reason: "no sequence for merchant \(merchantID)") }
             next[merchantID] = last - count + 1
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let createdAt = date.millisecondsSince1970
         // 8 binds a row stays far below SQLite's and PostgreSQL's bind limits.
         for chunk in events.chunked(into: statementChunk) {
             let insert = db.insert(into: "events").columns(eventColumns)
