@@ -56,7 +56,7 @@ final class PostgresBackend: SQLStoreBackend {
             pool: PostgresConnectionPool(configuration: connection, size: configuration.poolSize, logger: logger, clock: clock),
             schema: configuration.schema, preparesStatements: configuration.preparesStatements, logger: logger, clock: clock)
         do {
-            try await backend.withWriteTransaction { db in
+            try await backend.withWriteTransaction(preparing: false) { db in
                 try await db.raw("SELECT pg_advisory_xact_lock(hashtext('ordertrack schema ' || \(bind: configuration.schema)))").run()
                 try await db.raw("CREATE SCHEMA IF NOT EXISTS \(ident: configuration.schema)").run()
             }
@@ -67,11 +67,11 @@ final class PostgresBackend: SQLStoreBackend {
         return backend
     }
 
-    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    func withWriteTransaction<T: Sendable>(preparing: Bool, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await retrying { committed in
             try await pool.withConnection(
                 { connection in
-                    let database = connection.sql(preparing: preparesStatements)
+                    let database = connection.sql(preparing: preparing && preparesStatements)
                     try await database.raw("BEGIN").run()
                     do {
                         let result = try await body(database)

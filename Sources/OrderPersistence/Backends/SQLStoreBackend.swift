@@ -4,8 +4,9 @@ import SQLKit
 /// and how engine errors read. Every query lives in shared SQLKit code in ``SQLOrderStore``.
 protocol SQLStoreBackend: Sendable {
     /// Runs `body` inside a write transaction, committed if `body` returns and rolled back if it throws.
-    /// Concurrent callers never fail with "database is busy": the backend serializes or locks as needed.
-    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
+    /// Concurrent callers never fail with "database is busy": the backend serializes or locks as needed. `preparing`
+    /// `false` keeps one-off statements (migrations) from taking prepared statements' places (PostgreSQL).
+    func withWriteTransaction<T: Sendable>(preparing: Bool, _ body: (any SQLDatabase) async throws -> T) async throws -> T
 
     /// Runs `body`, a single statement, outside an explicit transaction: it commits by itself, in one round trip instead
     /// of three (BEGIN, the statement, COMMIT). A lost connection is not retried, as the statement may have committed.
@@ -47,6 +48,13 @@ protocol SQLStoreBackend: Sendable {
 
     /// Waits for running operations, then closes every connection and thread.
     func shutdown() async throws
+}
+
+extension SQLStoreBackend {
+    /// Runs `body` inside a write transaction whose statements that repeat run prepared.
+    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await withWriteTransaction(preparing: true, body)
+    }
 }
 
 /// An engine error in engine-neutral terms.

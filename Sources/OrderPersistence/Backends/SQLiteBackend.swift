@@ -103,7 +103,7 @@ final class SQLiteBackend: SQLStoreBackend {
         }
     }
 
-    func withWriteTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    func withWriteTransaction<T: Sendable>(preparing: Bool, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await withWriter { connection in
             // Transaction control ignores the task's cancellation: a cancelled request still rolls back before the
             // writer is handed on.

@@ -42,7 +42,7 @@ enum Migrations {
 
     /// Brings the database to ``latestVersion``; refuses a database written by a newer ordertrack.
     static func migrate(_ backend: any SQLStoreBackend, now: @Sendable () -> Date) async throws {
-        try await backend.withWriteTransaction { database in
+        try await backend.withWriteTransaction(preparing: false) { database in
             if let lock = backend.migrationLock { try await database.raw(lock).run() }
             try await database.create(table: "schema_migrations")
                 .ifNotExists()
@@ -52,7 +52,7 @@ enum Migrations {
                 .run()
         }
         for migration in all {
-            try await backend.withWriteTransaction { database in
+            try await backend.withWriteTransaction(preparing: false) { database in
                 if let lock = backend.migrationLock { try await database.raw(lock).run() }
                 // Re-read inside the write lock: another process may have migrated meanwhile.
                 let current = try await currentVersion(database)
