@@ -31,6 +31,20 @@ import Testing
         #expect(cache.count == 2)
     }
 
+    @Test func transactionCommandsAndLongListsOfBindsNeverGetASlot() {
+        let cache = PostgresStatementCache(capacity: 4)
+        let begin = Self.key("BEGIN", [])
+        let long = Self.key("SELECT 1 WHERE $1 IN (…)", Array(repeating: .text, count: PostgresStatementCache.maximumBinds + 1))
+        let longest = Self.key("SELECT 2 WHERE $1 IN (…)", Array(repeating: .text, count: PostgresStatementCache.maximumBinds))
+        for _ in 0..<3 {
+            #expect(cache.entry(for: begin) == nil)
+            #expect(cache.entry(for: long) == nil)
+        }
+        _ = cache.entry(for: longest)
+        #expect(cache.entry(for: longest) != nil)
+        #expect(cache.count == 1)
+    }
+
     @Test func everySlotIsATypeOfItsOwnThatKnowsItsNumber() throws {
         let cache = PostgresStatementCache(capacity: 300)
         var types = Set<ObjectIdentifier>()

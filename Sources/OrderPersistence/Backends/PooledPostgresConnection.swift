@@ -90,9 +90,7 @@ private struct GuardedDatabase: SQLDatabase {
         }
         let postgres = connection.connection
         let rows: @Sendable (PostgresRow) -> Void = { onRow($0.sql(decodingContext: .default)) }
-        guard binds.count <= PostgresStatementCache.maximumBinds, PostgresStatementCache.isPreparable(sql),
-            let entry = PostgresStatementCache.shared.entry(for: .init(sql: sql, types: types))
-        else {
+        guard let entry = PostgresStatementCache.shared.entry(for: .init(sql: sql, types: types)) else {
             return connection.guarded(
                 { postgres.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: postgres.logger, rows).map { _ in } }, on: base.eventLoop)
         }

@@ -51,11 +51,12 @@ final class PostgresStatementCache: Sendable {
         self.capacity = capacity
     }
 
-    /// The prepared statement for `key`, or `nil` to send it unnamed (seen for the first time, or no slot left).
+    /// The prepared statement for `key`, or `nil` to send it unnamed (not a data statement, too many binds, seen for
+    /// the first time, or no slot left). A statement with a slot skips the other checks: they passed when it got it.
     func entry(for key: Key) -> Entry? {
         state.withLock { state in
             if let index = state.slots[key] { return state.entries[index] }
-            guard state.entries.count < capacity else { return nil }
+            guard state.entries.count < capacity, key.types.count <= Self.maximumBinds, Self.isPreparable(key.sql) else { return nil }
             guard state.seen.remove(key) != nil else {
                 if state.seen.count >= Self.seenCapacity { state.seen.removeAll(keepingCapacity: true) }
                 state.seen.insert(key)
