@@ -6,8 +6,8 @@ import OrderModel
 /// Provider vocabularies stay open strings (``status``, ``subStatus``): AfterShip asks receivers to treat its enums as
 /// open, and a status no table knows is shown to the merchant rather than refused.
 ///
-/// Codable, so the server can keep a parsed event durably until its worker applies it.
-public struct CarrierEvent: Sendable, Hashable, Codable {
+/// A server keeps it durably until its worker applies it in its ``storedForm``.
+public struct CarrierEvent: Sendable, Hashable {
     /// Who sent the event.
     public var provider: CarrierProvider
     /// The key that makes a redelivery a duplicate: AfterShip `event_id`, EasyPost Event `id`, the generic `id`, and
@@ -63,7 +63,7 @@ public struct CarrierEvent: Sendable, Hashable, Codable {
 }
 
 /// A delivery estimate: a time, or the start of a window and its length.
-public struct EstimatedDelivery: Sendable, Hashable, Codable {
+public struct EstimatedDelivery: Sendable, Hashable {
     /// The estimated time, or the start of the window.
     public var at: Date
     /// The window's length as an ISO 8601 duration (`PT4H`), Wallet's `estimatedDeliveryWindowDuration`.

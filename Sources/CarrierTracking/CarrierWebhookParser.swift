@@ -45,7 +45,8 @@ public enum CarrierWebhookParser {
         }
         let node = Node(value: root, path: "")
         guard root.objectValue != nil else { throw CarrierWebhookError(.malformedBody, "the body must be a JSON object, but is \(root.kindName)") }
-        let bodyHash = "sha256:" + Hex.encode(SHA256.hash(data: body))
+        // The idempotency key of the providers whose events carry no id of their own.
+        var bodyHash: String { "sha256:" + Hex.encode(SHA256.hash(data: body)) }
         switch provider {
         case .aftership: return try AfterShipReader.read(node, headers: headers)
         case .easypost: return try EasyPostReader.read(node)

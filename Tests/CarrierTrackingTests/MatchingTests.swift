@@ -66,9 +66,61 @@ import Testing
             .verify(body: body, headers: CarrierRequestHeaders(["OrderTrack-Signature": header]), now: now)
     }
 
-    @Test func eventsSurviveEncoding() throws {
+    @Test func eventsSurviveTheirStoredForm() throws {
         let event = try Fixture.event("aftership-tracking-update", .aftership, headers: ["As-Webhook-Version": "2026-07"])
-        let decoded = try JSONDecoder().decode(CarrierEvent.self, from: try JSONEncoder().encode(event))
-        #expect(decoded == event)
+        #expect(try CarrierEvent(storedForm: event.storedForm) == event)
+    }
+
+    /// Every member, with the escapes and dates `JSONEncoder` wrote when the stored form was the type's `Codable` one.
+    static let everyMember = CarrierEvent(
+        provider: .aftership, idempotencyKey: "evt_1", trackingNumber: "1Z999", carrierCode: "ups", carrierName: "UPS", status: "InTransit",
+        subStatus: "InTransit_001", occurredAt: Date(timeIntervalSince1970: 1_795_694_400.25),
+        estimatedDelivery: EstimatedDelivery(at: Date(timeIntervalSince1970: 1_795_780_800), windowDuration: "PT4H"),
+        trackingURL: URL(string: "https://example.com/t?n=1Z999&x=%20"), statusDescription: "Departed \"hub\" / sorted\n", orderReference: "#1001",
+        webhookVersion: "2026-07")
+
+    /// Events stored by a release that used `JSONEncoder` wait in the inbox across an upgrade; instances of both
+    /// releases read each other's.
+    @Test func theStoredFormIsTheOneEarlierReleasesWroteAndRead() throws {
+        let written = #"""
+            {"carrierCode":"ups","carrierName":"UPS","estimatedDelivery":{"at":817473600,"windowDuration":"PT4H"},"idempotencyKey":"evt_1",\#
+            "occurredAt":817387200.25,"orderReference":"#1001","provider":"aftership","status":"InTransit",\#
+            "statusDescription":"Departed \"hub\" \/ sorted\n","subStatus":"InTransit_001","trackingNumber":"1Z999",\#
+            "trackingURL":"https:\/\/example.com\/t?n=1Z999&x=%20","webhookVersion":"2026-07"}
+            """#
+        #expect(try CarrierEvent(storedForm: Array(written.utf8)) == Self.everyMember)
+        // What this release writes: the same members and values, which the earlier reader (`JSONDecoder` on the
+        // synthesized `Decodable`: dates as seconds since 2001, the URL as text) takes.
+        let stored = try JSONValue.parse(Self.everyMember.storedForm)
+        let earlier = try JSONValue.parse(Array(written.utf8))
+        #expect(stored.objectValue?.keys.sorted() == earlier.objectValue?.keys.sorted())
+        for key in earlier.objectValue?.keys.sorted() ?? [] where key != "occurredAt" && key != "estimatedDelivery" {
+            #expect(stored[key] == earlier[key], "\(key)")
+        }
+        #expect(stored["occurredAt"]?.numberLiteral.flatMap(Double.init) == 817_387_200.25)
+        #expect(stored["estimatedDelivery"]?["at"]?.numberLiteral.flatMap(Double.init) == 817_473_600)
+        #expect(stored["estimatedDelivery"]?["windowDuration"] == "PT4H")
+
+        let minimal = CarrierEvent(
+            provider: .generic, idempotencyKey: "a", trackingNumber: "T", status: "delivered", occurredAt: Date(timeIntervalSinceReferenceDate: 0))
+        #expect(
+            String(decoding: minimal.storedForm, as: UTF8.self)
+                == #"{"idempotencyKey":"a","occurredAt":0.0,"provider":"generic","status":"delivered","trackingNumber":"T"}"#)
+    }
+
+    @Test func aDamagedStoredFormNamesWhatIsWrong() {
+        for (bytes, words) in [
+            ("{\"provider\":\"generic\"}", "has no idempotencyKey"),
+            (#"{"provider":"pigeon","idempotencyKey":"a","trackingNumber":"T","status":"s","occurredAt":0}"#, "provider is not one"),
+            (#"{"provider":"generic","idempotencyKey":"a","trackingNumber":"T","status":"s","occurredAt":"today"}"#, "occurredAt is not a number"),
+            (#"{"provider":"generic","idempotencyKey":1,"trackingNumber":"T","status":"s","occurredAt":0}"#, "idempotencyKey is not a string"),
+            ("not json", "the stored event: invalid JSON"),
+        ] {
+            #expect {
+                try CarrierEvent(storedForm: Array(bytes.utf8))
+            } throws: { error in
+                (error as? CarrierWebhookError)?.message.contains(words) == true
+            }
+        }
     }
 }

@@ -27,6 +27,25 @@ import Testing
             scan: nil)
     }
 
+    /// An event's data is JSON that any parser reads back to the same values, with sorted keys (equal data, equal bytes).
+    @Test func eventDataIsJSONWithSortedKeysAndEveryCharacterEscapedAsJSONNeeds() throws {
+        let awkward = "quote \" backslash \\ slash / newline \n tab \t bell \u{07} é 📦"
+        let data: [String: EventValue] = [
+            "z": .integer(-42), "a": .string(awkward), "m": .strings(["x", awkward]), "n": .null,
+            "o": .object(["b": .integer(Int64.max), "a": .object([:])]),
+        ]
+        let text = EventValue.serialized(data)
+        #expect(text.hasPrefix(#"{"a":"quote \" backslash \\ slash / newline \n tab \t bell \u0007 é 📦","m":["#))
+        #expect(text.hasSuffix(#""n":null,"o":{"a":{},"b":9223372036854775807},"z":-42}"#))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(parsed["a"] as? String == awkward)
+        #expect(parsed["m"] as? [String] == ["x", awkward])
+        #expect(parsed["n"] is NSNull)
+        #expect((parsed["z"] as? NSNumber)?.int64Value == -42)
+        #expect(((parsed["o"] as? [String: Any])?["b"] as? NSNumber)?.int64Value == Int64.max)
+        #expect(EventValue.serialized([:]) == "{}")
+    }
+
     @Test func creationsAndUpdatesAreLoggedOncePerWrittenChange() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

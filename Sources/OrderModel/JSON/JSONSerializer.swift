@@ -1,3 +1,5 @@
+import WireFormats
+
 extension JSONValue {
     /// UTF-8 JSON text with object keys sorted, so equal trees always serialize to equal bytes.
     public func serialized(pretty: Bool = false) -> [UInt8] {
@@ -18,7 +20,7 @@ extension JSONValue {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let literal): output.append(contentsOf: literal.utf8)
-        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .string(let value): JSONText.appendString(value, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
@@ -33,7 +35,7 @@ extension JSONValue {
             for (position, key) in members.keys.sorted().enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 JSONValue.newline(&output, pretty: pretty, indent: indent + 1)
-                JSONValue.writeString(key, to: &output)
+                JSONText.appendString(key, to: &output)
                 output.append(contentsOf: pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
                 members[key]!.write(to: &output, pretty: pretty, indent: indent + 1)
             }
@@ -46,25 +48,5 @@ extension JSONValue {
         guard pretty else { return }
         output.append(UInt8(ascii: "\n"))
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
-    }
-
-    static func writeString(_ value: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

@@ -151,7 +151,7 @@ final class CarrierEventWorker: Service, Sendable {
     private func apply(_ record: CarrierEventRecord, context: BatchContext, readWithBatch: Bool) async throws -> Outcome {
         let event: CarrierEvent
         do {
-            event = try CarrierEvent(inboxBytes: record.event)
+            event = try CarrierEvent(storedForm: record.event)
         } catch {
             return Outcome(state: .failed, text: "the stored event cannot be read: \(error)")
         }

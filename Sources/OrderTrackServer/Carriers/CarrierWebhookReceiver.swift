@@ -61,8 +61,7 @@ struct CarrierWebhookReceiver: Sendable {
         }
         let receipt: CarrierEventReceipt
         do {
-            receipt = try await store.receiveCarrierEvent(
-                IncomingCarrierEvent(event, connectionID: connection.id))
+            receipt = try await store.receiveCarrierEvent(IncomingCarrierEvent(event, connectionID: connection.id))
         } catch OrderStoreError.carrierConnectionNotFound {
             // Deleted while this delivery was being verified.
             throw APIError.notFound("no such carrier connection")

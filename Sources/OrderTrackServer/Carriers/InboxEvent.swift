@@ -1,21 +1,13 @@
 import CarrierTracking
-import Foundation
 import OrderPersistence
 
 extension IncomingCarrierEvent {
     /// A verified, parsed event as the inbox stores it: its tracking number in the form fulfillments are indexed by
     /// (``CarrierMatching/normalizedTrackingNumber(_:)``), the event itself as JSON for the worker.
-    package init(_ event: CarrierEvent, connectionID: String) throws {
+    package init(_ event: CarrierEvent, connectionID: String) {
         self.init(
             connectionID: connectionID, idempotencyKey: event.idempotencyKey,
             trackingNumber: CarrierMatching.normalizedTrackingNumber(event.trackingNumber), carrier: event.carrierCode,
-            orderReference: event.orderReference, occurredAt: event.occurredAt, event: Array(try JSONEncoder().encode(event)))
-    }
-}
-
-extension CarrierEvent {
-    /// The event an ``IncomingCarrierEvent`` stored.
-    init(inboxBytes bytes: [UInt8]) throws {
-        self = try JSONDecoder().decode(CarrierEvent.self, from: Data(bytes))
+            orderReference: event.orderReference, occurredAt: event.occurredAt, event: event.storedForm)
     }
 }

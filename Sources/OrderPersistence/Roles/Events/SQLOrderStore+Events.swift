@@ -31,8 +31,6 @@ extension SQLOrderStore {
     private static func insertEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
         guard !events.isEmpty else { return }
         EventMark.current?.appended.store(true, ordering: .relaxed)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let createdAt = date.millisecondsSince1970
         let byMerchant = Dictionary(grouping: events, by: \.merchantID).sorted { $0.key < $1.key }
         if db.chainsWrites, byMerchant.allSatisfy({ $0.value.count <= statementChunk }) {
@@ -40,11 +38,11 @@ extension SQLOrderStore {
             // counter's, stay locked until the commit.
             for (merchantID, merchantEvents) in byMerchant {
                 let count = Int64(merchantEvents.count)
-                let rows = try merchantEvents.enumerated().map { offset, event -> SQLQueryString in
+                let rows = merchantEvents.enumerated().map { offset, event -> SQLQueryString in
                     """
                     (\(bind: randomIdentifier(prefix: "evt_")), \(bind: Int64(offset)), \(bind: event.type.rawValue), \
                     \(bind: event.order?.orderTypeIdentifier), \(bind: event.order?.orderIdentifier), \
-                    \(bind: String(decoding: try encoder.encode(event.data), as: UTF8.self)))
+                    \(bind: EventValue.serialized(event.data)))
                     """
                 }
                 try await db.raw(
@@ -80,7 +78,7 @@ extension SQLOrderStore {
                 next[event.merchantID] = sequence + 1
                 insert.values(
                     randomIdentifier(prefix: "evt_"), event.merchantID, sequence, event.type.rawValue, createdAt, event.order?.orderTypeIdentifier,
-                    event.order?.orderIdentifier, String(decoding: try encoder.encode(event.data), as: UTF8.self))
+                    event.order?.orderIdentifier, EventValue.serialized(event.data))
             }
             try await insert.run()
         }
