@@ -67,6 +67,8 @@ import Testing
             #expect(events.map(\.type) == [.orderCreated, .orderUpdated, .fulfillmentDelivered, .fulfillmentIssue])
             #expect(events.map(\.sequence) == [1, 2, 3, 4], "one merchant's sequence increases in commit order")
             #expect(events.allSatisfy { $0.order == created.key && $0.id.hasPrefix("evt_") && $0.id.count == 28 })
+            #expect(events.allSatisfy { $0.id.dropFirst(4).allSatisfy { "0123456789abcdef".contains($0) } })
+            #expect(Set(events.map(\.id)).count == events.count)
             let creation = try Self.data(events[0])
             #expect(creation["orderIdentifier"] as? String == "A" && creation["version"] as? Int == 1 && creation["changedPaths"] == nil)
             #expect((creation["actor"] as? [String: Any])?["keyId"] as? String == "key_1")
