@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -44,6 +45,38 @@ import Testing
         #expect((parsed["z"] as? NSNumber)?.int64Value == -42)
         #expect(((parsed["o"] as? [String: Any])?["b"] as? NSNumber)?.int64Value == Int64.max)
         #expect(EventValue.serialized([:]) == "{}")
+    }
+
+    /// Commits of events wake the webhook worker only while an enabled endpoint may exist: a look that finds none
+    /// stops the wake-ups, an endpoint added or enabled here starts them again.
+    @Test func committedEventsWakeTheWebhookWorkerOnlyWhileAnEnabledEndpointMayExist() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let wakes = Mutex(0)
+            store.observeCommittedEvents { wakes.withLock { $0 += 1 } }
+            var order = try await store.createOrder(fixture.order("A"), note: ChangeNote())
+            #expect(wakes.withLock { $0 } == 1, "before any look, every commit of events wakes")
+
+            #expect(try await store.claimWebhookEndpoints(limit: 8, leaseDuration: 60).isEmpty)
+            order = try await Self.update(store, fixture, order)
+            order = try await Self.update(store, fixture, order)
+            #expect(wakes.withLock { $0 } == 1, "no enabled endpoint: commits wake nobody")
+
+            let endpoint = WebhookEndpointRecord(
+                id: "we_wake", merchantID: fixture.merchant.id, url: "https://example.com/hooks", events: ["*"], description: nil,
+                secret: "whsec_test", createdAt: Date())
+            _ = try await store.addWebhookEndpoint(endpoint, limit: 16)
+            order = try await Self.update(store, fixture, order)
+            #expect(wakes.withLock { $0 } == 2, "an endpoint added here: the next commit wakes")
+            #expect(try await store.claimWebhookEndpoints(limit: 8, leaseDuration: 60).map(\.endpoint.id) == ["we_wake"])
+            order = try await Self.update(store, fixture, order)
+            #expect(wakes.withLock { $0 } == 3, "a look that found the endpoint keeps the wake-ups")
+
+            #expect(try await store.deleteWebhookEndpoint(id: "we_wake", merchantID: fixture.merchant.id))
+            #expect(try await store.claimWebhookEndpoints(limit: 8, leaseDuration: 60).isEmpty)
+            _ = try await Self.update(store, fixture, order)
+            #expect(wakes.withLock { $0 } == 3, "the last endpoint deleted and looked for: commits wake nobody again")
+        }
     }
 
     @Test func creationsAndUpdatesAreLoggedOncePerWrittenChange() async throws {

@@ -352,7 +352,7 @@ extension APIKeyInfo {
 /// `prefix` and 24 hex digits from the system's CSPRNG: an id that is unique without a coordinator.
 func randomIdentifier(prefix: String) -> String {
     var generator = SystemRandomNumberGenerator()
-    // Two 64-bit draws rather than a String(format:) per byte: every event row gets an id, on SQLite on its writer.
+    // Two draws rather than a String(format:) per byte: every event row gets an id, on SQLite on its writer.
     let high = generator.next() as UInt64
     let low = generator.next() as UInt32
     return prefix

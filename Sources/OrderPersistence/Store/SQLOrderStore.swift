@@ -20,8 +20,10 @@ public final class SQLOrderStore: OrderStore {
     let orderUpdates: GroupCommit<OrderUpdate, OrderRecord>
     /// Signed packages built at the same time, cached in one transaction.
     let packageWrites: GroupCommit<PackageWrite, Void>
-    /// Told after each commit that appended events (``WebhookStore/observeCommittedEvents(_:)``).
+    /// Told after each commit that appended events while an enabled webhook endpoint may exist
+    /// (``WebhookStore/observeCommittedEvents(_:)``).
     let eventObservers = Mutex<[@Sendable () -> Void]>([])
+    let webhookEndpoints = WebhookEndpointPresence()
 
     init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
         self.backend = backend
@@ -150,7 +152,7 @@ public final class SQLOrderStore: OrderStore {
     private func afterCommitTellingEvents<T: Sendable>(_ transaction: () async throws -> T) async throws -> T {
         let mark = EventMark()
         let value = try await EventMark.$current.withValue(mark) { try await transaction() }
-        if mark.appended.load(ordering: .relaxed) {
+        if mark.appended.load(ordering: .relaxed), webhookEndpoints.mayExist {
             for observer in eventObservers.withLock({ $0 }) { observer() }
         }
         return value

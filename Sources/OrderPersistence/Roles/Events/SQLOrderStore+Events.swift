@@ -84,7 +84,7 @@ extension SQLOrderStore {
         }
     }
 
-    /// Adds an observer told after each commit that appended events.
+    /// Adds an observer told after each commit that appended events while an enabled webhook endpoint may exist.
     public func observeCommittedEvents(_ observer: @escaping @Sendable () -> Void) {
         eventObservers.withLock { $0.append(observer) }
     }

@@ -16,6 +16,7 @@ extension SQLOrderStore {
     public func addWebhookEndpoint(_ record: WebhookEndpointRecord, limit: Int) async throws -> WebhookEndpointRecord {
         let secret = try sealBlob(record.secret, table: "webhook_endpoints", column: "secret", key: record.id)
         let events = try Self.encodeJSON(record.events, name: "events")
+        webhookEndpoints.added()
         return try await write("add webhook endpoint \(record.id) for merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
             let count =
@@ -91,7 +92,8 @@ extension SQLOrderStore {
 
     /// Enables the endpoint and forgets its failures.
     public func enableWebhookEndpoint(id: String, merchantID: String) async throws -> WebhookEndpointRecord? {
-        try await write("enable webhook endpoint \(id)") { db in
+        webhookEndpoints.added()
+        return try await write("enable webhook endpoint \(id)") { db in
             try await Self.enablingEndpoints(db)
                 .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("platform_endpoint_id", .is, SQLLiteral.null).run()
             return try await Self.endpointRow(db, id: id, merchantID: merchantID).map { try self.webhookEndpoint(from: $0) }
@@ -111,11 +113,19 @@ extension SQLOrderStore {
             AND (next_attempt_at IS NULL OR next_attempt_at <= \(bind: now))
             AND cursor < (SELECT last FROM event_sequences WHERE event_sequences.merchant_id = webhook_endpoints.merchant_id)
             """
-        // Most wake-ups find nothing due: a read tells so without queueing for SQLite's one writer.
-        let found = try await read("look for due webhook endpoints") { db in
-            try await db.raw("SELECT id FROM webhook_endpoints WHERE \(due) LIMIT 1").first()
+        // Most wake-ups find nothing due: a read tells so without queueing for SQLite's one writer, and whether any
+        // endpoint is enabled at all (none: commits stop waking the worker).
+        let mark = webhookEndpoints.mark
+        let look = try await read("look for due webhook endpoints") { db in
+            try await db.raw(
+                """
+                SELECT CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints WHERE \(due)) THEN 1 ELSE 0 END AS due, \
+                CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints WHERE status = 'enabled') THEN 1 ELSE 0 END AS enabled
+                """
+            ).first()
         }
-        guard found != nil else { return [] }
+        webhookEndpoints.looked(found: try look?.decode(column: "enabled", as: Int.self) == 1, since: mark)
+        guard try look?.decode(column: "due", as: Int.self) == 1 else { return [] }
         return try await writeStatement("claim webhook endpoints") { db in
             try await db.raw(
                 """

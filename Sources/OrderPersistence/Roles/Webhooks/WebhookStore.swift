@@ -48,8 +48,9 @@ public protocol WebhookStore: Sendable {
     /// Records what the worker did under its claim, extending the lease by `leaseDuration` (`nil` frees the endpoint);
     /// `false`, changing nothing, when the claim no longer holds.
     func finishWebhookStep(endpointID: String, claim: Int64, _ step: WebhookStep, leaseDuration: TimeInterval?) async throws -> Bool
-    /// Calls `observer` after each commit of this process that appended events: the worker's wake-up (other
-    /// processes' events are found by its poll).
+    /// Calls `observer` after each commit of this process that appended events, unless the last look for due
+    /// endpoints found no enabled one and none was added or enabled here since: the worker's wake-up (other
+    /// processes' events and endpoints are found by its poll).
     func observeCommittedEvents(_ observer: @escaping @Sendable () -> Void)
     /// Frees every claim; only for a process that knows it is the database's sole worker (SQLite), after a restart.
     func releaseWebhookLeases() async throws
