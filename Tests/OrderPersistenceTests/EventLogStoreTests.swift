@@ -74,8 +74,14 @@ import Testing
 
             #expect(try await store.deleteWebhookEndpoint(id: "we_wake", merchantID: fixture.merchant.id))
             #expect(try await store.claimWebhookEndpoints(limit: 8, leaseDuration: 60).isEmpty)
-            _ = try await Self.update(store, fixture, order)
+            order = try await Self.update(store, fixture, order)
             #expect(wakes.withLock { $0 } == 3, "the last endpoint deleted and looked for: commits wake nobody again")
+
+            let platform = PlatformWebhookEndpointRecord(
+                id: "pwe_wake", url: "https://example.com/platform", events: ["*"], description: nil, secret: "whsec_test", createdAt: Date())
+            _ = try await store.addPlatformWebhookEndpoint(platform, limit: 4)
+            _ = try await Self.update(store, fixture, order)
+            #expect(wakes.withLock { $0 } == 4, "a platform endpoint shared with the merchant: the next commit wakes")
         }
     }
 

@@ -148,10 +148,12 @@ public final class SQLOrderStore: OrderStore {
     }
 
     /// Runs a write that may append events (``appendEvents(_:_:at:)`` marks it) and tells the observers once it has
-    /// committed: telling them before, a follower could read before the events are visible.
+    /// committed: telling them before, a follower could read before the events are visible. A webhook endpoint it
+    /// added or enabled counts from the commit too: a look for endpoints before it would find none.
     private func afterCommitTellingEvents<T: Sendable>(_ transaction: () async throws -> T) async throws -> T {
-        let mark = EventMark()
-        let value = try await EventMark.$current.withValue(mark) { try await transaction() }
+        let mark = CommitMark()
+        let value = try await CommitMark.$current.withValue(mark) { try await transaction() }
+        if mark.enabledWebhookEndpoint.load(ordering: .relaxed) { webhookEndpoints.added() }
         if mark.appended.load(ordering: .relaxed), webhookEndpoints.mayExist {
             for observer in eventObservers.withLock({ $0 }) { observer() }
         }

@@ -2,11 +2,14 @@ import Foundation
 import SQLKit
 import Synchronization
 
-/// Whether the write transaction in progress appended events: `write` sets one around its transaction, so it can tell
-/// the observers of committed events after the commit.
-final class EventMark: Sendable {
-    @TaskLocal static var current: EventMark?
+/// What the write transaction in progress did that is acted on only once it has committed: `write` sets one around
+/// its transaction.
+final class CommitMark: Sendable {
+    @TaskLocal static var current: CommitMark?
+    /// Events appended: the observers of committed events are told.
     let appended = Atomic(false)
+    /// A webhook endpoint added or enabled: committed events wake the webhook worker again (``WebhookEndpointPresence``).
+    let enabledWebhookEndpoint = Atomic(false)
 }
 
 extension SQLOrderStore {
@@ -30,7 +33,7 @@ extension SQLOrderStore {
 
     private static func insertEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
         guard !events.isEmpty else { return }
-        EventMark.current?.appended.store(true, ordering: .relaxed)
+        CommitMark.current?.appended.store(true, ordering: .relaxed)
         let createdAt = date.millisecondsSince1970
         let byMerchant = Dictionary(grouping: events, by: \.merchantID).sorted { $0.key < $1.key }
         if db.chainsWrites, byMerchant.allSatisfy({ $0.value.count <= statementChunk }) {

@@ -48,7 +48,7 @@ extension SQLOrderStore {
     private func insertPlatformShare(_ db: any SQLDatabase, of platform: PlatformWebhookEndpointRecord, merchantID: String, cursor: Int64)
         async throws
     {
-        webhookEndpoints.added()
+        CommitMark.current?.enabledWebhookEndpoint.store(true, ordering: .relaxed)
         let id = randomIdentifier(prefix: "we_")
         let secret = try sealBlob(platform.secret, table: "webhook_endpoints", column: "secret", key: id)
         let previous = try platform.previousSecret.map { try sealBlob($0, table: "webhook_endpoints", column: "previous_secret", key: id) }
@@ -118,8 +118,7 @@ extension SQLOrderStore {
 
     /// Enables every share and forgets its failures.
     public func enablePlatformWebhookEndpoint(id: String) async throws -> PlatformWebhookEndpointRecord? {
-        webhookEndpoints.added()
-        return try await write("enable platform webhook endpoint \(id)") { db in
+        try await write("enable platform webhook endpoint \(id)") { db in
             try await Self.enablingEndpoints(db).where("platform_endpoint_id", .equal, id).run()
             return try await self.platformEndpoint(db, id: id)
         }

@@ -16,7 +16,6 @@ extension SQLOrderStore {
     public func addWebhookEndpoint(_ record: WebhookEndpointRecord, limit: Int) async throws -> WebhookEndpointRecord {
         let secret = try sealBlob(record.secret, table: "webhook_endpoints", column: "secret", key: record.id)
         let events = try Self.encodeJSON(record.events, name: "events")
-        webhookEndpoints.added()
         return try await write("add webhook endpoint \(record.id) for merchant \(record.merchantID)") { db in
             try await Self.requireMerchant(db, record.merchantID)
             let count =
@@ -41,6 +40,7 @@ extension SQLOrderStore {
                     record.createdAt.millisecondsSince1970, last, 0, 0, 0
                 )
                 .run()
+            CommitMark.current?.enabledWebhookEndpoint.store(true, ordering: .relaxed)
             var stored = record
             stored.cursor = last
             stored.status = .enabled
@@ -92,8 +92,7 @@ extension SQLOrderStore {
 
     /// Enables the endpoint and forgets its failures.
     public func enableWebhookEndpoint(id: String, merchantID: String) async throws -> WebhookEndpointRecord? {
-        webhookEndpoints.added()
-        return try await write("enable webhook endpoint \(id)") { db in
+        try await write("enable webhook endpoint \(id)") { db in
             try await Self.enablingEndpoints(db)
                 .where("id", .equal, id).where("merchant_id", .equal, merchantID).where("platform_endpoint_id", .is, SQLLiteral.null).run()
             return try await Self.endpointRow(db, id: id, merchantID: merchantID).map { try self.webhookEndpoint(from: $0) }
@@ -274,7 +273,8 @@ extension SQLOrderStore {
 
     /// An update of `webhook_endpoints` that enables the rows it is narrowed to and forgets their failures.
     static func enablingEndpoints(_ db: any SQLDatabase) -> SQLUpdateBuilder {
-        db.update("webhook_endpoints").set("status", to: WebhookEndpointStatus.enabled.rawValue)
+        CommitMark.current?.enabledWebhookEndpoint.store(true, ordering: .relaxed)
+        return db.update("webhook_endpoints").set("status", to: WebhookEndpointStatus.enabled.rawValue)
             .set("disabled_reason", to: SQLLiteral.null).set("attempts", to: 0).set("failing_since", to: SQLLiteral.null)
             .set("next_attempt_at", to: SQLLiteral.null)
     }

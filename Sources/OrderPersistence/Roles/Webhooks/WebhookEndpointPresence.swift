@@ -18,7 +18,7 @@ final class WebhookEndpointPresence: Sendable {
 
     var mayExist: Bool { state.withLock { $0.mayExist } }
 
-    /// An endpoint was added or enabled here (its transaction may not have committed yet: early is harmless).
+    /// An endpoint was added or enabled here, and committed: a look that began before the commit could not see it.
     func added() {
         state.withLock {
             $0.mayExist = true
