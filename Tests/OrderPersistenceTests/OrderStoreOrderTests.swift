@@ -128,6 +128,98 @@ import Testing
         }
     }
 
+    /// The group commit writes a batch of updates with a statement per kind of write: each update still gets its own
+    /// answer, a failed one writes nothing of its own, an order's second update sees its first, and two renumberings
+    /// to one number cannot both succeed.
+    @Test func eachUpdateOfABatchGetsItsOwnAnswerAndAFailedOneWritesNothing() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let key = { (id: String) in OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: id) }
+            for id in ["A", "B", "D", "E", "F", "G", "H", "I", "J", "K"] {
+                var order = fixture.order(id)
+                order.orderNumber = "N-\(id)"
+                try await store.createOrder(order)
+            }
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "B", expectedVersion: 1, document: [1], status: nil, orderNumber: "N-B", updatedAt: Date())
+            let t1 = milliseconds(Date(timeIntervalSince1970: 1_800_000_000))
+            let t2 = t1.addingTimeInterval(3_600)
+            for id in ["G", "H"] {
+                try await store.replaceFulfillmentTracking(
+                    order: key(id), merchantID: fixture.merchant.id,
+                    entries: [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "T\(id)", carrier: nil)])
+            }
+            try await store.recordFulfillmentScan(order: key("G"), fulfillmentIdentifier: "F1", at: t2)
+            _ = try await store.register(
+                deviceLibraryIdentifier: "device-1", pushToken: "push-1", orderTypeIdentifier: fixture.orderType, orderIdentifier: "I")
+            let activityBefore = try await CarrierStoreTests.rows(store, "order_activity")
+            let updatedAt = Date()
+            func update(
+                _ id: String, _ version: Int, number: String? = nil, token: String? = nil, tracking: [FulfillmentTrackingEntry]? = nil,
+                scan: FulfillmentScan? = nil
+            ) -> SQLOrderStore.OrderUpdate {
+                SQLOrderStore.OrderUpdate(
+                    key: key(id), expectedVersion: version, document: Array(#"{"id":"\#(id)","v":\#(version)}"#.utf8), status: "open",
+                    orderNumber: number ?? "N-\(id)", renumberedFor: number == nil ? nil : fixture.merchant.id, updatedAt: updatedAt,
+                    note: ChangeNote(author: "test"), authenticationToken: token, tracking: tracking, scan: scan)
+            }
+            let newTracking = [FulfillmentTrackingEntry(fulfillmentIdentifier: "F1", trackingNumber: "TI", carrier: "ups")]
+            let batch = [
+                update("H", 1, scan: FulfillmentScan(fulfillmentIdentifier: "F1", at: t1, wasTracked: true)), // 0: its scan recorded
+                update("A", 1), // 1
+                update("B", 1), // 2: B is at version 2
+                update("C", 1), // 3: no such order
+                update("D", 1), // 4
+                update("D", 2), // 5: D's second update, after its first
+                update("E", 1, number: "N-A"), // 6: A keeps its number
+                update("K", 1, number: "N-Z"), // 7: a renumbering to a number F takes first in the batch
+                update("F", 1, number: "N-Z"), // 8
+                update("G", 1, scan: FulfillmentScan(fulfillmentIdentifier: "F1", at: t1, wasTracked: true)), // 9: G has a newer scan
+                update("I", 1, token: "token-I-rotated-0123456789", tracking: newTracking), // 10
+                update("J", 1, tracking: newTracking, scan: FulfillmentScan(fulfillmentIdentifier: "F1", at: t1, wasTracked: false)), // 11
+            ]
+            let results = try await store.writeOrderUpdates(batch)
+            #expect(results.count == batch.count)
+            func failure(_ index: Int) -> OrderStoreError? {
+                guard case .failure(let error) = results[index] else { return nil }
+                return error as? OrderStoreError
+            }
+            #expect(failure(2) == .versionConflict(orderTypeIdentifier: fixture.orderType, orderIdentifier: "B", expected: 1, actual: 2))
+            #expect(failure(3) == .orderNotFound(orderTypeIdentifier: fixture.orderType, orderIdentifier: "C"))
+            #expect(failure(6) == .orderNumberExists(orderTypeIdentifier: fixture.orderType, orderNumber: "N-A", existingOrderIdentifier: "A"))
+            #expect(failure(7) == .orderNumberExists(orderTypeIdentifier: fixture.orderType, orderNumber: "N-Z", existingOrderIdentifier: "F"))
+            #expect(failure(9) == .scanSuperseded(orderTypeIdentifier: fixture.orderType, orderIdentifier: "G", fulfillmentIdentifier: "F1"))
+            let written = [0, 1, 4, 5, 8, 10, 11]
+            var tags: [Int64] = []
+            for index in written {
+                let order = try results[index].get()
+                let stored = try #require(try await store.order(type: fixture.orderType, id: order.orderIdentifier))
+                #expect(order.document == batch[index].document || order.orderIdentifier == "D", "\(order.orderIdentifier)")
+                #expect(order.version == batch[index].expectedVersion + 1)
+                #expect(order.status == "open" && order.orderNumber == batch[index].orderNumber)
+                #expect(order.changeSequence == stored.changeSequence, "the row holds the tag the update answered")
+                if order.orderIdentifier != "D" || order.version == 3 { #expect(stored == order) }
+                tags.append(order.changeSequence)
+            }
+            #expect(Set(tags).sorted() == Array(Set(tags).sorted().first!...Set(tags).sorted().last!), "consecutive tags")
+            #expect(Set(tags).count == 6, "one tag an order")
+            #expect(try await store.order(type: fixture.orderType, id: "D")?.document == batch[5].document, "D's second update is its last")
+            for (id, version) in [("B", 2), ("E", 1), ("G", 1), ("K", 1)] {
+                let stored = try #require(try await store.order(type: fixture.orderType, id: id))
+                #expect(stored.version == version && stored.orderNumber == "N-\(id)", "\(id) is as it was")
+            }
+            #expect(try await store.order(type: fixture.orderType, id: "I")?.authenticationToken == "token-I-rotated-0123456789")
+            #expect(try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "I").isEmpty, "the old token's devices go")
+            #expect(try await store.trackedFulfillments(order: key("H")).map(\.lastScanAt) == [t1])
+            #expect(try await store.trackedFulfillments(order: key("G")).map(\.lastScanAt) == [t2])
+            #expect(try await store.trackedFulfillments(order: key("I")).map(\.entry) == newTracking)
+            let j = try await store.trackedFulfillments(order: key("J"))
+            #expect(j.map(\.entry) == newTracking && j.map(\.lastScanAt) == [t1], "tracked from this update on, with its scan")
+            let activityAfter = try await CarrierStoreTests.rows(store, "order_activity")
+            #expect(activityAfter == activityBefore + written.count + 1, "an entry per written update and the device that went")
+        }
+    }
+
     @Test func paginationWalksEveryOrderOnceEvenWhileOrdersChange() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

@@ -122,48 +122,50 @@ extension SQLOrderStore {
     @discardableResult
     public func recordFulfillmentScan(order: OrderKey, fulfillmentIdentifier: String, at date: Date) async throws -> Bool {
         try await writeStatement("record a scan of \(order.orderTypeIdentifier)/\(order.orderIdentifier)") { db in
-            try await Self.recordFulfillmentScan(db, order: order, fulfillmentIdentifier: fulfillmentIdentifier, at: date)
+            let key = FulfillmentKey(order: order, fulfillmentIdentifier: fulfillmentIdentifier)
+            return try await Self.recordFulfillmentScans(db, [(order, fulfillmentIdentifier, date)]).contains(key)
         }
     }
 
-    /// The same inside the caller's transaction.
-    static func recordFulfillmentScan(_ db: any SQLDatabase, order: OrderKey, fulfillmentIdentifier: String, at date: Date) async throws -> Bool {
-        let at = date.millisecondsSince1970
-        return try await db.raw(
-            """
-            UPDATE fulfillment_tracking SET last_scan_at = \(bind: at)
-            WHERE order_type_identifier = \(bind: order.orderTypeIdentifier) AND order_identifier = \(bind: order.orderIdentifier)
-                AND fulfillment_identifier = \(bind: fulfillmentIdentifier) AND (last_scan_at IS NULL OR last_scan_at <= \(bind: at))
-            RETURNING fulfillment_identifier
-            """
-        ).all().count > 0
-    }
-
-    /// Records scans as ``recordFulfillmentScan(_:order:fulfillmentIdentifier:at:)`` does, a statement per chunk; of
-    /// several scans of one fulfillment the latest counts.
-    static func recordFulfillmentScans(_ db: any SQLDatabase, _ scans: [(order: OrderKey, fulfillmentIdentifier: String, at: Date)]) async throws {
+    /// Records scans as ``recordFulfillmentScan(order:fulfillmentIdentifier:at:)`` does, inside the caller's
+    /// transaction, a statement per chunk; of several scans of one fulfillment the latest counts. Returns the
+    /// fulfillments whose scan was recorded.
+    @discardableResult
+    static func recordFulfillmentScans(_ db: any SQLDatabase, _ scans: [(order: OrderKey, fulfillmentIdentifier: String, at: Date)])
+        async throws -> Set<FulfillmentKey>
+    {
         var latest: [FulfillmentKey: Int64] = [:]
         for scan in scans {
             let key = FulfillmentKey(order: scan.order, fulfillmentIdentifier: scan.fulfillmentIdentifier)
             latest[key] = max(latest[key] ?? .min, scan.at.millisecondsSince1970)
         }
-        // In key order, as order writes lock fulfillments: two transactions never wait on each other crosswise.
+        var recorded = Set<FulfillmentKey>()
         for chunk in latest.sorted(by: { $0.key < $1.key }).chunked(into: statementChunk) {
             let rows = chunk.map { key, at -> SQLQueryString in
                 "(\(bind: key.order.orderTypeIdentifier), \(bind: key.order.orderIdentifier), \(bind: key.fulfillmentIdentifier), \(bind: at))"
             }
-            try await db.raw(
+            let written = try await db.raw(
                 """
                 UPDATE fulfillment_tracking SET last_scan_at = v.column4 FROM (VALUES \(rows.joined(separator: ", "))) AS v
                 WHERE fulfillment_tracking.order_type_identifier = v.column1 AND fulfillment_tracking.order_identifier = v.column2
                     AND fulfillment_tracking.fulfillment_identifier = v.column3
                     AND (fulfillment_tracking.last_scan_at IS NULL OR fulfillment_tracking.last_scan_at <= v.column4)
+                RETURNING order_type_identifier, order_identifier, fulfillment_identifier
                 """
-            ).run()
+            ).all()
+            for row in written {
+                recorded.insert(
+                    FulfillmentKey(
+                        order: OrderKey(
+                            orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier")),
+                        fulfillmentIdentifier: try row.string("fulfillment_identifier")))
+            }
         }
+        return recorded
     }
 
-    private struct FulfillmentKey: Hashable, Comparable {
+    /// A fulfillment of an order.
+    struct FulfillmentKey: Hashable, Comparable {
         var order: OrderKey
         var fulfillmentIdentifier: String
 

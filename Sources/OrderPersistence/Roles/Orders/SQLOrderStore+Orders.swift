@@ -126,20 +126,7 @@ extension SQLOrderStore {
     public func orderVersions(_ keys: [OrderKey]) async throws -> [OrderKey: Int] {
         guard !keys.isEmpty else { return [:] }
         precondition(keys.count <= 500, "at most 500 orders per version read")
-        var query: SQLQueryString =
-            "SELECT order_type_identifier, order_identifier, version FROM orders WHERE (order_type_identifier, order_identifier) IN ("
-        for (index, key) in keys.enumerated() {
-            query = query + (index == 0 ? "" : ", ") + "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier))"
-        }
-        query = query + ")"
-        return try await read("read the versions of \(keys.count) orders") { [query] db in
-            var versions: [OrderKey: Int] = [:]
-            for row in try await db.raw(query).all() {
-                let key = OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"))
-                versions[key] = try row.decode(column: "version", as: Int.self)
-            }
-            return versions
-        }
+        return try await read("read the versions of \(keys.count) orders") { db in try await Self.orderVersions(db, keys) }
     }
 
     /// Replaces the document of an order if its version is still `expectedVersion`, bumps version and change sequence,
@@ -194,14 +181,48 @@ extension SQLOrderStore {
         var scan: FulfillmentScan?
     }
 
-    /// Writes `updates` in one transaction: a statement per order for its version-checked row, then one for the
-    /// pushes of them all, one for their activity entries and two for their events (`appendEvents`; one more per
-    /// further merchant). A version conflict, a missing order, a taken order number or a superseded scan is that
-    /// update's answer and writes nothing of it; a database error fails them all.
-    private func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
+    /// Writes `updates` in one transaction with a statement per kind of write, not per order: on PostgreSQL one that
+    /// locks the orders in key order (so overlapping batches never wait on each other crosswise), one that records
+    /// the carrier scans the updates were decided on, one for the orders' version-checked rows; then one for the
+    /// pushes of them all, one for their activity entries, the change tags and the events (`appendEvents`). A
+    /// renumbering, a new authentication token or new tracking numbers add that order's own statements. A version
+    /// conflict, a missing order, a taken order number or a superseded scan is that update's answer and writes nothing
+    /// of it; a database error fails them all.
+    func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
         let operation =
             updates.count == 1
             ? "update order \(updates[0].key.orderTypeIdentifier)/\(updates[0].key.orderIdentifier)" : "update \(updates.count) orders"
+        // In key order, so two batches take shared rows in the same order. Each round names an order once and is
+        // written with a statement per kind; an order's later update goes in a later round (it must see the one before),
+        // as does a renumbering to a number an earlier one in the batch takes (it must find that order holding it).
+        let sorted = updates.indices.sorted {
+            (updates[$0].key.orderTypeIdentifier, updates[$0].key.orderIdentifier, $0) < (
+                updates[$1].key.orderTypeIdentifier, updates[$1].key.orderIdentifier, $1
+            )
+        }
+        var rounds: [[Int]] = []
+        var keys: [OrderKey] = []
+        var claimedNumbers: [[String]: Int] = [:]
+        var round = 0
+        for index in sorted {
+            let update = updates[index]
+            if keys.last == update.key {
+                round += 1
+            } else {
+                keys.append(update.key)
+                round = 0
+            }
+            if let number = update.orderNumber, let merchantID = update.renumberedFor {
+                let claim = [update.key.orderTypeIdentifier, merchantID, number]
+                if let taken = claimedNumbers[claim] { round = max(round, taken + 1) }
+                claimedNumbers[claim] = round
+            }
+            while rounds.count <= round { rounds.append([]) }
+            rounds[round].append(index)
+        }
+        // One order without a scan takes one row lock (its update); otherwise the orders are locked first, in key order,
+        // before their scans' rows, as every write that changes tracked fulfillments takes them.
+        let locksFirst = keys.count > 1 || updates.contains { $0.scan?.wasTracked == true }
         return try await write(operation) { db in
             let now = self.now()
             var results: [Result<OrderRecord, any Error>?] = Array(repeating: nil, count: updates.count)
@@ -209,92 +230,85 @@ extension SQLOrderStore {
             var activity: [OrderActivity] = []
             var events: [NewEvent] = []
             var insights = InsightTally()
-            // In key order, so two batches lock shared orders in the same order; one order's updates keep theirs.
-            let sorted = updates.indices.sorted {
-                (updates[$0].key.orderTypeIdentifier, updates[$0].key.orderIdentifier, $0) < (
-                    updates[$1].key.orderTypeIdentifier, updates[$1].key.orderIdentifier, $1
-                )
+            if locksFirst, !self.backend.rowLockClause.isEmpty {
+                try await db.raw(
+                    "SELECT version FROM orders WHERE \(Self.keyList(keys)) ORDER BY order_type_identifier, order_identifier\(unsafeRaw: self.backend.rowLockClause)"
+                ).run()
             }
-            for index in sorted {
-                let update = updates[index]
-                let key = update.key
+            for round in rounds {
+                var pending: [Int] = []
                 // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the
                 // version moved meanwhile, the update below writes nothing and the caller re-reads.
-                if let orderNumber = update.orderNumber, let merchantID = update.renumberedFor {
-                    do {
-                        try await Self.requireFreeOrderNumber(
-                            db, orderNumber, type: key.orderTypeIdentifier, merchantID: merchantID, except: key.orderIdentifier)
-                    } catch let error as OrderStoreError {
-                        results[index] = .failure(error)
-                        continue
+                for index in round {
+                    let update = updates[index]
+                    if let orderNumber = update.orderNumber, let merchantID = update.renumberedFor {
+                        do {
+                            try await Self.requireFreeOrderNumber(
+                                db, orderNumber, type: update.key.orderTypeIdentifier, merchantID: merchantID, except: update.key.orderIdentifier)
+                        } catch let error as OrderStoreError {
+                            results[index] = .failure(error)
+                            continue
+                        }
+                    }
+                    pending.append(index)
+                }
+                // Recorded first, as the scans the worker decided on: a newer one another writer recorded refuses its update.
+                let trackedScans = pending.compactMap { index in
+                    updates[index].scan.flatMap { $0.wasTracked ? (updates[index].key, $0.fulfillmentIdentifier, $0.at) : nil }
+                }
+                if !trackedScans.isEmpty {
+                    let recorded = try await Self.recordFulfillmentScans(db, trackedScans)
+                    pending.removeAll { index in
+                        let update = updates[index]
+                        guard let scan = update.scan, scan.wasTracked,
+                            !recorded.contains(FulfillmentKey(order: update.key, fulfillmentIdentifier: scan.fulfillmentIdentifier))
+                        else { return false }
+                        results[index] = .failure(
+                            OrderStoreError.scanSuperseded(
+                                orderTypeIdentifier: update.key.orderTypeIdentifier, orderIdentifier: update.key.orderIdentifier,
+                                fulfillmentIdentifier: scan.fulfillmentIdentifier))
+                        return true
                     }
                 }
-                // Recorded first, as the scan the worker decided on: a newer one another writer recorded refuses it.
-                if let scan = update.scan, scan.wasTracked,
-                    try await !Self.recordFulfillmentScan(db, order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier, at: scan.at)
-                {
-                    results[index] = .failure(
-                        OrderStoreError.scanSuperseded(
-                            orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier,
-                            fulfillmentIdentifier: scan.fulfillmentIdentifier))
-                    continue
+                let updated = try await Self.updateOrderRows(db, pending.map { updates[$0] })
+                let missed = pending.filter { updated[updates[$0].key] == nil }
+                let versions = missed.isEmpty ? [:] : try await Self.orderVersions(db, missed.map { updates[$0].key })
+                var untrackedScans: [(order: OrderKey, fulfillmentIdentifier: String, at: Date)] = []
+                for index in pending {
+                    let update = updates[index]
+                    let key = update.key
+                    guard let order = updated[key] else {
+                        results[index] = .failure(
+                            versions[key].map {
+                                OrderStoreError.versionConflict(
+                                    orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier,
+                                    expected: update.expectedVersion,
+                                    actual: $0)
+                            } ?? OrderStoreError.orderNotFound(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier))
+                        continue
+                    }
+                    if update.authenticationToken != nil {
+                        let removed = try await deleteRegistrations(
+                            db,
+                            where: """
+                                order_type_identifier = \(bind: key.orderTypeIdentifier) AND order_identifier = \(bind: key.orderIdentifier) \
+                                AND wallet_link_id IS NULL
+                                """,
+                            at: now)
+                        events += removed.events
+                        insights.merge(removed.insights)
+                    }
+                    if let tracking = update.tracking {
+                        try await replaceFulfillmentTracking(db, order: order.key, merchantID: order.merchantID, entries: tracking)
+                    }
+                    // A fulfillment found by the order reference is tracked from this update on.
+                    if let scan = update.scan, !scan.wasTracked { untrackedScans.append((key, scan.fulfillmentIdentifier, scan.at)) }
+                    stored.append(order)
+                    activity.append(Self.changeActivity(order, kind: .updated, note: update.note, at: now))
+                    events += Self.changeEvents(order, created: false, note: update.note)
+                    results[index] = .success(order)
                 }
-                let milliseconds = update.updatedAt.millisecondsSince1970
-                let statement = db.update("orders")
-                if let authenticationToken = update.authenticationToken { statement.set("authentication_token", to: authenticationToken) }
-                let updated =
-                    try await statement
-                    .set("document", to: Data(update.document))
-                    .set("status", to: update.status)
-                    .set("order_number", to: update.orderNumber)
-                    .set(
-                        "updated_at",
-                        to: SQLQueryString(
-                            "CASE WHEN \(bind: milliseconds) > updated_at THEN \(bind: milliseconds) ELSE updated_at + 1 END"
-                        )
-                    )
-                    .set("version", to: SQLBinaryExpression(SQLColumn("version"), .add, SQLLiteral.numeric("1")))
-                    .where("order_type_identifier", .equal, key.orderTypeIdentifier)
-                    .where("order_identifier", .equal, key.orderIdentifier)
-                    .where("version", .equal, update.expectedVersion)
-                    .returning(Self.orderColumns.map { SQLColumn($0) })
-                    .first()
-                guard let updated else {
-                    let actual = try await db.select().column("version").from("orders")
-                        .where("order_type_identifier", .equal, key.orderTypeIdentifier)
-                        .where("order_identifier", .equal, key.orderIdentifier)
-                        .first(decodingColumn: "version", as: Int.self)
-                    results[index] = .failure(
-                        actual.map {
-                            OrderStoreError.versionConflict(
-                                orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier, expected: update.expectedVersion,
-                                actual: $0)
-                        } ?? OrderStoreError.orderNotFound(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier))
-                    continue
-                }
-                if update.authenticationToken != nil {
-                    let removed = try await deleteRegistrations(
-                        db,
-                        where: """
-                            order_type_identifier = \(bind: key.orderTypeIdentifier) AND order_identifier = \(bind: key.orderIdentifier) \
-                            AND wallet_link_id IS NULL
-                            """,
-                        at: now)
-                    events += removed.events
-                    insights.merge(removed.insights)
-                }
-                let order = try Self.order(from: updated)
-                if let tracking = update.tracking {
-                    try await replaceFulfillmentTracking(db, order: order.key, merchantID: order.merchantID, entries: tracking)
-                }
-                // A fulfillment found by the order reference is tracked from this update on.
-                if let scan = update.scan, !scan.wasTracked {
-                    _ = try await Self.recordFulfillmentScan(db, order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier, at: scan.at)
-                }
-                stored.append(order)
-                activity.append(Self.changeActivity(order, kind: .updated, note: update.note, at: now))
-                events += Self.changeEvents(order, created: false, note: update.note)
-                results[index] = .success(order)
+                try await Self.recordFulfillmentScans(db, untrackedScans)
             }
             if !stored.isEmpty {
                 try await self.enqueuePushes(db, orders: stored.map(\.key), now: now.millisecondsSince1970)
@@ -311,6 +325,53 @@ extension SQLOrderStore {
             }
             return results.map { $0 ?? .failure(OrderStoreError.invalidArgument(name: "updates", reason: "an update was not written")) }
         }
+    }
+
+    /// Gives each update's order its new row, where its version is still the expected one, in one statement per chunk
+    /// (`updates` name each order once); returns the rows written.
+    private static func updateOrderRows(_ db: any SQLDatabase, _ updates: [OrderUpdate]) async throws -> [OrderKey: OrderRecord] {
+        var written: [OrderKey: OrderRecord] = [:]
+        // 8 binds a row stays far below SQLite's and PostgreSQL's bind limits.
+        for chunk in updates.chunked(into: statementChunk) {
+            let rows = chunk.map { update -> SQLQueryString in
+                """
+                (\(bind: update.key.orderTypeIdentifier), \(bind: update.key.orderIdentifier), \(bind: update.expectedVersion), \
+                \(bind: Data(update.document)), \(bind: update.status), \(bind: update.orderNumber), \
+                \(bind: update.updatedAt.millisecondsSince1970), \(bind: update.authenticationToken))
+                """
+            }
+            // `updated_at` strictly increases even when the given time is not later than the stored one.
+            let query: SQLQueryString = """
+                UPDATE orders SET document = v.column4, status = v.column5, order_number = v.column6, \
+                updated_at = CASE WHEN v.column7 > orders.updated_at THEN v.column7 ELSE orders.updated_at + 1 END, \
+                version = orders.version + 1, authentication_token = COALESCE(v.column8, orders.authentication_token) \
+                FROM (VALUES \(rows.joined(separator: ", "))) AS v \
+                WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2 AND orders.version = v.column3 \
+                RETURNING \(unsafeRaw: orderColumns.joined(separator: ", "))
+                """
+            for row in try await db.raw(query).all() {
+                let order = try order(from: row)
+                written[order.key] = order
+            }
+        }
+        return written
+    }
+
+    /// `(order_type_identifier, order_identifier) IN (…)` for `keys`: a row-value `IN`, which both databases answer with
+    /// index lookups.
+    static func keyList(_ keys: [OrderKey]) -> SQLQueryString {
+        let rows = keys.map { key -> SQLQueryString in "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier))" }
+        return "(order_type_identifier, order_identifier) IN (\(rows.joined(separator: ", ")))"
+    }
+
+    /// The versions of these orders (at most ``statementChunk``) inside the caller's transaction.
+    static func orderVersions(_ db: any SQLDatabase, _ keys: [OrderKey]) async throws -> [OrderKey: Int] {
+        var versions: [OrderKey: Int] = [:]
+        for row in try await db.raw("SELECT order_type_identifier, order_identifier, version FROM orders WHERE \(keyList(keys))").all() {
+            let key = OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"))
+            versions[key] = try row.decode(column: "version", as: Int.self)
+        }
+        return versions
     }
 
     /// A merchant's orders, optionally filtered by type, status and last update; `after` is the previous page's
