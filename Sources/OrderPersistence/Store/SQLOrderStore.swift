@@ -242,28 +242,45 @@ public final class SQLOrderStore: OrderStore {
 
     /// Takes the next change tags for `orders` (which this transaction wrote) and gives them to the orders' rows, in
     /// the order given (an order given twice gets one tag), as their creation sequence too when `created`; returns
-    /// each order's tag.
+    /// each order's tag. With `rows` (one for each of `orders`), the same statement writes their new document,
+    /// status, number, update time, version and token: an order update's one write of its row.
     ///
     /// Call it late in the transaction: the counter's row stays locked until the commit and every write of an order
     /// waits for it, so what runs after it limits how many orders the database changes per second (on PostgreSQL,
     /// taken first, it was held for eight more round trips). Take it before ``appendEvents(_:_:at:insights:)``, as
     /// every transaction does, so no two wait on each other crosswise.
-    func assignChangeSequences(_ db: any SQLDatabase, _ orders: [OrderKey], created: Bool = false) async throws -> [OrderKey: Int64] {
+    func assignChangeSequences(
+        _ db: any SQLDatabase, _ orders: [OrderKey], created: Bool = false, rows: [OrderKey: OrderRecord]? = nil
+    ) async throws -> [OrderKey: Int64] {
         var seen = Set<OrderKey>()
         let keys = orders.filter { seen.insert($0).inserted }
         guard !keys.isEmpty else { return [:] }
         let count = Int64(keys.count)
+        func values(_ key: OrderKey, _ sequence: SQLQueryString) -> SQLQueryString {
+            guard let row = rows?[key] else { return "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(sequence))" }
+            return """
+                (\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(sequence), \(bind: Data(row.document)), \(bind: row.status), \
+                \(bind: row.orderNumber), \(bind: row.updatedAt.millisecondsSince1970), \(bind: row.version), \(bind: row.authenticationToken))
+                """
+        }
+        func assignments(_ sequence: SQLQueryString) -> SQLQueryString {
+            var assignments: SQLQueryString = "change_sequence = \(sequence)"
+            if created { assignments = assignments + ", created_sequence = \(sequence)" }
+            if rows != nil {
+                assignments = assignments + """
+                    , document = v.column4, status = v.column5, order_number = v.column6, updated_at = v.column7, version = v.column8, \
+                    authentication_token = v.column9
+                    """
+            }
+            return assignments
+        }
         if db.chainsWrites, keys.count <= Self.statementChunk {
             // The counter and the orders in one round trip: the counter's row is locked from here to the commit.
-            let rows = keys.enumerated().map { offset, key -> SQLQueryString in
-                "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(bind: Int64(offset)))"
-            }
-            var assignments: SQLQueryString = "change_sequence = counter.value - \(bind: count - 1) + v.column3"
-            if created { assignments = assignments + ", created_sequence = counter.value - \(bind: count - 1) + v.column3" }
+            let rows = keys.enumerated().map { offset, key in values(key, "\(bind: Int64(offset))") }
             let last = try await db.raw(
                 """
                 WITH counter AS (UPDATE counters SET value = value + \(bind: count) WHERE name = \(bind: "change") RETURNING value), \
-                assigned AS (UPDATE orders SET \(assignments) \
+                assigned AS (UPDATE orders SET \(assignments("counter.value - \(bind: count - 1) + v.column3")) \
                 FROM counter, (VALUES \(rows.joined(separator: ", "))) AS v \
                 WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2) \
                 SELECT value FROM counter
@@ -274,15 +291,12 @@ public final class SQLOrderStore: OrderStore {
         }
         let last = try await nextChangeSequence(db, count: count)
         let sequences = Self.sequences(keys, last: last)
-        // 3 binds a row stays far below SQLite's and PostgreSQL's bind limits.
+        // 9 binds a row stays far below SQLite's and PostgreSQL's bind limits.
         for chunk in keys.chunked(into: Self.statementChunk) {
-            let rows = chunk.map { key -> SQLQueryString in
-                "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(bind: sequences[key]!))"
-            }
+            let rows = chunk.map { key in values(key, "\(bind: sequences[key]!)") }
             try await db.raw(
                 """
-                UPDATE orders SET change_sequence = v.column3\(unsafeRaw: created ? ", created_sequence = v.column3" : "") \
-                FROM (VALUES \(rows.joined(separator: ", "))) AS v \
+                UPDATE orders SET \(assignments("v.column3")) FROM (VALUES \(rows.joined(separator: ", "))) AS v \
                 WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2
                 """
             ).run()

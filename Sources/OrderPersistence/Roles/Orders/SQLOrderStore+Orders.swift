@@ -126,7 +126,14 @@ extension SQLOrderStore {
     public func orderVersions(_ keys: [OrderKey]) async throws -> [OrderKey: Int] {
         guard !keys.isEmpty else { return [:] }
         precondition(keys.count <= 500, "at most 500 orders per version read")
-        return try await read("read the versions of \(keys.count) orders") { db in try await Self.orderVersions(db, keys) }
+        return try await read("read the versions of \(keys.count) orders") { db in
+            var versions: [OrderKey: Int] = [:]
+            for row in try await db.raw("SELECT order_type_identifier, order_identifier, version FROM orders WHERE \(Self.keyList(keys))").all() {
+                let key = OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"))
+                versions[key] = try row.decode(column: "version", as: Int.self)
+            }
+            return versions
+        }
     }
 
     /// Replaces the document of an order if its version is still `expectedVersion`, bumps version and change sequence,
@@ -181,20 +188,20 @@ extension SQLOrderStore {
         var scan: FulfillmentScan?
     }
 
-    /// Writes `updates` in one transaction with a statement per kind of write, not per order: on PostgreSQL one that
-    /// locks the orders in key order (so overlapping batches never wait on each other crosswise), one that records
-    /// the carrier scans the updates were decided on, one for the orders' version-checked rows; then one for the
-    /// pushes of them all, one for their activity entries, the change tags and the events (`appendEvents`). A
-    /// renumbering, a new authentication token or new tracking numbers add that order's own statements. A version
-    /// conflict, a missing order, a taken order number or a superseded scan is that update's answer and writes nothing
-    /// of it; a database error fails them all.
+    /// Writes `updates` in one transaction with a statement per kind of write, not per order: one that reads the orders
+    /// as they are (on PostgreSQL locking them, in key order, so overlapping batches never wait on each other
+    /// crosswise), one that records the carrier scans the updates were decided on, one for the pushes of them all, one
+    /// for their activity entries, one that writes the orders' rows with their change tags, and the events
+    /// (`appendEvents`). A renumbering, a new authentication token or new tracking numbers add that order's own
+    /// statements. A version conflict, a missing order, a taken order number or a superseded scan is that update's
+    /// answer and writes nothing of it; a database error fails them all.
     func writeOrderUpdates(_ updates: [OrderUpdate]) async throws -> [Result<OrderRecord, any Error>] {
         let operation =
             updates.count == 1
             ? "update order \(updates[0].key.orderTypeIdentifier)/\(updates[0].key.orderIdentifier)" : "update \(updates.count) orders"
-        // In key order, so two batches take shared rows in the same order. Each round names an order once and is
-        // written with a statement per kind; an order's later update goes in a later round (it must see the one before),
-        // as does a renumbering to a number an earlier one in the batch takes (it must find that order holding it).
+        // In key order, so two batches take shared rows in the same order. Each round names an order once; an order's
+        // later update goes in a later round (it must see the one before), as does a renumbering to a number an earlier
+        // one in the batch takes (it must find that order holding it).
         let sorted = updates.indices.sorted {
             (updates[$0].key.orderTypeIdentifier, updates[$0].key.orderIdentifier, $0) < (
                 updates[$1].key.orderTypeIdentifier, updates[$1].key.orderIdentifier, $1
@@ -220,35 +227,44 @@ extension SQLOrderStore {
             while rounds.count <= round { rounds.append([]) }
             rounds[round].append(index)
         }
-        // One order without a scan takes one row lock (its update); otherwise the orders are locked first, in key order,
-        // before their scans' rows, as every write that changes tracked fulfillments takes them.
-        let locksFirst = keys.count > 1 || updates.contains { $0.scan?.wasTracked == true }
         return try await write(operation) { db in
             let now = self.now()
             var results: [Result<OrderRecord, any Error>?] = Array(repeating: nil, count: updates.count)
-            var stored: [OrderRecord] = []
             var activity: [OrderActivity] = []
             var events: [NewEvent] = []
             var insights = InsightTally()
-            if locksFirst, !self.backend.rowLockClause.isEmpty {
-                try await db.raw(
-                    "SELECT version FROM orders WHERE \(Self.keyList(keys)) ORDER BY order_type_identifier, order_identifier\(unsafeRaw: self.backend.rowLockClause)"
-                ).run()
-            }
+            // Each order as it is, then as each update leaves it; its row is written once, at the end.
+            var orders = try await Self.lockOrders(db, keys, lockClause: self.backend.rowLockClause)
+            var written: [OrderKey] = []
             for round in rounds {
                 var pending: [Int] = []
-                // The caller read the order at `expectedVersion`, so it knows whether the number changes; if the
-                // version moved meanwhile, the update below writes nothing and the caller re-reads.
                 for index in round {
                     let update = updates[index]
+                    let key = update.key
+                    guard let order = orders[key] else {
+                        results[index] = .failure(
+                            OrderStoreError.orderNotFound(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier))
+                        continue
+                    }
+                    guard order.version == update.expectedVersion else {
+                        results[index] = .failure(
+                            OrderStoreError.versionConflict(
+                                orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier, expected: update.expectedVersion,
+                                actual: order.version))
+                        continue
+                    }
                     if let orderNumber = update.orderNumber, let merchantID = update.renumberedFor {
                         do {
                             try await Self.requireFreeOrderNumber(
-                                db, orderNumber, type: update.key.orderTypeIdentifier, merchantID: merchantID, except: update.key.orderIdentifier)
+                                db, orderNumber, type: key.orderTypeIdentifier, merchantID: merchantID, except: key.orderIdentifier)
                         } catch let error as OrderStoreError {
                             results[index] = .failure(error)
                             continue
                         }
+                        // Now, not with the row at the end: a later round's renumbering must find it.
+                        try await db.update("orders").set("order_number", to: orderNumber)
+                            .where("order_type_identifier", .equal, key.orderTypeIdentifier).where("order_identifier", .equal, key.orderIdentifier)
+                            .run()
                     }
                     pending.append(index)
                 }
@@ -256,38 +272,28 @@ extension SQLOrderStore {
                 let trackedScans = pending.compactMap { index in
                     updates[index].scan.flatMap { $0.wasTracked ? (updates[index].key, $0.fulfillmentIdentifier, $0.at) : nil }
                 }
-                if !trackedScans.isEmpty {
-                    let recorded = try await Self.recordFulfillmentScans(db, trackedScans)
-                    pending.removeAll { index in
-                        let update = updates[index]
-                        guard let scan = update.scan, scan.wasTracked,
-                            !recorded.contains(FulfillmentKey(order: update.key, fulfillmentIdentifier: scan.fulfillmentIdentifier))
-                        else { return false }
-                        results[index] = .failure(
-                            OrderStoreError.scanSuperseded(
-                                orderTypeIdentifier: update.key.orderTypeIdentifier, orderIdentifier: update.key.orderIdentifier,
-                                fulfillmentIdentifier: scan.fulfillmentIdentifier))
-                        return true
-                    }
-                }
-                let updated = try await Self.updateOrderRows(db, pending.map { updates[$0] })
-                let missed = pending.filter { updated[updates[$0].key] == nil }
-                let versions = missed.isEmpty ? [:] : try await Self.orderVersions(db, missed.map { updates[$0].key })
+                let recorded = trackedScans.isEmpty ? [] : try await Self.recordFulfillmentScans(db, trackedScans)
                 var untrackedScans: [(order: OrderKey, fulfillmentIdentifier: String, at: Date)] = []
                 for index in pending {
                     let update = updates[index]
                     let key = update.key
-                    guard let order = updated[key] else {
+                    if let scan = update.scan, scan.wasTracked, !recorded.contains(FulfillmentKey(order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier)) {
                         results[index] = .failure(
-                            versions[key].map {
-                                OrderStoreError.versionConflict(
-                                    orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier,
-                                    expected: update.expectedVersion,
-                                    actual: $0)
-                            } ?? OrderStoreError.orderNotFound(orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier))
+                            OrderStoreError.scanSuperseded(
+                                orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier,
+                                fulfillmentIdentifier: scan.fulfillmentIdentifier))
                         continue
                     }
-                    if update.authenticationToken != nil {
+                    var order = orders[key]!
+                    order.document = update.document
+                    order.status = update.status
+                    order.orderNumber = update.orderNumber
+                    // Strictly later than the stored time, even if the given one is not (a clock that stepped back).
+                    order.updatedAt = Date(
+                        millisecondsSince1970: max(update.updatedAt.millisecondsSince1970, order.updatedAt.millisecondsSince1970 + 1))
+                    order.version += 1
+                    if let authenticationToken = update.authenticationToken {
+                        order.authenticationToken = authenticationToken
                         let removed = try await deleteRegistrations(
                             db,
                             where: """
@@ -299,23 +305,24 @@ extension SQLOrderStore {
                         insights.merge(removed.insights)
                     }
                     if let tracking = update.tracking {
-                        try await replaceFulfillmentTracking(db, order: order.key, merchantID: order.merchantID, entries: tracking)
+                        try await replaceFulfillmentTracking(db, order: key, merchantID: order.merchantID, entries: tracking)
                     }
                     // A fulfillment found by the order reference is tracked from this update on.
                     if let scan = update.scan, !scan.wasTracked { untrackedScans.append((key, scan.fulfillmentIdentifier, scan.at)) }
-                    stored.append(order)
+                    orders[key] = order
+                    written.append(key)
                     activity.append(Self.changeActivity(order, kind: .updated, note: update.note, at: now))
                     events += Self.changeEvents(order, created: false, note: update.note)
                     results[index] = .success(order)
                 }
                 try await Self.recordFulfillmentScans(db, untrackedScans)
             }
-            if !stored.isEmpty {
-                try await self.enqueuePushes(db, orders: stored.map(\.key), now: now.millisecondsSince1970)
+            if !written.isEmpty {
+                try await self.enqueuePushes(db, orders: written, now: now.millisecondsSince1970)
                 try await Self.insertActivity(db, activity)
                 // Near the commit, since every write of an order waits on the counter's row; before the events, whose
                 // sequence rows every transaction takes after the counter.
-                let sequences = try await assignChangeSequences(db, stored.map(\.key))
+                let sequences = try await assignChangeSequences(db, written, rows: orders)
                 for index in results.indices {
                     guard case .success(var order)? = results[index], let sequence = sequences[order.key] else { continue }
                     order.changeSequence = sequence
@@ -327,34 +334,24 @@ extension SQLOrderStore {
         }
     }
 
-    /// Gives each update's order its new row, where its version is still the expected one, in one statement per chunk
-    /// (`updates` name each order once); returns the rows written.
-    private static func updateOrderRows(_ db: any SQLDatabase, _ updates: [OrderUpdate]) async throws -> [OrderKey: OrderRecord] {
-        var written: [OrderKey: OrderRecord] = [:]
-        // 8 binds a row stays far below SQLite's and PostgreSQL's bind limits.
-        for chunk in updates.chunked(into: statementChunk) {
-            let rows = chunk.map { update -> SQLQueryString in
-                """
-                (\(bind: update.key.orderTypeIdentifier), \(bind: update.key.orderIdentifier), \(bind: update.expectedVersion), \
-                \(bind: Data(update.document)), \(bind: update.status), \(bind: update.orderNumber), \
-                \(bind: update.updatedAt.millisecondsSince1970), \(bind: update.authenticationToken))
-                """
-            }
-            // `updated_at` strictly increases even when the given time is not later than the stored one.
-            let query: SQLQueryString = """
-                UPDATE orders SET document = v.column4, status = v.column5, order_number = v.column6, \
-                updated_at = CASE WHEN v.column7 > orders.updated_at THEN v.column7 ELSE orders.updated_at + 1 END, \
-                version = orders.version + 1, authentication_token = COALESCE(v.column8, orders.authentication_token) \
-                FROM (VALUES \(rows.joined(separator: ", "))) AS v \
-                WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2 AND orders.version = v.column3 \
-                RETURNING \(unsafeRaw: orderColumns.joined(separator: ", "))
-                """
-            for row in try await db.raw(query).all() {
-                let order = try order(from: row)
-                written[order.key] = order
-            }
+    /// The columns of an order but its document, which an update replaces without reading it.
+    private static let orderColumnsButDocument = orderColumns.filter { $0 != "document" }
+
+    /// The orders with these keys (at most ``statementChunk``) as they are, each with an empty document, read in key
+    /// order with `lockClause` (PostgreSQL's `FOR UPDATE`: the rows stay this transaction's until it ends).
+    private static func lockOrders(_ db: any SQLDatabase, _ keys: [OrderKey], lockClause: String) async throws -> [OrderKey: OrderRecord] {
+        var orders: [OrderKey: OrderRecord] = [:]
+        let rows = try await db.raw(
+            """
+            SELECT \(unsafeRaw: orderColumnsButDocument.joined(separator: ", ")) FROM orders WHERE \(keyList(keys)) \
+            ORDER BY order_type_identifier, order_identifier\(unsafeRaw: lockClause)
+            """
+        ).all()
+        for row in rows {
+            let order = try order(from: row, document: [])
+            orders[order.key] = order
         }
-        return written
+        return orders
     }
 
     /// `(order_type_identifier, order_identifier) IN (…)` for `keys`: a row-value `IN`, which both databases answer with
@@ -364,15 +361,6 @@ extension SQLOrderStore {
         return "(order_type_identifier, order_identifier) IN (\(rows.joined(separator: ", ")))"
     }
 
-    /// The versions of these orders (at most ``statementChunk``) inside the caller's transaction.
-    static func orderVersions(_ db: any SQLDatabase, _ keys: [OrderKey]) async throws -> [OrderKey: Int] {
-        var versions: [OrderKey: Int] = [:]
-        for row in try await db.raw("SELECT order_type_identifier, order_identifier, version FROM orders WHERE \(keyList(keys))").all() {
-            let key = OrderKey(orderTypeIdentifier: try row.string("order_type_identifier"), orderIdentifier: try row.string("order_identifier"))
-            versions[key] = try row.decode(column: "version", as: Int.self)
-        }
-        return versions
-    }
 
     /// A merchant's orders, optionally filtered by type, status and last update; `after` is the previous page's
     /// ``OrderPage/nextCursor``.
@@ -485,12 +473,17 @@ extension SQLOrderStore {
     }
 
     static func order(from row: any SQLRow) throws -> OrderRecord {
+        try order(from: row, document: row.bytes("document"))
+    }
+
+    /// The order of a row, with `document` instead of the row's (which need not have one).
+    static func order(from row: any SQLRow, document: [UInt8]) throws -> OrderRecord {
         OrderRecord(
             orderTypeIdentifier: try row.string("order_type_identifier"),
             orderIdentifier: try row.string("order_identifier"),
             merchantID: try row.string("merchant_id"),
             authenticationToken: try row.string("authentication_token"),
-            document: try row.bytes("document"),
+            document: document,
             status: try row.optionalString("status"),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"),
