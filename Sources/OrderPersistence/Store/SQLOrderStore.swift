@@ -267,10 +267,11 @@ public final class SQLOrderStore: OrderStore {
             var assignments: SQLQueryString = "change_sequence = \(sequence)"
             if created { assignments = assignments + ", created_sequence = \(sequence)" }
             if rows != nil {
-                assignments = assignments + """
-                    , document = v.column4, status = v.column5, order_number = v.column6, updated_at = v.column7, version = v.column8, \
-                    authentication_token = v.column9
-                    """
+                assignments =
+                    assignments + """
+                        , document = v.column4, status = v.column5, order_number = v.column6, updated_at = v.column7, version = v.column8, \
+                        authentication_token = v.column9
+                        """
             }
             return assignments
         }

@@ -277,7 +277,9 @@ extension SQLOrderStore {
                 for index in pending {
                     let update = updates[index]
                     let key = update.key
-                    if let scan = update.scan, scan.wasTracked, !recorded.contains(FulfillmentKey(order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier)) {
+                    if let scan = update.scan, scan.wasTracked,
+                        !recorded.contains(FulfillmentKey(order: key, fulfillmentIdentifier: scan.fulfillmentIdentifier))
+                    {
                         results[index] = .failure(
                             OrderStoreError.scanSuperseded(
                                 orderTypeIdentifier: key.orderTypeIdentifier, orderIdentifier: key.orderIdentifier,
@@ -360,7 +362,6 @@ extension SQLOrderStore {
         let rows = keys.map { key -> SQLQueryString in "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier))" }
         return "(order_type_identifier, order_identifier) IN (\(rows.joined(separator: ", ")))"
     }
-
 
     /// A merchant's orders, optionally filtered by type, status and last update; `after` is the previous page's
     /// ``OrderPage/nextCursor``.
