@@ -114,7 +114,7 @@ public struct OrderTrackApplication: Sendable {
         }
         let validationOptions = ValidationOptions(allowInsecureWebServiceURL: configuration.isInsecure)
         let cpu = CPUWorkPool()
-        let credentials = CredentialProvider(store: store, cpu: cpu, logger: logger)
+        let credentials = CredentialProvider(store: store, cpu: cpu, logger: logger, keepsConfigurations: !configuration.database.isExclusive)
         let metrics = PushMetrics()
         let cacheMetrics = CacheMetrics(registry: metrics.registry)
         let packages = PackageService(
@@ -130,7 +130,8 @@ public struct OrderTrackApplication: Sendable {
         let orderRecords = OrderRecordCache(
             store: store, isExclusive: configuration.database.isExclusive, capacityBytes: configuration.orderCacheBytes, metrics: cacheMetrics)
         let follower = StoreChangeFollower(
-            store: store, orders: orderRecords, packages: packages, dispatcher: dispatcher, metrics: cacheMetrics, logger: logger)
+            store: store, orders: orderRecords, packages: packages, credentials: credentials, dispatcher: dispatcher, metrics: cacheMetrics,
+            logger: logger)
         let carrierEvents = WakeSignal()
         let orders = OrderService(
             store: store, records: orderRecords, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),

@@ -4,12 +4,13 @@ import ServiceLifecycle
 
 /// Keeps this instance's in-memory orders, packages and APNs connections true to changes any instance commits
 /// (``StoreChangeFeed/followChanges(_:)``): an announced order's kept record is dropped, an announced order type's
-/// packages and APNs connection are dropped, and an interruption drops every package (kept orders are checked against
-/// the database on each read anyway, ``OrderRecordCache``).
+/// configuration, packages and APNs connection are dropped, and an interruption drops every package and configuration
+/// (kept orders are checked against the database on each read anyway, ``OrderRecordCache``).
 struct StoreChangeFollower: Service {
     let store: any StoreChangeFeed
     let orders: OrderRecordCache
     let packages: PackageService
+    let credentials: CredentialProvider
     let dispatcher: PushDispatcher
     let metrics: CacheMetrics
     let logger: Logger
@@ -32,9 +33,11 @@ struct StoreChangeFollower: Service {
             await dispatcher.credentialChanged(orderTypeIdentifier)
         case .interrupted:
             metrics.feedFollowing(false)
+            credentials.followingChanges(false)
             packages.invalidateAllPackages()
         case .following:
             metrics.feedFollowing(true)
+            credentials.followingChanges(true)
         case .order(let type, let id):
             orders.forget(type: type, id: id)
         }
