@@ -11,12 +11,18 @@ import Testing
     final class CountingOrderTypes: OrderTypeStore {
         let store: SQLOrderStore
         private let count = Mutex(0)
+        /// Runs inside each read, before the store answers.
+        private let beforeRead: @Sendable () async -> Void
         var reads: Int { count.withLock { $0 } }
 
-        init(store: SQLOrderStore) { self.store = store }
+        init(store: SQLOrderStore, beforeRead: @escaping @Sendable () async -> Void = {}) {
+            self.store = store
+            self.beforeRead = beforeRead
+        }
 
         func orderType(_ orderTypeIdentifier: String) async throws -> OrderTypeRecord? {
             count.withLock { $0 += 1 }
+            await beforeRead()
             return try await store.orderType(orderTypeIdentifier)
         }
         func upsertOrderType(_ record: OrderTypeRecord) async throws { try await store.upsertOrderType(record) }
@@ -72,5 +78,37 @@ import Testing
         _ = try await provider.identity(for: type)
         _ = try await provider.identity(for: type)
         #expect(counting.reads == (sharedDatabase ? 6 : 9))
+    }
+
+    /// A read that began before the feed followed may predate a change made before `LISTEN` was in place, which no
+    /// announcement will drop: it is used once, not kept.
+    @Test func aReadThatBeganBeforeFollowingIsNotKept() async throws {
+        let store = try await SQLOrderStore.inMemory()
+        defer { Task { try? await store.shutdown() } }
+        let type = "order.com.example.early"
+        let merchant = try await store.createMerchant(name: "Shop")
+        try await store.upsertOrderType(
+            OrderTypeRecord(orderTypeIdentifier: type, merchantID: merchant.id, identity: try OrderTypeOwnershipTests.developmentIdentity(type)))
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let first = Mutex(true)
+        let counting = CountingOrderTypes(store: store) {
+            let isFirst = first.withLock { isFirst in
+                defer { isFirst = false }
+                return isFirst
+            }
+            guard isFirst else { return }
+            start.yield()
+            for await _ in released { return }
+        }
+        let provider = CredentialProvider(store: counting, cpu: CPUWorkPool(threadCount: 1), logger: Logger(label: "test"), keepsConfigurations: true)
+        let early = Task { try await provider.identity(for: type) }
+        for await _ in started { break }
+        provider.followingChanges(true)
+        release.yield()
+        _ = try await early.value
+        _ = try await provider.identity(for: type)
+        _ = try await provider.identity(for: type)
+        #expect(counting.reads == 2, "the early read was not kept; the one after following began was")
     }
 }

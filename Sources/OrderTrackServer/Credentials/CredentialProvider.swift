@@ -86,10 +86,9 @@ final class CredentialProvider: Sendable {
     func followingChanges(_ following: Bool) {
         configurations.withLock { configurations in
             configurations.following = following && keepsConfigurations
-            if !configurations.following {
-                configurations.kept = [:]
-                configurations.generation += 1
-            }
+            if !configurations.following { configurations.kept = [:] }
+            // Either way: a read that began before following began may predate a change nobody announced.
+            configurations.generation += 1
         }
     }
 

@@ -272,7 +272,7 @@ extension SQLOrderStore {
                 let trackedScans = pending.compactMap { index in
                     updates[index].scan.flatMap { $0.wasTracked ? (updates[index].key, $0.fulfillmentIdentifier, $0.at) : nil }
                 }
-                let recorded = trackedScans.isEmpty ? [] : try await Self.recordFulfillmentScans(db, trackedScans)
+                let recorded = try await Self.recordFulfillmentScans(db, trackedScans)
                 var untrackedScans: [(order: OrderKey, fulfillmentIdentifier: String, at: Date)] = []
                 for index in pending {
                     let update = updates[index]
