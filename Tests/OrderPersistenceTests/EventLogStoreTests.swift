@@ -139,6 +139,48 @@ import Testing
         }
     }
 
+    /// One batch of updates of two merchants' orders, one of them rotating a token that a device was registered with:
+    /// on PostgreSQL the change tags, both merchants' events and the insight counts are one statement. Each merchant's
+    /// sequence runs on without a gap, and the removal is counted in its merchant's roll-ups.
+    @Test func aBatchAcrossMerchantsLogsEachMerchantsEventsInSequenceAndCountsThem() async throws {
+        try await withStore { store, _ in
+            let shop = try await Fixture.make(store)
+            let rival = try await Fixture.make(store, orderType: "order.com.example.rival")
+            var orders: [OrderRecord] = []
+            for id in ["A", "B", "C"] { orders.append(try await store.createOrder(shop.order(id))) }
+            for id in ["R1", "R2"] { orders.append(try await store.createOrder(rival.order(id))) }
+            _ = try await store.register(
+                deviceLibraryIdentifier: "device-1", pushToken: "push-1", orderTypeIdentifier: shop.orderType, orderIdentifier: "B")
+            let results = try await store.writeOrderUpdates(
+                orders.map { order in
+                    SQLOrderStore.OrderUpdate(
+                        key: order.key, expectedVersion: 1, document: Array("{}".utf8), status: "open", orderNumber: nil, renumberedFor: nil,
+                        updatedAt: Date(), note: ChangeNote(author: "test"),
+                        authenticationToken: order.orderIdentifier == "B" ? "token-B-rotated-0123456789" : nil, tracking: nil, scan: nil)
+                })
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
+            let shopEvents = try await Self.events(store, shop.merchant.id)
+            #expect(
+                shopEvents.map(\.type) == [
+                    .orderCreated, .orderCreated, .orderCreated, .orderWalletAdded, .orderUpdated, .orderWalletRemoved, .orderUpdated, .orderUpdated,
+                ])
+            #expect(shopEvents.suffix(4).compactMap(\.order?.orderIdentifier) == ["A", "B", "B", "C"], "in the batch's order")
+            #expect(shopEvents.map(\.sequence) == Array(1...8), "the shop's sequence runs on")
+            let rivalEvents = try await Self.events(store, rival.merchant.id)
+            #expect(rivalEvents.map(\.type) == [.orderCreated, .orderCreated, .orderUpdated, .orderUpdated])
+            #expect(rivalEvents.map(\.sequence) == Array(1...4), "the rival's own sequence")
+            func total(_ merchantID: String, _ metric: InsightMetric) async throws -> Int64 {
+                let counts = try await store.insightCounts(
+                    merchantID: merchantID, orderTypeIdentifier: nil, from: Date(timeIntervalSince1970: 0), to: Date().addingTimeInterval(86_400),
+                    granularity: .day)
+                return counts.buckets.values.reduce(0) { $0 + ($1[metric] ?? 0) }
+            }
+            let removals = (try await total(shop.merchant.id, .removals), try await total(rival.merchant.id, .removals))
+            let created = (try await total(shop.merchant.id, .ordersCreated), try await total(rival.merchant.id, .ordersCreated))
+            #expect(removals == (1, 0) && created == (3, 2))
+        }
+    }
+
     @Test func anOrdersFirstRegistrationAndItsLastRemovalAreLoggedWhateverRemovesIt() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

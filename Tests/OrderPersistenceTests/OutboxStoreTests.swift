@@ -6,7 +6,7 @@ import Testing
 
 /// The durable push outbox: queued with the change, coalesced, claimed with leases, resolved.
 @Suite struct OutboxStoreTests {
-    func entry(_ job: PushJob, outcome: PushOutcome) -> PushLogEntry {
+    static func entry(_ job: PushJob, outcome: PushOutcome) -> PushLogEntry {
         PushLogEntry(
             orderTypeIdentifier: job.orderTypeIdentifier, orderIdentifier: job.orderIdentifier, tokenSuffix: String(job.pushToken.suffix(8)),
             attempt: job.attempts, status: outcome == .delivered ? 200 : nil, reason: nil, apnsID: nil, outcome: outcome, at: Date())
@@ -49,10 +49,10 @@ import Testing
             _ = try await store.updateOrder(
                 type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", orderNumber: nil, updatedAt: Date()
             )
-            for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: .delivered)) }
+            for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: Self.entry(job, outcome: .delivered)) }
             let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
             #expect(again.count == 2, "the in-flight change is pushed again")
-            for job in again { try await store.resolvePushJob(job, resolution: .delivered, log: entry(job, outcome: .delivered)) }
+            for job in again { try await store.resolvePushJob(job, resolution: .delivered, log: Self.entry(job, outcome: .delivered)) }
             #expect(try await store.pushQueueDepth().pending == 0)
             let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
             #expect(log.count == 4 && log.allSatisfy { $0.outcome == .delivered && $0.status == 200 })
@@ -63,7 +63,7 @@ import Testing
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 1)
             let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
-            try await store.resolvePushJob(job, resolution: .retry(at: Date().addingTimeInterval(3600)), log: entry(job, outcome: .retrying))
+            try await store.resolvePushJob(job, resolution: .retry(at: Date().addingTimeInterval(3600)), log: Self.entry(job, outcome: .retrying))
             #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "not due yet")
             #expect(try await store.pushQueueDepth().pending == 1)
 
@@ -79,7 +79,7 @@ import Testing
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 1)
             let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
-            try await store.resolvePushJob(job, resolution: .park, log: entry(job, outcome: .parked))
+            try await store.resolvePushJob(job, resolution: .park, log: Self.entry(job, outcome: .parked))
             #expect(try await store.pushQueueDepth() == (0, 1))
             _ = try await store.updateOrder(
                 type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", orderNumber: nil, updatedAt: Date()
@@ -93,10 +93,10 @@ import Testing
         try await withStore { store, _ in
             let (fixture, _) = try await prepare(store, devices: 2)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
-            try await store.resolvePushJob(jobs[0], resolution: .dropToken(registeredBefore: nil), log: entry(jobs[0], outcome: .tokenRemoved))
+            try await store.resolvePushJob(jobs[0], resolution: .dropToken(registeredBefore: nil), log: Self.entry(jobs[0], outcome: .tokenRemoved))
             // 410 with a timestamp older than the registration: the registration survives.
             try await store.resolvePushJob(
-                jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: entry(jobs[1], outcome: .tokenRemoved))
+                jobs[1], resolution: .dropToken(registeredBefore: Date(timeIntervalSince1970: 1)), log: Self.entry(jobs[1], outcome: .tokenRemoved))
             let remaining = try await store.registrations(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A").map(\.pushToken)
             #expect(remaining == ["token1"])
             #expect(try await store.pushQueueDepth().pending == 0)
@@ -111,9 +111,9 @@ import Testing
             clock.advance(by: .milliseconds(120))
             let second = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "live-worker", leaseDuration: 60).first)
             #expect(second.id == first.id && second.attempts == 2)
-            try await store.resolvePushJob(first, resolution: .delivered, log: entry(first, outcome: .delivered))
+            try await store.resolvePushJob(first, resolution: .delivered, log: Self.entry(first, outcome: .delivered))
             #expect(try await store.pushQueueDepth().pending == 1, "the stale claimer's result is ignored")
-            try await store.resolvePushJob(second, resolution: .delivered, log: entry(second, outcome: .delivered))
+            try await store.resolvePushJob(second, resolution: .delivered, log: Self.entry(second, outcome: .delivered))
             #expect(try await store.pushQueueDepth().pending == 0)
         }
     }
@@ -133,7 +133,7 @@ import Testing
             #expect(
                 try await store.renewPushLeases(jobIDs: jobs.map(\.id), leaseOwner: "slow-worker", leaseDuration: 60) == 1,
                 "the claim another worker took over stays with it")
-            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
             #expect(try await store.pushQueueDepth().pending == 1, "the renewed claim finished; the taken-over one waits for its new owner")
         }
     }
@@ -147,7 +147,7 @@ import Testing
                 let job = PushJob(
                     id: -1, orderTypeIdentifier: fixture.orderType, pushToken: "token\(index)", orderIdentifier: index.isMultiple(of: 2) ? "A" : "B",
                     generation: 0, attempts: 1, enqueuedAt: date, leaseOwner: "gone", position: PushQueuePosition(availableAt: 0, id: -1))
-                var log = entry(job, outcome: .delivered)
+                var log = Self.entry(job, outcome: .delivered)
                 log.at = date
                 return (job, .park, log)
             }
@@ -178,12 +178,12 @@ import Testing
             var stale = jobs[5]
             stale.attempts -= 1 // an earlier claim whose lease ran out before the same worker claimed the job again
             try await store.resolvePushJobs([
-                (clean, .delivered, entry(clean, outcome: .delivered)),
-                (jobs[1], .delivered, entry(jobs[1], outcome: .delivered)),
-                (jobs[2], .retry(at: Date().addingTimeInterval(3600)), entry(jobs[2], outcome: .retrying)),
-                (jobs[3], .park, entry(jobs[3], outcome: .parked)),
-                (jobs[4], .dropToken(registeredBefore: nil), entry(jobs[4], outcome: .tokenRemoved)),
-                (stale, .delivered, entry(stale, outcome: .delivered)),
+                (clean, .delivered, Self.entry(clean, outcome: .delivered)),
+                (jobs[1], .delivered, Self.entry(jobs[1], outcome: .delivered)),
+                (jobs[2], .retry(at: Date().addingTimeInterval(3600)), Self.entry(jobs[2], outcome: .retrying)),
+                (jobs[3], .park, Self.entry(jobs[3], outcome: .parked)),
+                (jobs[4], .dropToken(registeredBefore: nil), Self.entry(jobs[4], outcome: .tokenRemoved)),
+                (stale, .delivered, Self.entry(stale, outcome: .delivered)),
             ])
             let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
             #expect(log.count == 6, "every attempt is logged, even a stale one")
@@ -195,7 +195,7 @@ import Testing
             #expect(again.map(\.pushToken) == ["token1"], "only the job changed in flight is due now, with fresh attempts")
             #expect(again.first?.attempts == 1)
             // The live claim of job 5 still resolves.
-            try await store.resolvePushJobs([(jobs[5], .park, entry(jobs[5], outcome: .parked))])
+            try await store.resolvePushJobs([(jobs[5], .park, Self.entry(jobs[5], outcome: .parked))])
             #expect(try await store.pushQueueDepth() == (pending: 2, parked: 2))
         }
     }
@@ -213,7 +213,7 @@ import Testing
             #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 1_203)
             let jobs = try await store.claimPushJobs(limit: 2_000, leaseOwner: "w", leaseDuration: 60)
             #expect(jobs.count == 1_203)
-            try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
             #expect(try await store.pushQueueDepth() == (pending: 0, parked: 0))
             #expect(try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 5_000).count == 1_203)
         }
@@ -279,42 +279,46 @@ import Testing
     /// lets PostgreSQL mark their entries dead, and not take the few live jobs for a bitmap scan and a sort, which visits
     /// every deleted one again at each claim (without the claim's setting, PostgreSQL 15 plans exactly that here).
     @Test func aClaimAmongManyDeliveredJobsReadsTheQueueInIndexOrder() async throws {
-        try await withStore { store, _ in
-            let fixture = try await Fixture.make(store)
-            _ = try await store.createOrder(fixture.order("A"))
-            try await store.insertRegistrations(
-                (0..<2_000).map {
-                    Registration(
-                        deviceLibraryIdentifier: "d\($0)", pushToken: String(format: "%064x", $0), orderTypeIdentifier: fixture.orderType,
-                        orderIdentifier: "A", registeredAt: Date())
-                })
-            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 2_000)
-            var delivered = 0
-            while case let jobs = try await store.claimPushJobs(limit: 500, leaseOwner: "w", leaseDuration: 60), !jobs.isEmpty {
-                try await store.resolvePushJobs(jobs.map { ($0, .delivered, entry($0, outcome: .delivered)) })
-                delivered += jobs.count
-            }
-            #expect(delivered == 2_000)
-            let live = try await store.createOrder(fixture.order("B"))
-            for index in 0..<5 {
-                _ = try await store.register(
-                    deviceLibraryIdentifier: "b\(index)", pushToken: "b-token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "B")
-            }
-            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "B") == 5)
+        try await withStore { store, _ in try await Self.claimAmongManyDeliveredJobs(store) }
+    }
 
-            let now = Date().millisecondsSince1970
-            let claim = SQLOrderStore.claimQuery(
-                leaseOwner: "w", leaseUntil: now + 60_000, now: now + 1_000, limit: 100, after: nil, skipLocked: store.backend.skipLockedClause)
-            // After the statistics autovacuum would gather: a handful of live jobs.
-            let plan = try await store.claimPlan(analyzing: ["push_jobs"], of: claim)
-            if TestDatabase.usesPostgres {
-                #expect(plan.contains { $0.contains("Index Scan using push_jobs_due") }, "plan: \(plan)")
-                #expect(!plan.contains { $0.contains("Sort") || $0.contains("Bitmap") }, "plan: \(plan)")
-            } else {
-                #expect(plan.contains { $0.contains("push_jobs_due") } && !plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
-            }
-            let claimed = try await store.claimPushJobs(limit: 100, leaseOwner: "w", leaseDuration: 60)
-            #expect(claimed.count == 5 && claimed.allSatisfy { $0.orderIdentifier == live.orderIdentifier })
+    /// The claim's plan and answer after 2,000 jobs were delivered and five are live (also run behind a pooler's
+    /// settings, `PostgresStoreTests`).
+    static func claimAmongManyDeliveredJobs(_ store: SQLOrderStore) async throws {
+        let fixture = try await Fixture.make(store)
+        _ = try await store.createOrder(fixture.order("A"))
+        try await store.insertRegistrations(
+            (0..<2_000).map {
+                Registration(
+                    deviceLibraryIdentifier: "d\($0)", pushToken: String(format: "%064x", $0), orderTypeIdentifier: fixture.orderType,
+                    orderIdentifier: "A", registeredAt: Date())
+            })
+        #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 2_000)
+        var delivered = 0
+        while case let jobs = try await store.claimPushJobs(limit: 500, leaseOwner: "w", leaseDuration: 60), !jobs.isEmpty {
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
+            delivered += jobs.count
         }
+        #expect(delivered == 2_000)
+        let live = try await store.createOrder(fixture.order("B"))
+        for index in 0..<5 {
+            _ = try await store.register(
+                deviceLibraryIdentifier: "b\(index)", pushToken: "b-token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "B")
+        }
+        #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "B") == 5)
+
+        let now = Date().millisecondsSince1970
+        let claim = SQLOrderStore.claimQuery(
+            leaseOwner: "w", leaseUntil: now + 60_000, now: now + 1_000, limit: 100, after: nil, skipLocked: store.backend.skipLockedClause)
+        // After the statistics autovacuum would gather: a handful of live jobs.
+        let plan = try await store.claimPlan(analyzing: ["push_jobs"], of: claim)
+        if store.backend is PostgresBackend {
+            #expect(plan.contains { $0.contains("Index Scan using push_jobs_due") }, "plan: \(plan)")
+            #expect(!plan.contains { $0.contains("Sort") || $0.contains("Bitmap") }, "plan: \(plan)")
+        } else {
+            #expect(plan.contains { $0.contains("push_jobs_due") } && !plan.contains { $0.contains("TEMP B-TREE") }, "plan: \(plan)")
+        }
+        let claimed = try await store.claimPushJobs(limit: 100, leaseOwner: "w", leaseDuration: 60)
+        #expect(claimed.count == 5 && claimed.allSatisfy { $0.orderIdentifier == live.orderIdentifier })
     }
 }

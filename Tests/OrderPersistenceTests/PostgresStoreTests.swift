@@ -68,6 +68,24 @@ import Testing
         try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey).shutdown()
     }
 
+    /// Behind a pooler (`prepared_statements=off`) a session's settings do not last, so a claim changes the planner's
+    /// settings in its own transaction instead of on the claim connections' sessions; either way it reads the queue's
+    /// index in order.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aClaimBehindAPoolerStillReadsTheQueueInIndexOrder() async throws {
+        let store = try await SQLOrderStore.postgres(
+            PostgresStoreConfiguration(url: try TestDatabase.freshPostgresURL() + "&prepared_statements=off"), masterKey: testMasterKey)
+        let backend = try #require(store.backend as? PostgresBackend)
+        #expect(backend.claimPool == nil)
+        do {
+            try await OutboxStoreTests.claimAmongManyDeliveredJobs(store)
+            try await store.shutdown()
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+    }
+
     @Test func l6_aPasswordInAnUnparsableURLIsRedacted() {
         #expect(PostgresStoreConfiguration.redacted("postgress://admin:hunter2@db/x") == "postgress://admin:***@db/x")
         #expect(!PostgresStoreConfiguration.redacted("postgres://admin:hun ter2@db /x").contains("hun ter2"), "not even in a URL with spaces")

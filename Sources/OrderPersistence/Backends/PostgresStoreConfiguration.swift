@@ -8,11 +8,13 @@ import Foundation
 ///   server on the same host or a private test database).
 /// - `schema`: the schema OrderTrack's tables live in (created if missing); `public` by default. Lets several
 ///   deployments (or test runs) share one database.
-/// - `pool`: connections per instance (default 10); keep `pool × instances` under the server's `max_connections`.
+/// - `pool`: connections per instance (default 10); with the change feed's and the two claim connections, keep
+///   `(pool + 3) × instances` under the server's `max_connections`.
 /// - `statement_timeout`: milliseconds a statement may run before PostgreSQL cancels it (default 10000).
 /// - `connect_timeout`: seconds opening one connection may take, 1 to 600 (default 5).
 /// - `prepared_statements`: `on` (the default: statements that repeat are prepared once per connection) or `off` (for a
-///   pooler in transaction mode that does not keep prepared statements, such as PgBouncer before 1.21).
+///   pooler in transaction mode that does not keep prepared statements or session settings, such as PgBouncer before
+///   1.21; the queues' claims then set their planner settings in their own transaction).
 public struct PostgresStoreConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Whether connections use TLS, as libpq's `sslmode`: never, when the server offers it, or always.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {

@@ -30,11 +30,12 @@ protocol SQLStoreBackend: Sendable {
     /// once: 1 where the database has one writer anyway (SQLite).
     var concurrentWriters: Int { get }
 
-    /// Run first in the transaction of a queue's claim (push jobs, carrier events); `nil` claims with the one statement
-    /// alone (SQLite). PostgreSQL's planner takes a queue it believes small for a sequential or bitmap scan and a sort,
-    /// which visit every job deleted (or event applied) since the last vacuum at each claim; only an index scan marks
-    /// their entries dead for the next claim, so the claim allows no other.
-    var queueClaimSetting: SQLQueryString? { get }
+    /// Runs `body`, a queue's claim (push jobs, carrier events), as a single statement that commits by itself, planned
+    /// with index scans only. PostgreSQL's planner takes a queue it believes small for a sequential or bitmap scan and
+    /// a sort, which visit every job deleted (or event applied) since the last vacuum at each claim; only an index scan
+    /// marks their entries dead for the next claim, so the claim allows no other. (SQLite's planner reads the queue's
+    /// index in order whatever its statistics.)
+    func withQueueClaim<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
 
     /// Run first in every migration transaction, so that processes starting together migrate one at a time.
     var migrationLock: SQLQueryString? { get }

@@ -176,7 +176,9 @@ final class SQLiteBackend: SQLStoreBackend {
     var concurrentWriters: Int { 1 }
 
     /// SQLite's planner reads the queue's index in order whatever its statistics.
-    var queueClaimSetting: SQLQueryString? { nil }
+    func withQueueClaim<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await withSingleStatementWrite(body)
+    }
 
     /// `BEGIN IMMEDIATE` already makes writers, and so migrations, take turns.
     var migrationLock: SQLQueryString? { nil }

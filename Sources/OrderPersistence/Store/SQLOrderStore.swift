@@ -170,13 +170,13 @@ public final class SQLOrderStore: OrderStore {
         }
     }
 
-    /// Runs `body`, a queue's claim (push jobs, carrier events), as one statement that commits by itself, or where the
-    /// backend has a ``SQLStoreBackend/queueClaimSetting`` in a transaction that runs the setting first.
+    /// Runs `body`, a queue's claim (push jobs, carrier events), as one statement that commits by itself and is planned
+    /// with index scans only (``SQLStoreBackend/withQueueClaim(_:)``).
     func writeClaim<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        guard let setting = backend.queueClaimSetting else { return try await writeStatement(operation(), body) }
-        return try await write(operation()) { db in
-            try await db.raw(setting).run()
-            return try await body(db)
+        do {
+            return try await afterCommitTellingEvents { try await backend.withQueueClaim(body) }
+        } catch {
+            throw wrap(error, operation: operation())
         }
     }
 
@@ -247,14 +247,19 @@ public final class SQLOrderStore: OrderStore {
     ///
     /// Call it late in the transaction: the counter's row stays locked until the commit and every write of an order
     /// waits for it, so what runs after it limits how many orders the database changes per second (on PostgreSQL,
-    /// taken first, it was held for eight more round trips). Take it before ``appendEvents(_:_:at:insights:)``, as
-    /// every transaction does, so no two wait on each other crosswise.
+    /// taken first, it was held for eight more round trips). Take it before the events, as every transaction does, so
+    /// no two wait on each other crosswise: `chaining` takes their writes (``appendingEvents(_:_:at:insights:_:)``),
+    /// which on PostgreSQL join the counter's statement, so the counter is held for that statement and the commit.
     func assignChangeSequences(
-        _ db: any SQLDatabase, _ orders: [OrderKey], created: Bool = false, rows: [OrderKey: OrderRecord]? = nil
+        _ db: any SQLDatabase, _ orders: [OrderKey], created: Bool = false, rows: [OrderKey: OrderRecord]? = nil,
+        chaining writes: [SQLQueryString] = []
     ) async throws -> [OrderKey: Int64] {
         var seen = Set<OrderKey>()
         let keys = orders.filter { seen.insert($0).inserted }
-        guard !keys.isEmpty else { return [:] }
+        guard !keys.isEmpty else {
+            try await Self.runChained(db, writes)
+            return [:]
+        }
         let count = Int64(keys.count)
         func values(_ key: OrderKey, _ sequence: SQLQueryString) -> SQLQueryString {
             guard let row = rows?[key] else { return "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(sequence))" }
@@ -276,14 +281,17 @@ public final class SQLOrderStore: OrderStore {
             return assignments
         }
         if db.chainsWrites, keys.count <= Self.statementChunk {
-            // The counter and the orders in one round trip: the counter's row is locked from here to the commit.
+            // The counter, the orders and the chained writes in one round trip: the counter's row is locked from here to
+            // the commit. PostgreSQL runs the main query's `counter` first and the clauses it does not read after it, in
+            // their order.
             let rows = keys.enumerated().map { offset, key in values(key, "\(bind: Int64(offset))") }
+            let chained: SQLQueryString = writes.isEmpty ? "" : ", \(writes.joined(separator: ", "))"
             let last = try await db.raw(
                 """
                 WITH counter AS (UPDATE counters SET value = value + \(bind: count) WHERE name = \(bind: "change") RETURNING value), \
                 assigned AS (UPDATE orders SET \(assignments("counter.value - \(bind: count - 1) + v.column3")) \
                 FROM counter, (VALUES \(rows.joined(separator: ", "))) AS v \
-                WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2) \
+                WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2)\(chained) \
                 SELECT value FROM counter
                 """
             ).first(decodingColumn: "value", as: Int64.self)
@@ -302,6 +310,7 @@ public final class SQLOrderStore: OrderStore {
                 """
             ).run()
         }
+        try await Self.runChained(db, writes)
         return sequences
     }
 

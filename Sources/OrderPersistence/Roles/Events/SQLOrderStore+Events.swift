@@ -20,46 +20,78 @@ extension SQLOrderStore {
 
     /// Appends events in the caller's transaction, as the last writes before its commit: one statement per merchant for
     /// its sequence numbers, one insert for all the events; then the transaction's insight increments, `insights` and
-    /// those the events count (``recordInsights(_:_:)``).
+    /// those the events count (``recordInsights(_:_:)``). On PostgreSQL all of that is one statement.
     ///
     /// The sequence rows stay locked until the commit (PostgreSQL), so a merchant's events commit in sequence order.
     /// Taken last and in merchant order, they never make two transactions wait on each other crosswise.
     static func appendEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date, insights: InsightTally = InsightTally()) async throws {
-        try await insertEvents(db, events, at: date)
-        var tally = insights
-        tally.add(events, at: date)
-        try await recordInsights(db, tally)
+        try await appendingEvents(db, events, at: date, insights: insights) { writes in try await runChained(db, writes) }
     }
 
+    /// Runs `last`, the transaction's last statement but the events', then appends `events` as
+    /// ``appendEvents(_:_:at:insights:)`` does. On PostgreSQL `last` gets the events' and insight counts' writes as
+    /// data-modifying `WITH` clauses to chain into its statement (or to run with ``runChained(_:_:)``): the locked rows
+    /// before the commit then cost one round trip, not three.
+    static func appendingEvents<T: Sendable>(
+        _ db: any SQLDatabase, _ events: [NewEvent], at date: Date, insights: InsightTally,
+        _ last: ([SQLQueryString]) async throws -> T
+    ) async throws -> T {
+        var tally = insights
+        tally.add(events, at: date)
+        if db.chainsWrites, let writes = chainedEventWrites(events, at: date, tally: tally) {
+            if !events.isEmpty { CommitMark.current?.appended.store(true, ordering: .relaxed) }
+            return try await last(writes)
+        }
+        let value = try await last([])
+        try await insertEvents(db, events, at: date)
+        try await recordInsights(db, tally)
+        return value
+    }
+
+    /// Runs data-modifying `WITH` clauses alone, as one statement.
+    static func runChained(_ db: any SQLDatabase, _ writes: [SQLQueryString]) async throws {
+        guard !writes.isEmpty else { return }
+        try await db.raw("WITH \(writes.joined(separator: ", ")) SELECT 1").run()
+    }
+
+    /// The events' and the tally's writes as `WITH` clauses, in the order every transaction takes their rows (each
+    /// merchant's sequence in merchant order, then the insight counts in key order); `nil` when they are too many for one
+    /// statement's binds.
+    private static func chainedEventWrites(_ events: [NewEvent], at date: Date, tally: InsightTally) -> [SQLQueryString]? {
+        guard events.count <= 4 * statementChunk, tally.counts.count <= 4 * statementChunk else { return nil }
+        let createdAt = date.millisecondsSince1970
+        var writes: [SQLQueryString] = []
+        for (index, (merchantID, merchantEvents)) in Dictionary(grouping: events, by: \.merchantID).sorted(by: { $0.key < $1.key }).enumerated() {
+            let count = Int64(merchantEvents.count)
+            let rows = merchantEvents.enumerated().map { offset, event -> SQLQueryString in
+                """
+                (\(bind: randomIdentifier(prefix: "evt_")), \(bind: Int64(offset)), \(bind: event.type.rawValue), \
+                \(bind: event.order?.orderTypeIdentifier), \(bind: event.order?.orderIdentifier), \
+                \(bind: EventValue.serialized(event.data)))
+                """
+            }
+            writes.append(
+                """
+                taken\(unsafeRaw: String(index)) AS (INSERT INTO event_sequences (merchant_id, last) VALUES (\(bind: merchantID), \(bind: count)) \
+                ON CONFLICT (merchant_id) DO UPDATE SET last = event_sequences.last + excluded.last RETURNING last), \
+                events\(unsafeRaw: String(index)) AS (INSERT INTO events (id, merchant_id, sequence, type, created_at, order_type_identifier, \
+                order_identifier, data) SELECT v.column1, \(bind: merchantID), taken\(unsafeRaw: String(index)).last - \(bind: count - 1) + v.column2, \
+                v.column3, \(bind: createdAt), v.column4, v.column5, v.column6 FROM taken\(unsafeRaw: String(index)), \
+                (VALUES \(rows.joined(separator: ", "))) AS v)
+                """)
+        }
+        for (index, chunk) in insightChunks(tally).enumerated() {
+            writes.append("insights\(unsafeRaw: String(index)) AS (\(insightUpsert(chunk)))")
+        }
+        return writes
+    }
+
+    /// Inserts the events with a statement per merchant for its sequence numbers, then one per ``statementChunk`` events.
     private static func insertEvents(_ db: any SQLDatabase, _ events: [NewEvent], at date: Date) async throws {
         guard !events.isEmpty else { return }
         CommitMark.current?.appended.store(true, ordering: .relaxed)
         let createdAt = date.millisecondsSince1970
         let byMerchant = Dictionary(grouping: events, by: \.merchantID).sorted { $0.key < $1.key }
-        if db.chainsWrites, byMerchant.allSatisfy({ $0.value.count <= statementChunk }) {
-            // A merchant's sequence and its events in one round trip: the sequence's row, and in an order write the change
-            // counter's, stay locked until the commit.
-            for (merchantID, merchantEvents) in byMerchant {
-                let count = Int64(merchantEvents.count)
-                let rows = merchantEvents.enumerated().map { offset, event -> SQLQueryString in
-                    """
-                    (\(bind: randomIdentifier(prefix: "evt_")), \(bind: Int64(offset)), \(bind: event.type.rawValue), \
-                    \(bind: event.order?.orderTypeIdentifier), \(bind: event.order?.orderIdentifier), \
-                    \(bind: EventValue.serialized(event.data)))
-                    """
-                }
-                try await db.raw(
-                    """
-                    WITH taken AS (INSERT INTO event_sequences (merchant_id, last) VALUES (\(bind: merchantID), \(bind: count)) \
-                    ON CONFLICT (merchant_id) DO UPDATE SET last = event_sequences.last + excluded.last RETURNING last) \
-                    INSERT INTO events (id, merchant_id, sequence, type, created_at, order_type_identifier, order_identifier, data) \
-                    SELECT v.column1, \(bind: merchantID), taken.last - \(bind: count - 1) + v.column2, v.column3, \(bind: createdAt), \
-                    v.column4, v.column5, v.column6 FROM taken, (VALUES \(rows.joined(separator: ", "))) AS v
-                    """
-                ).run()
-            }
-            return
-        }
         var next: [String: Int64] = [:]
         for (merchantID, merchantEvents) in byMerchant {
             let count = Int64(merchantEvents.count)

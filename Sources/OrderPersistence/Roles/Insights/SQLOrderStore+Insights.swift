@@ -54,28 +54,34 @@ extension SQLOrderStore {
     /// On PostgreSQL the rows stay locked until the commit: taken last, after the event sequences, and in one order
     /// (order type, granularity, bucket, metric) by every transaction, they never make two wait on each other crosswise.
     static func recordInsights(_ db: any SQLDatabase, _ tally: InsightTally) async throws {
-        for chunk in tally.counts.sorted(by: { $0.key < $1.key }).chunked(into: statementChunk) {
-            let rows = SQLList(
-                chunk.map { key, count in
-                    SQLGroupExpression(
-                        SQLList([
-                            SQLBind(key.orderTypeIdentifier), SQLBind(key.granularity.rawValue), SQLBind(key.bucketStart),
-                            SQLBind(key.metric.rawValue),
-                            SQLBind(count),
-                        ])) as any SQLExpression
-                })
-            // `WHERE 1 = 1` keeps SQLite from reading the upsert's ON as the join's.
-            try await db.raw(
-                """
-                INSERT INTO insight_counts (merchant_id, order_type_identifier, granularity, bucket_start, metric, count)
-                SELECT t.merchant_id, v.column1, v.column2, v.column3, v.column4, v.column5
-                FROM (VALUES \(rows)) AS v JOIN order_types t ON t.order_type_identifier = v.column1
-                WHERE 1 = 1 ORDER BY v.column1, v.column2, v.column3, v.column4
-                ON CONFLICT (merchant_id, granularity, bucket_start, order_type_identifier, metric)
-                DO UPDATE SET count = insight_counts.count + excluded.count
-                """
-            ).run()
-        }
+        for chunk in insightChunks(tally) { try await db.raw(insightUpsert(chunk)).run() }
+    }
+
+    /// The tally's counts in key order, ``statementChunk`` at a time.
+    static func insightChunks(_ tally: InsightTally) -> [ArraySlice<(key: InsightTally.Key, value: Int64)>] {
+        tally.counts.sorted(by: { $0.key < $1.key }).chunked(into: statementChunk)
+    }
+
+    /// The upsert of one chunk of counts, in key order.
+    static func insightUpsert(_ chunk: ArraySlice<(key: InsightTally.Key, value: Int64)>) -> SQLQueryString {
+        let rows = SQLList(
+            chunk.map { key, count in
+                SQLGroupExpression(
+                    SQLList([
+                        SQLBind(key.orderTypeIdentifier), SQLBind(key.granularity.rawValue), SQLBind(key.bucketStart),
+                        SQLBind(key.metric.rawValue),
+                        SQLBind(count),
+                    ])) as any SQLExpression
+            })
+        // `WHERE 1 = 1` keeps SQLite from reading the upsert's ON as the join's.
+        return """
+            INSERT INTO insight_counts (merchant_id, order_type_identifier, granularity, bucket_start, metric, count)
+            SELECT t.merchant_id, v.column1, v.column2, v.column3, v.column4, v.column5
+            FROM (VALUES \(rows)) AS v JOIN order_types t ON t.order_type_identifier = v.column1
+            WHERE 1 = 1 ORDER BY v.column1, v.column2, v.column3, v.column4
+            ON CONFLICT (merchant_id, granularity, bucket_start, order_type_identifier, metric)
+            DO UPDATE SET count = insight_counts.count + excluded.count
+            """
     }
 
     /// The merchant's counts in a range of buckets; see ``InsightStore/insightCounts(merchantID:orderTypeIdentifier:from:to:granularity:)``.

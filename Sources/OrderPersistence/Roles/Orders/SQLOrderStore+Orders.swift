@@ -70,10 +70,12 @@ extension SQLOrderStore {
         if !tracking.isEmpty {
             try await replaceFulfillmentTracking(db, order: stored.key, merchantID: stored.merchantID, entries: tracking)
         }
-        stored.changeSequence = try await assignChangeSequences(db, [stored.key], created: true)[stored.key]!
         var insights = InsightTally()
         insights.add(.ordersCreated, stored.orderTypeIdentifier, at: stored.createdAt)
-        try await Self.appendEvents(db, Self.changeEvents(stored, created: true, note: note), at: now, insights: insights)
+        stored.changeSequence = try await Self.appendingEvents(db, Self.changeEvents(stored, created: true, note: note), at: now, insights: insights)
+        {
+            try await assignChangeSequences(db, [stored.key], created: true, chaining: $0)[stored.key]!
+        }
         return stored
     }
 
@@ -324,13 +326,14 @@ extension SQLOrderStore {
                 try await Self.insertActivity(db, activity)
                 // Near the commit, since every write of an order waits on the counter's row; before the events, whose
                 // sequence rows every transaction takes after the counter.
-                let sequences = try await assignChangeSequences(db, written, rows: orders)
+                let sequences = try await Self.appendingEvents(db, events, at: now, insights: insights) {
+                    try await assignChangeSequences(db, written, rows: orders, chaining: $0)
+                }
                 for index in results.indices {
                     guard case .success(var order)? = results[index], let sequence = sequences[order.key] else { continue }
                     order.changeSequence = sequence
                     results[index] = .success(order)
                 }
-                try await Self.appendEvents(db, events, at: now, insights: insights)
             }
             return results.map { $0 ?? .failure(OrderStoreError.invalidArgument(name: "updates", reason: "an update was not written")) }
         }
