@@ -89,7 +89,7 @@ private struct GuardedDatabase: SQLDatabase {
             logger.trace("Executing query", metadata: ["sql": .string(sql), "binds": .array(binds.map { .string("\($0)") })])
         }
         let postgres = connection.connection
-        let rows: @Sendable (PostgresRow) -> Void = { onRow($0.sql(decodingContext: .default)) }
+        let rows: @Sendable (PostgresRow) -> Void = { onRow(PostgresStoreRow($0)) }
         guard let entry = PostgresStatementCache.shared.entry(for: .init(sql: sql, types: types)) else {
             return connection.guarded(
                 { postgres.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: postgres.logger, rows).map { _ in } }, on: base.eventLoop)

@@ -6,6 +6,8 @@ import SQLKit
 import SQLiteKit
 import VaporCSQLite
 
+import struct Foundation.Data
+
 /// One SQLite connection, driven through SQLite's C API (the copy sqlite-nio builds) on its ``SQLiteThread``, with its
 /// compiled statements kept for reuse. One task uses it at a time: its pool's lease.
 ///
@@ -205,7 +207,21 @@ struct SQLiteDirectRow: SQLRow {
         guard let index = columns.index(of: column) else {
             throw DecodingError.keyNotFound(SQLiteColumnKey(stringValue: column), .init(codingPath: [], debugDescription: "no column \(column)"))
         }
+        if let value = Self.direct(values[index], as: D.self) { return value }
         return try Self.decoder.decode(D.self, from: values[index])
+    }
+
+    /// The store's column types straight from their values: the decoder goes through `Decodable`, with a decoder per
+    /// value (see ``PostgresStoreRow``). Anything else goes the decoder's way, errors included.
+    private static func direct<D>(_ value: SQLiteData, as type: D.Type) -> D? {
+        switch value {
+        case .text(let text) where D.self == String.self: return text as? D
+        case .integer(let integer) where D.self == Int64.self: return Int64(integer) as? D
+        case .integer(let integer) where D.self == Int.self: return Int(integer) as? D
+        case .blob(let buffer) where D.self == Data.self: return Data(buffer.readableBytesView) as? D
+        case .float(let double) where D.self == Double.self: return double as? D
+        default: return nil
+        }
     }
 }
 
