@@ -282,8 +282,8 @@ public final class SQLOrderStore: OrderStore {
         }
         if db.chainsWrites, keys.count <= Self.statementChunk {
             // The counter, the orders and the chained writes in one round trip: the counter's row is locked from here to
-            // the commit. PostgreSQL runs the main query's `counter` first and the clauses it does not read after it, in
-            // their order.
+            // the commit. PostgreSQL runs the main query's `counter` first and the clauses it does not read after it,
+            // last to first (the orders' rows, which this transaction holds already, at the end).
             let rows = keys.enumerated().map { offset, key in values(key, "\(bind: Int64(offset))") }
             let chained: SQLQueryString = writes.isEmpty ? "" : ", \(writes.joined(separator: ", "))"
             let last = try await db.raw(

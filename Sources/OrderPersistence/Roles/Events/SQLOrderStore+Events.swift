@@ -54,9 +54,10 @@ extension SQLOrderStore {
         try await db.raw("WITH \(writes.joined(separator: ", ")) SELECT 1").run()
     }
 
-    /// The events' and the tally's writes as `WITH` clauses, in the order every transaction takes their rows (each
-    /// merchant's sequence in merchant order, then the insight counts in key order); `nil` when they are too many for one
-    /// statement's binds.
+    /// The events' and the tally's writes as `WITH` clauses; `nil` when they are too many for one statement's binds.
+    /// PostgreSQL runs the clauses a statement's main query does not read last to first, so they are listed in reverse:
+    /// run, they take the rows in the order every transaction does (each merchant's sequence in merchant order, then
+    /// the insight counts in key order).
     private static func chainedEventWrites(_ events: [NewEvent], at date: Date, tally: InsightTally) -> [SQLQueryString]? {
         guard events.count <= 4 * statementChunk, tally.counts.count <= 4 * statementChunk else { return nil }
         let createdAt = date.millisecondsSince1970
@@ -83,7 +84,7 @@ extension SQLOrderStore {
         for (index, chunk) in insightChunks(tally).enumerated() {
             writes.append("insights\(unsafeRaw: String(index)) AS (\(insightUpsert(chunk)))")
         }
-        return writes
+        return writes.reversed()
     }
 
     /// Inserts the events with a statement per merchant for its sequence numbers, then one per ``statementChunk`` events.
