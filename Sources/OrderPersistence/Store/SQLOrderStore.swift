@@ -261,12 +261,21 @@ public final class SQLOrderStore: OrderStore {
             return [:]
         }
         let count = Int64(keys.count)
-        func values(_ key: OrderKey, _ sequence: SQLQueryString) -> SQLQueryString {
-            guard let row = rows?[key] else { return "(\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(sequence))" }
-            return """
-                (\(bind: key.orderTypeIdentifier), \(bind: key.orderIdentifier), \(sequence), \(bind: Data(row.document)), \(bind: row.status), \
-                \(bind: row.orderNumber), \(bind: row.updatedAt.millisecondsSince1970), \(bind: row.version), \(bind: row.authenticationToken))
-                """
+        /// The orders as `v`: their keys, `third` (a tag or an offset) and, with `rows`, what their row gets.
+        func table(_ keys: [OrderKey], _ third: [Int64]) -> SQLBoundRows {
+            var columns: [SQLBoundColumn] = [.text(keys.map(\.orderTypeIdentifier)), .text(keys.map(\.orderIdentifier)), .integer(third)]
+            if let rows {
+                let records = keys.map { key in
+                    guard let record = rows[key] else { preconditionFailure("a row for every order, or none") }
+                    return record
+                }
+                columns += [
+                    .blob(records.map { Data($0.document) }), .text(records.map(\.status)), .text(records.map(\.orderNumber)),
+                    .integer(records.map { $0.updatedAt.millisecondsSince1970 }), .integer(records.map { Int64($0.version) }),
+                    .text(records.map(\.authenticationToken)),
+                ]
+            }
+            return SQLBoundRows(columns)
         }
         func assignments(_ sequence: SQLQueryString) -> SQLQueryString {
             var assignments: SQLQueryString = "change_sequence = \(sequence)"
@@ -284,13 +293,12 @@ public final class SQLOrderStore: OrderStore {
             // The counter, the orders and the chained writes in one round trip: the counter's row is locked from here to
             // the commit. PostgreSQL runs the main query's `counter` first and the clauses it does not read after it,
             // last to first (the orders' rows, which this transaction holds already, at the end).
-            let rows = keys.enumerated().map { offset, key in values(key, "\(bind: Int64(offset))") }
             let chained: SQLQueryString = writes.isEmpty ? "" : ", \(writes.joined(separator: ", "))"
             let last = try await db.raw(
                 """
                 WITH counter AS (UPDATE counters SET value = value + \(bind: count) WHERE name = \(bind: "change") RETURNING value), \
                 assigned AS (UPDATE orders SET \(assignments("counter.value - \(bind: count - 1) + v.column3")) \
-                FROM counter, (VALUES \(rows.joined(separator: ", "))) AS v \
+                FROM counter, \(table(keys, keys.indices.map(Int64.init))) \
                 WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2)\(chained) \
                 SELECT value FROM counter
                 """
@@ -302,10 +310,10 @@ public final class SQLOrderStore: OrderStore {
         let sequences = Self.sequences(keys, last: last)
         // 9 binds a row stays far below SQLite's and PostgreSQL's bind limits.
         for chunk in keys.chunked(into: Self.statementChunk) {
-            let rows = chunk.map { key in values(key, "\(bind: sequences[key]!)") }
+            let chunk = Array(chunk)
             try await db.raw(
                 """
-                UPDATE orders SET \(assignments("v.column3")) FROM (VALUES \(rows.joined(separator: ", "))) AS v \
+                UPDATE orders SET \(assignments("v.column3")) FROM \(table(chunk, chunk.map { sequences[$0]! })) \
                 WHERE orders.order_type_identifier = v.column1 AND orders.order_identifier = v.column2
                 """
             ).run()

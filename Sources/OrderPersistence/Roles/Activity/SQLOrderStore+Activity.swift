@@ -24,14 +24,18 @@ extension SQLOrderStore {
 
     /// Inserts activity in the caller's transaction: changes and registrations record theirs with the change itself.
     static func insertActivity(_ db: any SQLDatabase, _ entries: some Collection<OrderActivity>) async throws {
-        let insert = db.insert(into: "order_activity").columns(activityColumns)
-        for entry in entries {
-            insert.values(
-                entry.orderTypeIdentifier, entry.orderIdentifier, entry.kind.rawValue, entry.version.map(Int64.init), entry.author,
-                entry.detail, entry.status.map(Int64.init), entry.at.millisecondsSince1970, entry.keyID, entry.keyName, entry.address,
-                entry.diff)
-        }
-        try await insert.run()
+        guard !entries.isEmpty else { return }
+        let rows = SQLBoundRows(
+            .text(entries.map(\.orderTypeIdentifier)), .text(entries.map(\.orderIdentifier)), .text(entries.map(\.kind.rawValue)),
+            .integer(entries.map { $0.version.map(Int64.init) }), .text(entries.map(\.author)), .text(entries.map(\.detail)),
+            .integer(entries.map { $0.status.map(Int64.init) }), .integer(entries.map { $0.at.millisecondsSince1970 }), .text(entries.map(\.keyID)),
+            .text(entries.map(\.keyName)), .text(entries.map(\.address)), .text(entries.map(\.diff)))
+        try await db.raw(
+            """
+            INSERT INTO order_activity (\(unsafeRaw: activityColumns.joined(separator: ", ")))
+            SELECT \(unsafeRaw: activityColumns.indices.map { "v.column\($0 + 1)" }.joined(separator: ", ")) FROM \(rows)
+            """
+        ).run()
     }
 
     /// The most recent `limit` activity entries of an order, newest first.

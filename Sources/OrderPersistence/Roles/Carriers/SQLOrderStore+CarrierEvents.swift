@@ -58,20 +58,16 @@ extension SQLOrderStore {
     /// `INSERT … SELECT` from the events as `VALUES` joined to their connections. (SQLite reads `ON CONFLICT` after a
     /// join's `ON` only behind a `WHERE`, hence `WHERE true`; both databases name the `VALUES` columns `columnN`.)
     static func carrierInboxInsert(_ events: [IncomingCarrierEvent], receivedAt: Int64) -> SQLQueryString {
-        var rows: [SQLQueryString] = []
-        for event in events {
-            rows.append(
-                """
-                (\(bind: event.connectionID), \(bind: event.idempotencyKey), \(bind: event.trackingNumber), \(bind: event.carrier), \
-                \(bind: event.orderReference), \(bind: event.occurredAt.millisecondsSince1970), \(bind: Data(event.event)))
-                """)
-        }
+        let rows = SQLBoundRows(
+            .text(events.map(\.connectionID)), .text(events.map(\.idempotencyKey)), .text(events.map(\.trackingNumber)),
+            .text(events.map(\.carrier)), .text(events.map(\.orderReference)), .integer(events.map { $0.occurredAt.millisecondsSince1970 }),
+            .blob(events.map { Data($0.event) }))
         return """
             INSERT INTO carrier_events (connection_id, merchant_id, idempotency_key, provider, tracking_number, carrier, order_reference, \
             occurred_at, event, state, attempts, received_at)
             SELECT c.id, c.merchant_id, v.column2, c.provider, v.column3, v.column4, v.column5, v.column6, v.column7, \
             \(bind: CarrierEventState.pending.rawValue), 0, \(bind: receivedAt)
-            FROM (VALUES \(rows.joined(separator: ", "))) AS v JOIN carrier_connections c ON c.id = v.column1
+            FROM \(rows) JOIN carrier_connections c ON c.id = v.column1
             WHERE true
             ON CONFLICT (connection_id, idempotency_key) DO NOTHING
             RETURNING id, connection_id, idempotency_key
@@ -138,7 +134,7 @@ extension SQLOrderStore {
             if !backend.rowLockClause.isEmpty {
                 for chunk in sorted.chunked(into: Self.statementChunk) {
                     try await db.raw(
-                        "SELECT id FROM carrier_events WHERE id IN (\(binds: chunk.map(\.id))) ORDER BY id\(unsafeRaw: backend.rowLockClause)"
+                        "SELECT id FROM carrier_events WHERE id \(isIn: chunk.map(\.id)) ORDER BY id\(unsafeRaw: backend.rowLockClause)"
                     )
                     .run()
                 }
@@ -171,18 +167,15 @@ extension SQLOrderStore {
     /// Finishes events that end applied, ignored or failed, only while their claims hold (claimed again or finished,
     /// an event is another worker's); returns the ids finished.
     private static func settleCarrierEvents(_ db: any SQLDatabase, _ finishes: [CarrierEventFinish], now: Int64) async throws -> [Int64] {
-        let rows = finishes.map { finish -> SQLQueryString in
-            """
-            (\(bind: finish.id), \(bind: Int64(finish.attempt)), \(bind: finish.state.rawValue), \(bind: finish.outcome), \
-            \(bind: finish.match?.order.orderTypeIdentifier), \(bind: finish.match?.order.orderIdentifier), \
-            \(bind: finish.match?.fulfillmentIdentifier))
-            """
-        }
+        let rows = SQLBoundRows(
+            .integer(finishes.map(\.id)), .integer(finishes.map { Int64($0.attempt) }), .text(finishes.map(\.state.rawValue)),
+            .text(finishes.map(\.outcome)), .text(finishes.map { $0.match?.order.orderTypeIdentifier }),
+            .text(finishes.map { $0.match?.order.orderIdentifier }), .text(finishes.map { $0.match?.fulfillmentIdentifier }))
         return try await db.raw(
             """
             UPDATE carrier_events SET state = v.column3, claimed_until = NULL, applied_at = \(bind: now), outcome = v.column4, \
             order_type_identifier = v.column5, order_identifier = v.column6, fulfillment_identifier = v.column7
-            FROM (VALUES \(rows.joined(separator: ", "))) AS v
+            FROM \(rows)
             WHERE carrier_events.id = v.column1 AND carrier_events.attempts = v.column2 AND carrier_events.state = 'pending'
             RETURNING carrier_events.id
             """
@@ -264,7 +257,7 @@ extension SQLOrderStore {
                 try await db.raw(
                     """
                     SELECT id FROM carrier_events
-                    WHERE merchant_id = \(bind: merchantID) AND tracking_number IN (\(binds: numbers)) AND state IN ('pending', 'unmatched')
+                    WHERE merchant_id = \(bind: merchantID) AND tracking_number \(isIn: numbers) AND state IN ('pending', 'unmatched')
                     ORDER BY id\(unsafeRaw: backend.rowLockClause)
                     """
                 ).run()
@@ -272,7 +265,7 @@ extension SQLOrderStore {
             requeued += try await db.raw(
                 """
                 UPDATE carrier_events SET state = 'pending', claimed_until = NULL, applied_at = NULL, outcome = \(bind: Self.carrierEventRequeuedOutcome)
-                WHERE merchant_id = \(bind: merchantID) AND tracking_number IN (\(binds: numbers)) AND state = 'unmatched'
+                WHERE merchant_id = \(bind: merchantID) AND tracking_number \(isIn: numbers) AND state = 'unmatched'
                 RETURNING id
                 """
             ).all().count

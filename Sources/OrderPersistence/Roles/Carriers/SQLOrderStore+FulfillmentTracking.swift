@@ -95,7 +95,7 @@ extension SQLOrderStore {
                     FROM fulfillment_tracking t JOIN orders o
                         ON o.order_type_identifier = t.order_type_identifier AND o.order_identifier = t.order_identifier
                         AND o.merchant_id = t.merchant_id
-                    WHERE t.merchant_id = \(bind: merchantID) AND t.tracking_number IN (\(binds: Array(chunk)))
+                    WHERE t.merchant_id = \(bind: merchantID) AND t.tracking_number \(isIn: Array(chunk))
                     ORDER BY t.tracking_number, t.order_type_identifier, t.order_identifier, t.fulfillment_identifier
                     """
                 ).all()

@@ -64,21 +64,17 @@ extension SQLOrderStore {
         var writes: [SQLQueryString] = []
         for (index, (merchantID, merchantEvents)) in Dictionary(grouping: events, by: \.merchantID).sorted(by: { $0.key < $1.key }).enumerated() {
             let count = Int64(merchantEvents.count)
-            let rows = merchantEvents.enumerated().map { offset, event -> SQLQueryString in
-                """
-                (\(bind: randomIdentifier(prefix: "evt_")), \(bind: Int64(offset)), \(bind: event.type.rawValue), \
-                \(bind: event.order?.orderTypeIdentifier), \(bind: event.order?.orderIdentifier), \
-                \(bind: EventValue.serialized(event.data)))
-                """
-            }
+            let rows = SQLBoundRows(
+                .text(merchantEvents.map { _ in randomIdentifier(prefix: "evt_") }), .integer(merchantEvents.indices.map(Int64.init)),
+                .text(merchantEvents.map(\.type.rawValue)), .text(merchantEvents.map { $0.order?.orderTypeIdentifier }),
+                .text(merchantEvents.map { $0.order?.orderIdentifier }), .text(merchantEvents.map { EventValue.serialized($0.data) }))
             writes.append(
                 """
                 taken\(unsafeRaw: String(index)) AS (INSERT INTO event_sequences (merchant_id, last) VALUES (\(bind: merchantID), \(bind: count)) \
                 ON CONFLICT (merchant_id) DO UPDATE SET last = event_sequences.last + excluded.last RETURNING last), \
                 events\(unsafeRaw: String(index)) AS (INSERT INTO events (id, merchant_id, sequence, type, created_at, order_type_identifier, \
                 order_identifier, data) SELECT v.column1, \(bind: merchantID), taken\(unsafeRaw: String(index)).last - \(bind: count - 1) + v.column2, \
-                v.column3, \(bind: createdAt), v.column4, v.column5, v.column6 FROM taken\(unsafeRaw: String(index)), \
-                (VALUES \(rows.joined(separator: ", "))) AS v)
+                v.column3, \(bind: createdAt), v.column4, v.column5, v.column6 FROM taken\(unsafeRaw: String(index)), \(rows))
                 """)
         }
         for (index, chunk) in insightChunks(tally).enumerated() {

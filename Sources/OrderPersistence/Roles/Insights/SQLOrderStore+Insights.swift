@@ -64,20 +64,14 @@ extension SQLOrderStore {
 
     /// The upsert of one chunk of counts, in key order.
     static func insightUpsert(_ chunk: ArraySlice<(key: InsightTally.Key, value: Int64)>) -> SQLQueryString {
-        let rows = SQLList(
-            chunk.map { key, count in
-                SQLGroupExpression(
-                    SQLList([
-                        SQLBind(key.orderTypeIdentifier), SQLBind(key.granularity.rawValue), SQLBind(key.bucketStart),
-                        SQLBind(key.metric.rawValue),
-                        SQLBind(count),
-                    ])) as any SQLExpression
-            })
+        let rows = SQLBoundRows(
+            .text(chunk.map(\.key.orderTypeIdentifier)), .text(chunk.map(\.key.granularity.rawValue)), .integer(chunk.map(\.key.bucketStart)),
+            .text(chunk.map(\.key.metric.rawValue)), .integer(chunk.map(\.value)))
         // `WHERE 1 = 1` keeps SQLite from reading the upsert's ON as the join's.
         return """
             INSERT INTO insight_counts (merchant_id, order_type_identifier, granularity, bucket_start, metric, count)
             SELECT t.merchant_id, v.column1, v.column2, v.column3, v.column4, v.column5
-            FROM (VALUES \(rows)) AS v JOIN order_types t ON t.order_type_identifier = v.column1
+            FROM \(rows) JOIN order_types t ON t.order_type_identifier = v.column1
             WHERE 1 = 1 ORDER BY v.column1, v.column2, v.column3, v.column4
             ON CONFLICT (merchant_id, granularity, bucket_start, order_type_identifier, metric)
             DO UPDATE SET count = insight_counts.count + excluded.count

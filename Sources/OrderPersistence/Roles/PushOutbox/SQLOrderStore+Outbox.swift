@@ -23,7 +23,7 @@ extension SQLOrderStore {
                     """
                     INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
                     SELECT order_type_identifier, push_token, MAX(order_identifier), 'pending', 0, 0, \(bind: now), \(bind: now)
-                    FROM registrations WHERE order_type_identifier = \(bind: type) AND order_identifier IN (\(binds: Array(identifiers)))
+                    FROM registrations WHERE order_type_identifier = \(bind: type) AND order_identifier \(isIn: Array(identifiers))
                     GROUP BY order_type_identifier, push_token
                     ORDER BY push_token
                     ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
@@ -108,7 +108,7 @@ extension SQLOrderStore {
                 renewed += try await db.raw(
                     """
                     UPDATE push_jobs SET lease_until = \(bind: until)
-                    WHERE lease_owner = \(bind: leaseOwner) AND lease_until > \(bind: nowMilliseconds) AND id IN (\(binds: Array(ids)))
+                    WHERE lease_owner = \(bind: leaseOwner) AND lease_until > \(bind: nowMilliseconds) AND id \(isIn: Array(ids))
                     RETURNING id
                     """
                 ).all().count
@@ -198,14 +198,16 @@ extension SQLOrderStore {
 
     private static func appendPushLog(_ db: any SQLDatabase, _ entries: [PushLogEntry]) async throws {
         for chunk in entries.chunked(into: statementChunk) {
-            var insert = db.insert(into: "push_log")
-                .columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "status", "reason", "apns_id", "outcome", "at")
-            for entry in chunk {
-                insert = insert.values(
-                    entry.orderTypeIdentifier, entry.orderIdentifier, entry.tokenSuffix, entry.attempt, entry.status, entry.reason, entry.apnsID,
-                    entry.outcome.rawValue, entry.at.millisecondsSince1970)
-            }
-            try await insert.run()
+            let rows = SQLBoundRows(
+                .text(chunk.map(\.orderTypeIdentifier)), .text(chunk.map(\.orderIdentifier)), .text(chunk.map(\.tokenSuffix)),
+                .integer(chunk.map { Int64($0.attempt) }), .integer(chunk.map { $0.status.map(Int64.init) }), .text(chunk.map(\.reason)),
+                .text(chunk.map(\.apnsID)), .text(chunk.map(\.outcome.rawValue)), .integer(chunk.map { $0.at.millisecondsSince1970 }))
+            try await db.raw(
+                """
+                INSERT INTO push_log (order_type_identifier, order_identifier, token_suffix, attempt, status, reason, apns_id, outcome, at)
+                SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, v.column9 FROM \(rows)
+                """
+            ).run()
         }
     }
 
@@ -229,7 +231,7 @@ extension SQLOrderStore {
                 let deleted = try await db.raw(
                     """
                     DELETE FROM push_jobs WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts)
-                        AND generation = \(bind: claim.generation) AND id IN (\(binds: ids))
+                        AND generation = \(bind: claim.generation) AND id \(isIn: ids)
                     RETURNING id
                     """
                 ).all()
@@ -239,7 +241,7 @@ extension SQLOrderStore {
                 try await db.raw(
                     """
                     UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: now), attempts = 0, last_error = NULL
-                    WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts) AND id IN (\(binds: changed))
+                    WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts) AND id \(isIn: changed)
                     """
                 ).run()
             }

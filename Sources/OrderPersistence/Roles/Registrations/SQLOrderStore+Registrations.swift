@@ -147,12 +147,11 @@ extension SQLOrderStore {
         for chunk in orders.sorted(by: { ($0.orderTypeIdentifier, $0.orderIdentifier) < ($1.orderTypeIdentifier, $1.orderIdentifier) })
             .chunked(into: Self.statementChunk)
         {
-            let keys = SQLList(
-                chunk.map { SQLGroupExpression(SQLList([SQLBind($0.orderTypeIdentifier), SQLBind($0.orderIdentifier)])) as any SQLExpression })
+            let keys = Self.keyList(Array(chunk))
             if !backend.rowLockClause.isEmpty {
                 try await db.raw(
                     """
-                    SELECT order_identifier FROM orders WHERE (order_type_identifier, order_identifier) IN (\(keys))
+                    SELECT order_identifier FROM orders WHERE \(keys)
                     ORDER BY order_type_identifier, order_identifier\(unsafeRaw: backend.rowLockClause)
                     """
                 ).run()
@@ -160,7 +159,7 @@ extension SQLOrderStore {
             let emptied = try await db.raw(
                 """
                 SELECT merchant_id, order_type_identifier, order_identifier FROM orders o
-                WHERE (order_type_identifier, order_identifier) IN (\(keys)) AND NOT EXISTS (
+                WHERE \(keys) AND NOT EXISTS (
                     SELECT 1 FROM registrations r
                     WHERE r.order_type_identifier = o.order_type_identifier AND r.order_identifier = o.order_identifier)
                 """
