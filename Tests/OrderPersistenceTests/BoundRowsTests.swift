@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import TestSupport
 import Testing
 
 @testable import OrderPersistence
@@ -31,6 +32,21 @@ import Testing
             }
             #expect(none.isEmpty)
         }
+    }
+
+    /// Behind a pooler (`prepared_statements=off`) the arrays go through PostgresKit's encoding instead.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func unpreparedArraysReadBackToo() async throws {
+        let store = try await SQLOrderStore.postgres(
+            PostgresStoreConfiguration(url: try TestDatabase.freshPostgresURL() + "&prepared_statements=off"), masterKey: testMasterKey)
+        let rows = SQLBoundRows(.text(["a", nil, "c"]), .integer([nil, 2, 3]), .blob([Data([1]), nil, Data()]))
+        let read = try await store.read("read bound rows") { db in
+            try await db.raw("SELECT v.column1, v.column2, v.column3 FROM \(rows) WHERE v.column2 \(isIn: [2, 3]) OR v.column2 IS NULL").all()
+        }
+        try await store.shutdown()
+        #expect(try read.map { try $0.optionalString("column1") } == ["a", nil, "c"])
+        #expect(try read.map { try $0.decode(column: "column2", as: Int64?.self) } == [nil, 2, 3])
+        #expect(try read.map { try $0.decodeNil(column: "column3") ? nil : $0.bytes("column3") } == [[1], nil, []])
     }
 
     @Test func membershipMatchesTheListAndNothingForAnEmptyOne() async throws {
