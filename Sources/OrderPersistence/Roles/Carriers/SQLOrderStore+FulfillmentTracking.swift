@@ -25,6 +25,7 @@ extension SQLOrderStore {
 
     /// The same inside the caller's transaction, for an order write that knows the order is the merchant's: its
     /// fulfillments' tracking numbers then change with the order, atomically.
+    @discardableResult
     func replaceFulfillmentTracking(_ db: any SQLDatabase, order: OrderKey, merchantID: String, entries: [FulfillmentTrackingEntry])
         async throws -> Int
     {

@@ -14,6 +14,7 @@ extension SQLOrderStore {
 
     /// The same for several orders at once, one statement per order type: a device registered for two of them gets one
     /// job (naming the greater order identifier; the push tells the device its orders of the type changed).
+    @discardableResult
     func enqueuePushes(_ db: any SQLDatabase, orders: [OrderKey], now: Int64) async throws -> Int {
         var queued = 0
         for (type, keys) in Dictionary(grouping: orders, by: \.orderTypeIdentifier).sorted(by: { $0.key < $1.key }) {
