@@ -20,9 +20,9 @@ final class SQLiteThread: TaskExecutor, @unchecked Sendable {
     init(name: String) {
         // Named from inside, through the kernel: a name set before `start()` stays Foundation's, and the thread would
         // show in `top -H` and `perf` under the name of the thread that started it (one of Swift's, `…root.default-qos`).
-        // `Thread.current.name` alone now and then left the kernel's name the inherited one
-        // (`SQLiteDirectConnectionTests`, twice in two days of runs), so the thread writes its kernel name itself
-        // (`pthread_setname_np` is not in Swift's Glibc module).
+        // The thread also writes its kernel name itself, so the name never rests on when Foundation passes it on
+        // (`SQLiteDirectConnectionTests` saw a reader's scan on a thread with the inherited name twice in two days);
+        // `pthread_setname_np` is not in Swift's Glibc module.
         let thread = Thread { [self] in
             try? String(name.prefix(15)).write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
             Thread.current.name = name
