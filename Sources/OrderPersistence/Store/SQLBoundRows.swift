@@ -46,7 +46,8 @@ enum SQLBoundColumn: Sendable {
 /// Not for a few rows joined by key to a large table (an order's package, its fulfillments, the orders a batch
 /// locks): a generic plan guesses 100 rows for `unnest`, so PostgreSQL judged the plan for the actual rows cheaper
 /// and planned those statements on every run (2,744 plans in 2,734 runs of the package cache's write, against 50
-/// with its one-row `VALUES`). They keep `VALUES`, prepared for each length that repeats.
+/// with its one-row `VALUES`). They keep `VALUES`, prepared for each length that repeats while the statement has at
+/// most ``PostgresStatementCache/maximumBinds`` binds.
 struct SQLBoundRows: SQLExpression {
     let columns: [SQLBoundColumn]
 

@@ -30,13 +30,14 @@ extension SQLOrderStore {
             .integer(entries.map { $0.version.map(Int64.init) }), .text(entries.map(\.author)), .text(entries.map(\.detail)),
             .integer(entries.map { $0.status.map(Int64.init) }), .integer(entries.map { $0.at.millisecondsSince1970 }), .text(entries.map(\.keyID)),
             .text(entries.map(\.keyName)), .text(entries.map(\.address)), .text(entries.map(\.diff)))
-        try await db.raw(
-            """
-            INSERT INTO order_activity (\(unsafeRaw: activityColumns.joined(separator: ", ")))
-            SELECT \(unsafeRaw: activityColumns.indices.map { "v.column\($0 + 1)" }.joined(separator: ", ")) FROM \(rows)
-            """
-        ).run()
+        try await db.raw("\(unsafeRaw: activityInsert) FROM \(rows)").run()
     }
+
+    /// The insert of ``insertActivity(_:_:)`` but its rows, spelled once rather than on every order write.
+    private static let activityInsert = """
+        INSERT INTO order_activity (\(activityColumns.joined(separator: ", ")))
+        SELECT \(activityColumns.indices.map { "v.column\($0 + 1)" }.joined(separator: ", "))
+        """
 
     /// The most recent `limit` activity entries of an order, newest first.
     ///
