@@ -93,17 +93,22 @@ import Testing
         let beforeCrash = Set(apns.server.pushes().map(\.deviceToken)).count
         #expect(beforeCrash > 0 && beforeCrash < Self.orders, "the kill must land while events are applied (\(beforeCrash) devices pushed)")
 
-        // After a restart every parcel is out for delivery and every device was pushed; no event is left behind.
+        // After a restart every parcel is out for delivery and every device was pushed; no event is left behind. A
+        // parcel's scans apply in the order they happened, so a device pushed says only that its earlier scan was
+        // applied (the last parcels' later scans may still be under way), and on PostgreSQL an event the killed
+        // instance had claimed waits for its lease to run out: the poll waits for the orders themselves.
         server = try ServerProcess(dataDirectory: dataDirectory, database: database, apns: apns)
-        try await Poll.until(timeout: .seconds(300), every: .milliseconds(500)) {
-            Set(apns.server.pushes().map(\.deviceToken)).count >= Self.orders
-        }
         var notDelivered: [String] = []
-        for order in orders {
-            let current = try await call(
-                http, .GET, "http://127.0.0.1:\(server.port)/api/v1/orders/\(order.type)/\(order.id)", apiKey: credentials.apiKey)
-            let document = current["order"] ?? current
-            if document["fulfillments"]?.arrayValue?.first?["status"] != "outForDelivery" { notDelivered.append(order.id) }
+        try await Poll.until(timeout: .seconds(300), every: .seconds(1)) {
+            guard Set(apns.server.pushes().map(\.deviceToken)).count >= Self.orders else { return false }
+            notDelivered = []
+            for order in orders {
+                let current = try await call(
+                    http, .GET, "http://127.0.0.1:\(server.port)/api/v1/orders/\(order.type)/\(order.id)", apiKey: credentials.apiKey)
+                let document = current["order"] ?? current
+                if document["fulfillments"]?.arrayValue?.first?["status"] != "outForDelivery" { notDelivered.append(order.id) }
+            }
+            return notDelivered.isEmpty
         }
         await server.stop()
         #expect(notDelivered.isEmpty, "\(notDelivered.count) of \(Self.orders) orders are not at their latest scan")
