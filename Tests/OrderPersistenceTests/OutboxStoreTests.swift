@@ -210,7 +210,8 @@ import Testing
                         deviceLibraryIdentifier: "d\($0)", pushToken: "token\($0)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A",
                         registeredAt: Date())
                 })
-            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 1_203)
+            #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 1_000)
+            #expect(try await Self.expandFanOuts(store) == 203)
             let jobs = try await store.claimPushJobs(limit: 2_000, leaseOwner: "w", leaseDuration: 60)
             #expect(jobs.count == 1_203)
             try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
@@ -250,6 +251,7 @@ import Testing
                 })
             _ = try await store.updateOrder(
                 type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            #expect(try await Self.expandFanOuts(store) == 4_000)
             let now = Date().millisecondsSince1970
             for position in [nil, PushQueuePosition(availableAt: 0, id: 10)] {
                 let claim = SQLOrderStore.claimQuery(
@@ -293,7 +295,8 @@ import Testing
                     deviceLibraryIdentifier: "d\($0)", pushToken: String(format: "%064x", $0), orderTypeIdentifier: fixture.orderType,
                     orderIdentifier: "A", registeredAt: Date())
             })
-        #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 2_000)
+        #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == SQLOrderStore.pushFanOutFirstChunk)
+        #expect(try await expandFanOuts(store) == 1_000)
         var delivered = 0
         while case let jobs = try await store.claimPushJobs(limit: 500, leaseOwner: "w", leaseDuration: 60), !jobs.isEmpty {
             try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
@@ -320,5 +323,148 @@ import Testing
         }
         let claimed = try await store.claimPushJobs(limit: 100, leaseOwner: "w", leaseDuration: 60)
         #expect(claimed.count == 5 && claimed.allSatisfy { $0.orderIdentifier == live.orderIdentifier })
+    }
+
+    /// Expands every waiting fan-out as the dispatcher does, 1,000 tokens a transaction; returns the tokens queued.
+    static func expandFanOuts(_ store: SQLOrderStore) async throws -> Int {
+        var queued = 0
+        while let chunk = try await store.expandPushFanOut(limit: 1_000) { queued += chunk }
+        return queued
+    }
+
+    /// `count` registrations for `order`, tokens `prefix` + a zero-padded index (so token order is index order).
+    static func register(_ store: SQLOrderStore, _ fixture: Fixture, order: String, count: Int, prefix: String = "t") async throws {
+        try await store.insertRegistrations(
+            (0..<count).map {
+                Registration(
+                    deviceLibraryIdentifier: "\(prefix)-\(order)-\($0)", pushToken: prefix + String(format: "%06d", $0),
+                    orderTypeIdentifier: fixture.orderType, orderIdentifier: order, registeredAt: Date())
+            })
+    }
+
+    /// Claims and delivers every due job; returns their tokens in claim order.
+    static func deliverAll(_ store: SQLOrderStore) async throws -> [String] {
+        var tokens: [String] = []
+        while case let jobs = try await store.claimPushJobs(limit: 700, leaseOwner: "w", leaseDuration: 60), !jobs.isEmpty {
+            try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
+            tokens += jobs.map(\.pushToken)
+        }
+        return tokens
+    }
+
+    @Test func aLargeFanOutQueuesItsFirstChunkWithTheChangeAndTheRestAfterInChunks() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            let order = try await store.createOrder(fixture.order("A"))
+            try await Self.register(store, fixture, order: "A", count: 2_500)
+            let changedAt = Date(millisecondsSince1970: Date().millisecondsSince1970)
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil,
+                updatedAt: changedAt)
+            #expect(try await store.pushQueueDepth().pending == 2_500, "tokens still to queue count as waiting")
+            let first = try await store.claimPushJobs(limit: 5_000, leaseOwner: "w", leaseDuration: 60)
+            #expect(
+                first.map(\.pushToken).sorted() == (0..<1_000).map { "t" + String(format: "%06d", $0) }, "the first 1,000 tokens, with the change")
+
+            #expect(try await store.expandPushFanOut(limit: 1_000) == 1_000)
+            #expect(try await store.expandPushFanOut(limit: 1_000) == 500)
+            #expect(try await store.expandPushFanOut(limit: 1_000) == nil, "the fan-out is done")
+            let rest = try await store.claimPushJobs(limit: 5_000, leaseOwner: "w", leaseDuration: 60)
+            #expect(rest.map(\.pushToken).sorted() == (1_000..<2_500).map { "t" + String(format: "%06d", $0) })
+            #expect(
+                rest.allSatisfy { $0.generation == 0 && abs($0.enqueuedAt.timeIntervalSince(first[0].enqueuedAt)) < 0.001 },
+                "queued once, at the change's time")
+            try await store.resolvePushJobs((first + rest).map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
+            #expect(try await store.pushQueueDepth().pending == 0)
+        }
+    }
+
+    @Test func aChangeWhileAFanOutIsExpandedReachesEveryTokenOnceMore() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            var order = try await store.createOrder(fixture.order("A"))
+            try await Self.register(store, fixture, order: "A", count: 2_500)
+            order = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            #expect(try await store.expandPushFanOut(limit: 1_000) == 1_000)
+            #expect(try await Self.deliverAll(store).count == 2_000, "tokens up to 1,999 heard of the first change")
+
+            // The second change starts over: its first chunk, then every later token, those already past the first
+            // change's expansion included.
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [2], status: "open", orderNumber: nil, updatedAt: Date())
+            #expect(try await Self.expandFanOuts(store) == 1_500)
+            let second = try await Self.deliverAll(store)
+            #expect(second.count == 2_500 && Set(second).count == 2_500, "every token once for the second change")
+            #expect(try await store.pushQueueDepth().pending == 0)
+        }
+    }
+
+    @Test func aBatchOfOrdersFansOutAsOneChunkThenEachOrderSeparately() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            for id in ["A", "B"] {
+                _ = try await store.createOrder(fixture.order(id))
+                try await Self.register(store, fixture, order: id, count: 700, prefix: id)
+            }
+            // A device registered for both orders gets one job for them.
+            _ = try await store.register(
+                deviceLibraryIdentifier: "both", pushToken: "A000001", orderTypeIdentifier: fixture.orderType, orderIdentifier: "B")
+            let queued = try await store.write("enqueue two orders") { db in
+                try await store.enqueuePushes(
+                    db, orders: ["A", "B"].map { OrderKey(orderTypeIdentifier: fixture.orderType, orderIdentifier: $0) },
+                    now: Date().millisecondsSince1970)
+            }
+            #expect(queued == 1_000)
+            #expect(try await Self.expandFanOuts(store) == 400)
+            let tokens = try await Self.deliverAll(store)
+            #expect(tokens.count == 1_400 && Set(tokens).count == 1_400, "each token once")
+        }
+    }
+
+    /// Expanders of several instances share the work: a fan-out's chunk is never queued twice, whichever runs it.
+    @Test func concurrentExpandersQueueEachTokenOnce() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            for id in ["A", "B", "C"] {
+                let order = try await store.createOrder(fixture.order(id))
+                try await Self.register(store, fixture, order: id, count: 3_000, prefix: id)
+                _ = try await store.updateOrder(
+                    type: fixture.orderType, id: id, expectedVersion: order.version, document: [1], status: "open", orderNumber: nil,
+                    updatedAt: Date())
+            }
+            let queued = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var queued = 0
+                        while let chunk = try await store.expandPushFanOut(limit: 250) { queued += chunk }
+                        return queued
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            // One expander may give up on a fan-out another holds (SKIP LOCKED) and leave the rest to its next wake-up.
+            let rest = try await Self.expandFanOuts(store)
+            #expect(queued + rest == 6_000)
+            let jobs = try await store.claimPushJobs(limit: 10_000, leaseOwner: "w", leaseDuration: 60)
+            #expect(jobs.count == 9_000 && jobs.allSatisfy { $0.generation == 0 }, "every token queued once")
+        }
+    }
+
+    /// A chunk reads the next tokens of one order from the registrations index in order and stops at its limit, however
+    /// many registrations the order has.
+    @Test func anExpansionReadsTheRegistrationsIndexInTokenOrder() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            for (id, count) in [("A", 3_000), ("B", 20_000)] {
+                _ = try await store.createOrder(fixture.order(id))
+                try await Self.register(store, fixture, order: id, count: count, prefix: id)
+            }
+            let insert = SQLOrderStore.pushJobsInsert(
+                type: fixture.orderType, orders: ["A"], after: "A000999", limit: 1_000, enqueuedAt: 0, now: 0)
+            let plan = try await store.plan(analyze: true) { _ in insert }
+            #expect(plan.contains { $0.contains("registrations_order") }, "plan: \(plan)")
+            #expect(!plan.contains { $0.contains("Sort") || $0.contains("TEMP B-TREE") }, "plan: \(plan)")
+        }
     }
 }

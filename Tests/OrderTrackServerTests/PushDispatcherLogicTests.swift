@@ -233,6 +233,8 @@ final class OutboxDownForAWhile: PushOutbox {
         try await base.renewPushLeases(jobIDs: jobIDs, leaseOwner: leaseOwner, leaseDuration: leaseDuration)
     }
     func releasePushLeases() async throws { try await base.releasePushLeases() }
+    func expandPushFanOut(limit: Int) async throws -> Int? { try await base.expandPushFanOut(limit: limit) }
+    func observePushFanOuts(_ observer: @escaping @Sendable () -> Void) { base.observePushFanOuts(observer) }
     func pushQueueDepth() async throws -> (pending: Int, parked: Int) { try await base.pushQueueDepth() }
 }
 

@@ -36,6 +36,7 @@ enum Migrations {
         Migration(version: 23, name: "platform webhook endpoints", apply: PlatformWebhookSchema.apply),
         Migration(version: 24, name: "registrations no longer announced", apply: RegistrationSilenceSchema.apply),
         Migration(version: 25, name: "carrier claims among pending events only", apply: CarrierClaimIndexSchema.apply),
+        Migration(version: 26, name: "push fan-outs queued in chunks", apply: PushFanOutSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

@@ -23,6 +23,8 @@ public final class SQLOrderStore: OrderStore {
     /// Told after each commit that appended events while an enabled webhook endpoint may exist
     /// (``WebhookStore/observeCommittedEvents(_:)``).
     let eventObservers = Mutex<[@Sendable () -> Void]>([])
+    /// Told after each commit that left a push fan-out to expand (``observePushFanOuts(_:)``).
+    let fanOutObservers = Mutex<[@Sendable () -> Void]>([])
     let webhookEndpoints = WebhookEndpointPresence()
 
     init(backend: any SQLStoreBackend, logger: Logger, now: @escaping @Sendable () -> Date, sealer: SecretSealer) {
@@ -141,21 +143,25 @@ public final class SQLOrderStore: OrderStore {
     /// Runs `body` in a write transaction; errors other than ``OrderStoreError`` get the operation as context.
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {
-            return try await afterCommitTellingEvents { try await backend.withWriteTransaction(body) }
+            return try await afterCommitTellingObservers { try await backend.withWriteTransaction(body) }
         } catch {
             throw wrap(error, operation: operation())
         }
     }
 
-    /// Runs a write that may append events (``appendEvents(_:_:at:)`` marks it) and tells the observers once it has
-    /// committed: telling them before, a follower could read before the events are visible. A webhook endpoint it
-    /// added or enabled counts from the commit too: a look for endpoints before it would find none.
-    private func afterCommitTellingEvents<T: Sendable>(_ transaction: () async throws -> T) async throws -> T {
+    /// Runs a write that may append events (``appendEvents(_:_:at:)`` marks it) or leave a push fan-out to expand, and
+    /// tells their observers once it has committed: telling them before, a follower could read before the rows are
+    /// visible. A webhook endpoint it added or enabled counts from the commit too: a look for endpoints before it would
+    /// find none.
+    private func afterCommitTellingObservers<T: Sendable>(_ transaction: () async throws -> T) async throws -> T {
         let mark = CommitMark()
         let value = try await CommitMark.$current.withValue(mark) { try await transaction() }
         if mark.enabledWebhookEndpoint.load(ordering: .relaxed) { webhookEndpoints.added() }
         if mark.appended.load(ordering: .relaxed), webhookEndpoints.mayExist {
             for observer in eventObservers.withLock({ $0 }) { observer() }
+        }
+        if mark.queuedFanOut.load(ordering: .relaxed) {
+            for observer in fanOutObservers.withLock({ $0 }) { observer() }
         }
         return value
     }
@@ -164,7 +170,7 @@ public final class SQLOrderStore: OrderStore {
     /// other than ``OrderStoreError`` get the operation as context.
     func writeStatement<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {
-            return try await afterCommitTellingEvents { try await backend.withSingleStatementWrite(body) }
+            return try await afterCommitTellingObservers { try await backend.withSingleStatementWrite(body) }
         } catch {
             throw wrap(error, operation: operation())
         }
@@ -174,7 +180,7 @@ public final class SQLOrderStore: OrderStore {
     /// with index scans only (``SQLStoreBackend/withQueueClaim(_:)``).
     func writeClaim<T: Sendable>(_ operation: @autoclosure () -> String, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         do {
-            return try await afterCommitTellingEvents { try await backend.withQueueClaim(body) }
+            return try await afterCommitTellingObservers { try await backend.withQueueClaim(body) }
         } catch {
             throw wrap(error, operation: operation())
         }

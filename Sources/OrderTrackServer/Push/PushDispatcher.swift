@@ -70,6 +70,10 @@ final class PushDispatcher: Service, Sendable {
     /// of them costs one claim, and one that arrives while the loop is busy is kept for its next wait.
     private let wakeups: AsyncStream<Void>
     private let wakeup: AsyncStream<Void>.Continuation
+    /// Wake-ups of the fan-out expander: a commit that left a fan-out to expand, poll ticks (another instance's, or one
+    /// whose expander died).
+    private let fanOutWakeups: AsyncStream<Void>
+    private let fanOutWakeup: AsyncStream<Void>.Continuation
     private let depthRefresh = Mutex(ServerClock.Instant?.none)
     /// Jobs claimed and not yet recorded: their leases are kept alive.
     private let held = Mutex(Set<Int64>())
@@ -86,6 +90,8 @@ final class PushDispatcher: Service, Sendable {
         self.clock = clock
         self.clients = APNsClientPool(configuration: configuration, credentials: credentials, clock: clock, connect: connect)
         (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (fanOutWakeups, fanOutWakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        store.observePushFanOuts { [fanOutWakeup] in fanOutWakeup.yield() }
     }
 
     /// Drops the APNs connection of an order type whose credential changed; the next push uses the new one.
@@ -103,6 +109,7 @@ final class PushDispatcher: Service, Sendable {
             await self.dispatchUntilCancelled()
         } onGracefulShutdown: {
             self.wake()
+            self.fanOutWakeup.finish()
         }
         await clients.shutdown()
     }
@@ -115,6 +122,7 @@ final class PushDispatcher: Service, Sendable {
             keeper.addTask { await self.keepLeases() }
             keeper.addTask { await self.tickPolls() }
             keeper.addTask { await self.clients.closeRetired() }
+            keeper.addTask { await self.expandFanOuts() }
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.recordOutcomes(from: outcomes) }
                 await withDiscardingTaskGroup { sends in
@@ -141,10 +149,33 @@ final class PushDispatcher: Service, Sendable {
         }
     }
 
-    /// Wakes the claim loop every poll interval: other instances may have queued jobs, and retries come due.
+    /// Wakes the claim loop and the fan-out expander every poll interval: other instances may have queued jobs or left
+    /// fan-outs, and retries come due.
     private func tickPolls() async {
-        while (try? await clock.sleep(for: configuration.pollInterval)) != nil { wakeup.yield() }
+        while (try? await clock.sleep(for: configuration.pollInterval)) != nil {
+            wakeup.yield()
+            fanOutWakeup.yield()
+        }
     }
+
+    /// Queues the rest of large fan-outs a chunk per transaction, waking the claim loop after each: the first chunk,
+    /// queued with the change, is being sent meanwhile.
+    private func expandFanOuts() async {
+        var wakeups = fanOutWakeups.makeAsyncIterator()
+        while await wakeups.next() != nil {
+            do {
+                while !Task.isCancelled, let queued = try await store.expandPushFanOut(limit: Self.fanOutChunk) {
+                    if queued > 0 { wakeup.yield() }
+                }
+            } catch {
+                logger.error("could not queue a fan-out's pushes; trying again at the next poll", metadata: ["error": .string("\(error)")])
+            }
+        }
+    }
+
+    /// Tokens a fan-out's expansion queues per transaction: a few times what one claim takes, so that the queue stays
+    /// ahead of the sends, and short enough not to hold SQLite's writer from order writes for long.
+    static let fanOutChunk = 5_000
 
     /// Claims jobs whenever a chunk of the window is free and starts their sends.
     private func claimAndSend(into outcomes: OutcomeQueue, sends: inout DiscardingTaskGroup) async {

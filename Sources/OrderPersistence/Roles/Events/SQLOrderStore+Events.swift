@@ -10,6 +10,8 @@ final class CommitMark: Sendable {
     let appended = Atomic(false)
     /// A webhook endpoint added or enabled: committed events wake the webhook worker again (``WebhookEndpointPresence``).
     let enabledWebhookEndpoint = Atomic(false)
+    /// A push fan-out left to expand: the dispatcher is told (``SQLOrderStore/observePushFanOuts(_:)``).
+    let queuedFanOut = Atomic(false)
 }
 
 extension SQLOrderStore {

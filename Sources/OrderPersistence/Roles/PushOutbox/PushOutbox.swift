@@ -7,6 +7,11 @@ public protocol PushOutbox: Sendable {
     /// Queues a push to every device registered for the order (order updates do this in their own transaction);
     /// returns how many tokens that reaches.
     func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int
+    /// Queues the next `limit` pushes of the oldest fan-out still being queued (an order write queues its first 1,000
+    /// tokens itself and leaves the rest to this); returns how many tokens that reached, `nil` when no fan-out waits.
+    func expandPushFanOut(limit: Int) async throws -> Int?
+    /// Adds an observer told after each commit that left a fan-out to expand.
+    func observePushFanOuts(_ observer: @escaping @Sendable () -> Void)
     /// Claims up to `limit` due jobs for `leaseDuration`, in queue order after `position` (from the start without one); a
     /// job whose claimer dies is claimable again afterwards, by a claim from the start.
     func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval, after position: PushQueuePosition?) async throws -> [PushJob]

@@ -14,29 +14,33 @@ extension SQLOrderStore {
 
     /// The same for several orders at once, one statement per order type: a device registered for two of them gets one
     /// job (naming the greater order identifier; the push tells the device its orders of the type changed).
+    ///
+    /// Only the first ``pushFanOutFirstChunk`` tokens of a statement (in token order) are queued here. When there are
+    /// more, each of its orders gets a `push_fanouts` row naming the last token queued, and the dispatcher queues the
+    /// rest a chunk per transaction after the commit (``expandPushFanOut(limit:)``): a change of an order with 100,000
+    /// devices commits, and its first pushes leave, without waiting for 100,000 inserts. A change while a fan-out is
+    /// being expanded moves its row back to the change's own last token, so every token hears of the later change.
     @discardableResult
     func enqueuePushes(_ db: any SQLDatabase, orders: [OrderKey], now: Int64) async throws -> Int {
         var queued = 0
         for (type, keys) in Dictionary(grouping: orders, by: \.orderTypeIdentifier).sorted(by: { $0.key < $1.key }) {
             for identifiers in Set(keys.map(\.orderIdentifier)).sorted().chunked(into: Self.statementChunk) {
-                // Parked jobs (configuration errors, retries exhausted) get a fresh start: the change may follow a fix.
-                queued += try await db.raw(
+                let identifiers = Array(identifiers)
+                let tokens = try await db.raw(
+                    Self.pushJobsInsert(type: type, orders: identifiers, after: nil, limit: Self.pushFanOutFirstChunk, enqueuedAt: now, now: now)
+                ).all().map { try $0.string("push_token") }
+                queued += tokens.count
+                guard tokens.count == Self.pushFanOutFirstChunk, let last = tokens.max() else { continue }
+                try await db.raw(
                     """
-                    INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
-                    SELECT order_type_identifier, push_token, MAX(order_identifier), 'pending', 0, 0, \(bind: now), \(bind: now)
-                    FROM registrations WHERE order_type_identifier = \(bind: type) AND order_identifier \(isIn: Array(identifiers))
-                    GROUP BY order_type_identifier, push_token
-                    ORDER BY push_token
-                    ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
-                        generation = push_jobs.generation + 1,
-                        order_identifier = excluded.order_identifier,
-                        attempts = CASE WHEN push_jobs.state = 'parked' THEN 0 ELSE push_jobs.attempts END,
-                        available_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.available_at ELSE push_jobs.available_at END,
-                        enqueued_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.enqueued_at ELSE push_jobs.enqueued_at END,
-                        state = 'pending'
-                    RETURNING id
+                    INSERT INTO push_fanouts (order_type_identifier, order_identifier, after_token, enqueued_at)
+                    SELECT \(bind: type), v.column1, \(bind: last), \(bind: now) FROM \(SQLBoundRows(.text(identifiers)))
+                    WHERE true
+                    ON CONFLICT (order_type_identifier, order_identifier) DO UPDATE SET
+                        after_token = excluded.after_token, enqueued_at = excluded.enqueued_at
                     """
-                ).all().count
+                ).run()
+                CommitMark.current?.queuedFanOut.store(true, ordering: .relaxed)
             }
         }
         if queued >= Self.bulkEnqueue, let refresh = backend.statisticsRefresh(of: "push_jobs") { try await db.raw(refresh).run() }
@@ -45,6 +49,82 @@ extension SQLOrderStore {
 
     /// Jobs one change queues from which the claims' plan is worth a statistics refresh (a large order's fan-out).
     static let bulkEnqueue = 1_000
+
+    /// Tokens an order write queues in its own transaction; the rest of a larger fan-out is queued after the commit.
+    public static let pushFanOutFirstChunk = 1_000
+
+    /// Queues a job for each token registered for `orders` of `type` (after `after`, up to `limit`, in token order);
+    /// a token with a pending job coalesces into it, a parked one starts afresh (the change may follow a fix). Returns
+    /// the tokens queued.
+    ///
+    /// One order is named by `=`, and the order is the grouping's, so that the registrations index hands the tokens over
+    /// in order and the statement stops at `limit` (SQLite sorted again for `ORDER BY push_token` alone).
+    static func pushJobsInsert(type: String, orders: [String], after: String?, limit: Int, enqueuedAt: Int64, now: Int64) -> SQLQueryString {
+        let order: SQLQueryString = orders.count == 1 ? "= \(bind: orders[0])" : "\(isIn: orders)"
+        let after: SQLQueryString = after.map { " AND push_token > \(bind: $0)" } ?? ""
+        return """
+            INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
+            SELECT order_type_identifier, push_token, MAX(order_identifier), 'pending', 0, 0, \(bind: enqueuedAt), \(bind: now)
+            FROM registrations WHERE order_type_identifier = \(bind: type) AND order_identifier \(order)\(after)
+            GROUP BY order_type_identifier, push_token
+            ORDER BY order_type_identifier, push_token LIMIT \(bind: limit)
+            ON CONFLICT (order_type_identifier, push_token) DO UPDATE SET
+                generation = push_jobs.generation + 1,
+                order_identifier = excluded.order_identifier,
+                attempts = CASE WHEN push_jobs.state = 'parked' THEN 0 ELSE push_jobs.attempts END,
+                available_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.available_at ELSE push_jobs.available_at END,
+                enqueued_at = CASE WHEN push_jobs.state = 'parked' THEN excluded.enqueued_at ELSE push_jobs.enqueued_at END,
+                state = 'pending'
+            RETURNING push_token
+            """
+    }
+
+    /// Queues the next `limit` pushes of the oldest fan-out still being queued, in one transaction; returns how many
+    /// tokens that reached, or `nil` when no fan-out waits.
+    ///
+    /// The jobs keep the change's time as their enqueue time; they are due now, so that a claim going on from where
+    /// the last one ended finds them. On PostgreSQL a fan-out another instance is expanding is skipped, not waited for.
+    public func expandPushFanOut(limit: Int) async throws -> Int? {
+        // Most wake-ups find none: a read tells so without queueing for SQLite's one writer.
+        let waiting = try await read("look for push fan-outs") { db in
+            try await db.raw("SELECT order_identifier FROM push_fanouts LIMIT 1").first()
+        }
+        guard waiting != nil else { return nil }
+        let now = self.now().millisecondsSince1970
+        return try await write("expand a push fan-out") { db in
+            guard
+                let fanOut = try await db.raw(
+                    """
+                    SELECT order_type_identifier, order_identifier, after_token, enqueued_at FROM push_fanouts
+                    ORDER BY enqueued_at LIMIT 1\(unsafeRaw: backend.skipLockedClause)
+                    """
+                ).first()
+            else { return nil }
+            let type = try fanOut.string("order_type_identifier")
+            let order = try fanOut.string("order_identifier")
+            let tokens = try await db.raw(
+                Self.pushJobsInsert(
+                    type: type, orders: [order], after: try fanOut.string("after_token"), limit: limit, enqueuedAt: try fanOut.int64("enqueued_at"),
+                    now: now)
+            ).all().map { try $0.string("push_token") }
+            if tokens.count == limit, let last = tokens.max() {
+                try await db.raw(
+                    """
+                    UPDATE push_fanouts SET after_token = \(bind: last)
+                    WHERE order_type_identifier = \(bind: type) AND order_identifier = \(bind: order)
+                    """
+                ).run()
+            } else {
+                try await db.raw("DELETE FROM push_fanouts WHERE order_type_identifier = \(bind: type) AND order_identifier = \(bind: order)").run()
+            }
+            return tokens.count
+        }
+    }
+
+    /// Adds an observer told after each commit that left a fan-out to expand (``expandPushFanOut(limit:)``).
+    public func observePushFanOuts(_ observer: @escaping @Sendable () -> Void) {
+        fanOutObservers.withLock { $0.append(observer) }
+    }
 
     /// Queues a push to every device registered for the order, without a change to it (a merchant's "notify again");
     /// a token with a pending job coalesces into it, a parked one starts afresh. Returns how many tokens that reaches.
@@ -296,13 +376,22 @@ extension SQLOrderStore {
         }
     }
 
-    /// How many push jobs wait to be sent (`pending`) and how many wait for the next change (`parked`).
+    /// How many pushes wait to be sent (`pending`, fan-outs' tokens still to queue included) and how many wait for the
+    /// next change (`parked`).
     public func pushQueueDepth() async throws -> (pending: Int, parked: Int) {
         try await read("count push jobs", extent: .scan) { db in
             let rows = try await db.raw("SELECT state, COUNT(*) AS jobs FROM push_jobs GROUP BY state").all()
             var counts: [String: Int] = [:]
             for row in rows { counts[try row.string("state")] = try row.int("jobs") }
-            return (counts["pending"] ?? 0, counts["parked"] ?? 0)
+            // Tokens fan-outs have still to queue wait as much as the jobs do.
+            let unqueued =
+                try await db.raw(
+                    """
+                    SELECT COUNT(*) AS tokens FROM push_fanouts f JOIN registrations r
+                        ON r.order_type_identifier = f.order_type_identifier AND r.order_identifier = f.order_identifier AND r.push_token > f.after_token
+                    """
+                ).first(decodingColumn: "tokens", as: Int.self) ?? 0
+            return ((counts["pending"] ?? 0) + unqueued, counts["parked"] ?? 0)
         }
     }
 
