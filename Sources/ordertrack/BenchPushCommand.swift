@@ -71,6 +71,7 @@ struct BenchPushCommand: AsyncParsableCommand {
 
         let changedAt = Date()
         _ = try await call(http, .PATCH, "\(base)/api/v1/orders/\(type)/\(id)", key: credentials.apiKey, body: ["status": "completed"])
+        let answeredAt = Date()
         // Counting the queue is a scan that competes with the fan-out for the CPU: check rarely and take the time from
         // the push log instead, which says when the last push was answered.
         while try await store.pushQueueDepth().pending > 0 {
@@ -85,6 +86,7 @@ struct BenchPushCommand: AsyncParsableCommand {
             """
             ordertrack: \(delivered.count) of \(devices) pushes delivered in \(String(format: "%.2f", elapsed)) s: \(String(format: "%.0f", Double(delivered.count) / elapsed)) pushes/s
             ordertrack: enqueue-to-delivery p50 \(String(format: "%.0f", latencies.isEmpty ? 0 : latencies[latencies.count / 2])) ms, p99 \(String(format: "%.0f", p99)) ms
+            ordertrack: PATCH answered after \(String(format: "%.0f", answeredAt.timeIntervalSince(changedAt) * 1000)) ms, first push delivered after \(String(format: "%.0f", latencies.first ?? 0)) ms
             """)
     }
 
