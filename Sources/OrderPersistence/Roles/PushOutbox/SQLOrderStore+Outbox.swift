@@ -43,12 +43,8 @@ extension SQLOrderStore {
                 CommitMark.current?.queuedFanOut.store(true, ordering: .relaxed)
             }
         }
-        if queued >= Self.bulkEnqueue, let refresh = backend.statisticsRefresh(of: "push_jobs") { try await db.raw(refresh).run() }
         return queued
     }
-
-    /// Jobs one change queues from which the claims' plan is worth a statistics refresh (a large order's fan-out).
-    static let bulkEnqueue = 1_000
 
     /// Tokens an order write queues in its own transaction; the rest of a larger fan-out is queued after the commit.
     public static let pushFanOutFirstChunk = 1_000

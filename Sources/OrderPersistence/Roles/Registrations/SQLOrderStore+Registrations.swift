@@ -291,8 +291,17 @@ extension SQLOrderStore {
                 try await insert.run()
             }
             try await Self.recordInsights(db, insights)
+            // A bulk load refreshes the statistics as a bulk loader should: planned with the table's statistics from
+            // before it, a fan-out's first chunk sorted all of an order's 100,000 registrations (66 ms) instead of
+            // reading the first 1,000 in index order (1 ms).
+            if registrations.count >= Self.bulkRegistrations, let refresh = backend.statisticsRefresh(of: "registrations") {
+                try await db.raw(refresh).run()
+            }
         }
     }
+
+    /// Registrations one insert adds from which the planner's statistics are refreshed.
+    static let bulkRegistrations = 1_000
 
     static func registration(from row: any SQLRow) throws -> Registration {
         Registration(
