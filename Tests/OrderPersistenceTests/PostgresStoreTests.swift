@@ -200,6 +200,16 @@ import Testing
             })
         _ = try await second.updateOrder(
             type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, orderNumber: nil, updatedAt: Date())
+        // Both instances expand the fan-out's rest at once: one skips the chunk the other holds and comes back for more.
+        @Sendable func expand(_ store: SQLOrderStore) async throws -> Int {
+            var queued = 0
+            while let chunk = try await store.expandPushFanOut(limit: 100) { queued += chunk }
+            return queued
+        }
+        async let expandedByA = expand(first)
+        async let expandedByB = expand(second)
+        let expanded = try await expandedByA + expandedByB + expand(first)
+        #expect(expanded == devices - SQLOrderStore.pushFanOutFirstChunk)
 
         @Sendable func drain(_ store: SQLOrderStore, owner: String) async throws -> [Int64] {
             var claimed: [Int64] = []
