@@ -11,13 +11,14 @@ import Testing
         try await store.read("count rows") { try await SQLOrderStore.count($0, table, where: "order_type_identifier", orderType) }
     }
 
-    /// A merchant with an order that has a registration, a queued push, a push log entry and activity.
+    /// A merchant with an order that has registrations, queued pushes and a fan-out still to expand, a push log entry
+    /// and activity.
     static func busyMerchant(_ store: SQLOrderStore) async throws -> Fixture {
         let fixture = try await Fixture.make(store)
         _ = try await store.createOrder(fixture.order("A1"), note: ChangeNote(author: "merchant API"))
-        _ = try await store.register(
-            deviceLibraryIdentifier: "dev1", pushToken: "tok1", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A1")
-        #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A1") == 1)
+        try await OutboxStoreTests.register(store, fixture, order: "A1", count: SQLOrderStore.pushFanOutFirstChunk + 1)
+        #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A1") == SQLOrderStore.pushFanOutFirstChunk)
+        #expect(try await Self.rows(store, "push_fanouts", orderType: fixture.orderType) == 1)
         try await store.write("add a push log entry") { db in
             try await db.insert(into: "push_log").columns("order_type_identifier", "order_identifier", "token_suffix", "attempt", "outcome", "at")
                 .values(fixture.orderType, "A1", "tok1", 1, "delivered", 0).run()
@@ -36,7 +37,7 @@ import Testing
             let deleted = try await store.deleteOrderType(fixture.orderType, merchantID: fixture.merchant.id, force: true)
             #expect(deleted == DeletionSummary(orderTypes: 1, orders: 1))
             #expect(try await store.orderType(fixture.orderType) == nil)
-            for table in ["orders", "registrations", "push_jobs", "push_log", "order_activity", "package_cache"] {
+            for table in ["orders", "registrations", "push_jobs", "push_fanouts", "push_log", "order_activity", "package_cache"] {
                 #expect(try await Self.rows(store, table, orderType: fixture.orderType) == 0, "\(table)")
             }
             #expect(try await store.merchant(id: fixture.merchant.id) != nil, "the merchant stays")
@@ -71,7 +72,7 @@ import Testing
             #expect(try await store.deleteMerchant(id: fixture.merchant.id, force: true) == DeletionSummary(orderTypes: 1, orders: 1))
             #expect(try await store.merchant(id: fixture.merchant.id) == nil)
             #expect(try await store.merchant(forAPIKeyHash: "hash-of-a-key") == nil, "its API keys stop working")
-            for table in ["orders", "registrations", "push_jobs", "push_log", "order_activity", "order_types"] {
+            for table in ["orders", "registrations", "push_jobs", "push_fanouts", "push_log", "order_activity", "order_types"] {
                 #expect(try await Self.rows(store, table, orderType: fixture.orderType) == 0, "\(table)")
             }
             await #expect(throws: OrderStoreError.merchantNotFound(id: fixture.merchant.id)) {

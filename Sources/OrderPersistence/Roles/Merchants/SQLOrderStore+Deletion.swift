@@ -46,12 +46,13 @@ extension SQLOrderStore {
             .first(decodingColumn: "n", as: Int.self) ?? 0
     }
 
-    /// Deletes order types and everything keyed by them: the push outbox, push log and activity have no foreign key
-    /// (they outlive an order's row on purpose), the rest goes by ON DELETE CASCADE from `order_types` and `orders`.
+    /// Deletes order types and everything keyed by them: the push outbox (its fan-outs too), push log and activity have
+    /// no foreign key (they outlive an order's row on purpose), the rest goes by ON DELETE CASCADE from `order_types`
+    /// and `orders`.
     static func deleteOrderTypes(_ db: any SQLDatabase, _ types: [String]) async throws {
         guard !types.isEmpty else { return }
         try await db.update("merchants").set("default_order_type", to: SQLLiteral.null).where("default_order_type", .in, types).run()
-        for table in ["push_jobs", "push_log", "order_activity", "order_types"] {
+        for table in ["push_jobs", "push_fanouts", "push_log", "order_activity", "order_types"] {
             try await db.delete(from: table).where("order_type_identifier", .in, types).run()
         }
     }
