@@ -326,10 +326,11 @@ import Testing
         #expect(claimed.count == 5 && claimed.allSatisfy { $0.orderIdentifier == live.orderIdentifier })
     }
 
-    /// Expands every waiting fan-out as the dispatcher does, 1,000 tokens a transaction; returns the tokens queued.
-    static func expandFanOuts(_ store: SQLOrderStore) async throws -> Int {
+    /// Expands waiting fan-outs as the dispatcher does, `limit` tokens a transaction, until none waits (or, on
+    /// PostgreSQL, the only one waiting is held by another expander); returns the tokens queued.
+    static func expandFanOuts(_ store: SQLOrderStore, limit: Int = 1_000) async throws -> Int {
         var queued = 0
-        while let chunk = try await store.expandPushFanOut(limit: 1_000) { queued += chunk }
+        while let chunk = try await store.expandPushFanOut(limit: limit) { queued += chunk }
         return queued
     }
 
@@ -436,11 +437,7 @@ import Testing
             }
             let queued = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<4 {
-                    group.addTask {
-                        var queued = 0
-                        while let chunk = try await store.expandPushFanOut(limit: 250) { queued += chunk }
-                        return queued
-                    }
+                    group.addTask { try await Self.expandFanOuts(store, limit: 250) }
                 }
                 return try await group.reduce(0, +)
             }

@@ -201,14 +201,9 @@ import Testing
         _ = try await second.updateOrder(
             type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: nil, orderNumber: nil, updatedAt: Date())
         // Both instances expand the fan-out's rest at once: one skips the chunk the other holds and comes back for more.
-        @Sendable func expand(_ store: SQLOrderStore) async throws -> Int {
-            var queued = 0
-            while let chunk = try await store.expandPushFanOut(limit: 100) { queued += chunk }
-            return queued
-        }
-        async let expandedByA = expand(first)
-        async let expandedByB = expand(second)
-        let expanded = try await expandedByA + expandedByB + expand(first)
+        async let expandedByA = OutboxStoreTests.expandFanOuts(first, limit: 100)
+        async let expandedByB = OutboxStoreTests.expandFanOuts(second, limit: 100)
+        let expanded = try await expandedByA + expandedByB + OutboxStoreTests.expandFanOuts(first, limit: 100)
         #expect(expanded == devices - SQLOrderStore.pushFanOutFirstChunk)
 
         @Sendable func drain(_ store: SQLOrderStore, owner: String) async throws -> [Int64] {
