@@ -21,7 +21,8 @@ public struct TimestampedSignatureHeader: Sendable, Hashable {
     /// - Throws: ``CarrierWebhookError/Code/malformedSignature`` when the syntax is wrong: no `t=` or two of them, a
     ///   timestamp that is not 1 to 12 digits, no `v1=`, or a `v1=` that is not 64 hex digits.
     public static func parse(_ value: String, header: String) throws(CarrierWebhookError) -> TimestampedSignatureHeader {
-        let items = value.split(separator: ",", omittingEmptySubsequences: false)
+        // Split as bytes: splitting the String walks its grapheme clusters, which cost more than the HMAC itself.
+        let items = value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(Substring.init)
         guard items.count <= maximumItems else {
             throw CarrierWebhookError(.malformedSignature, "header \(header) has \(items.count) items; at most \(maximumItems) are read")
         }

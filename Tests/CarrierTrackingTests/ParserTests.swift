@@ -25,6 +25,14 @@ import WireFormats
         #expect(event.webhookVersion == "2026-07")
     }
 
+    @Test func aCarriersOwnTrackingPageEncodesEveryByteButASCIILettersAndDigits() {
+        #expect(
+            CarrierNames.trackingURL(carrierCode: "Stamps.com", trackingNumber: "9400 1118/é&x=1")?.absoluteString
+                == "https://tools.usps.com/go/TrackConfirmAction?tLabels=9400%201118%2F%C3%A9%26x%3D1")
+        #expect(CarrierNames.trackingURL(carrierCode: "dhl-express", trackingNumber: "JD014600006")?.host == "www.dhl.com")
+        #expect(CarrierNames.trackingURL(carrierCode: "royal-mail", trackingNumber: "AB123456789GB") == nil)
+    }
+
     @Test func afterShipEstimateRevisionWithoutCheckpointsUsesTheEventTime() throws {
         let event = try Fixture.event("aftership-edd-revise", .aftership)
         #expect(event.occurredAt == Date(timeIntervalSince1970: 1_795_626_000))

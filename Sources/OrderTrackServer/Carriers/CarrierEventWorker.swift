@@ -172,7 +172,7 @@ final class CarrierEventWorker: Service, Sendable {
         }
         let statusMap: CarrierStatusMap
         do {
-            statusMap = try CarrierStatusMap(provider: event.provider, overrides: connection.statusMap ?? [:])
+            statusMap = try context.statusMap(of: connection, for: event.provider).get()
         } catch {
             return Outcome(state: .failed, text: "the connection's status map is invalid: \(error.message)")
         }
@@ -345,9 +345,17 @@ struct BatchContext: Sendable {
     /// By ``orderType(_:_:)``; an order found otherwise (by the provider's order reference) reads its own.
     var updateInputs: [String: OrderService.UpdateInputs] = [:]
     private var tracked: [String: [TrackedOrder]] = [:]
+    /// Each connection's status map for its own provider, built once per batch rather than once per event.
+    private var statusMaps: [String: Result<CarrierStatusMap, CarrierWebhookError>] = [:]
 
     init(_ batch: [CarrierEventRecord], store: any CarrierEventWorker.Store, orders: OrderService) async throws {
-        for id in Set(batch.map(\.connectionID)) { connections[id] = try await store.carrierConnection(id: id) }
+        for id in Set(batch.map(\.connectionID)) {
+            guard let connection = try await store.carrierConnection(id: id) else { continue }
+            connections[id] = connection
+            if let provider = CarrierProvider(rawValue: connection.provider) {
+                statusMaps[id] = Self.statusMap(of: connection, for: provider)
+            }
+        }
         for id in Set(batch.map(\.merchantID)) { merchants[id] = try await store.merchant(id: id) }
         for (merchantID, events) in Dictionary(grouping: batch, by: \.merchantID) {
             let found = try await store.trackedOrders(merchantID: merchantID, trackingNumbers: events.map(\.trackingNumber))
@@ -357,6 +365,20 @@ struct BatchContext: Sendable {
                 updateInputs[Self.orderType(merchantID, type)] = try await orders.updateInputs(merchant: merchant, type: type)
             }
         }
+    }
+
+    /// The connection's status map for events of `provider`: the batch's when that is the connection's provider.
+    func statusMap(of connection: CarrierConnectionRecord, for provider: CarrierProvider) -> Result<CarrierStatusMap, CarrierWebhookError> {
+        guard connection.provider == provider.rawValue, let built = statusMaps[connection.id] else {
+            return Self.statusMap(of: connection, for: provider)
+        }
+        return built
+    }
+
+    private static func statusMap(of connection: CarrierConnectionRecord, for provider: CarrierProvider) -> Result<
+        CarrierStatusMap, CarrierWebhookError
+    > {
+        Result { () throws(CarrierWebhookError) in try CarrierStatusMap(provider: provider, overrides: connection.statusMap ?? [:]) }
     }
 
     static func orderType(_ merchantID: String, _ orderTypeIdentifier: String) -> String { "\(merchantID)\u{0}\(orderTypeIdentifier)" }
