@@ -66,7 +66,7 @@ final class SoakServer: Sendable {
         var file: FileHandle?
         if let logFile {
             try FileManager.default.createDirectory(at: logFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: logFile.path) { FileManager.default.createFile(atPath: logFile.path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: logFile.path) { _ = FileManager.default.createFile(atPath: logFile.path, contents: nil) }
             file = try FileHandle(forWritingTo: logFile)
             try file?.seekToEnd()
         }

@@ -98,7 +98,7 @@ package final class ApplePayService: Sendable {
             publicKeyHash: Data(identity.publicKeyHash).base64EncodedString(), notValidAfter: identity.certificate.notValidAfter,
             certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM, createdAt: now())
         let stored = try await store.addPaymentIdentity(record)
-        paymentIdentities.withLock { $0.setValue(identity, forKey: stored.id, cost: 1) }
+        paymentIdentities.withLock { _ = $0.setValue(identity, forKey: stored.id, cost: 1) }
         return stored
     }
 
@@ -138,7 +138,7 @@ package final class ApplePayService: Sendable {
         } catch {
             throw OrderStoreError.corruptRecord(table: "apple_pay_payment_identities", reason: "identity \(record.id): \(error.reason)")
         }
-        paymentIdentities.withLock { $0.setValue(identity, forKey: record.id, cost: 1) }
+        paymentIdentities.withLock { _ = $0.setValue(identity, forKey: record.id, cost: 1) }
         return identity
     }
 
@@ -248,7 +248,7 @@ package final class ApplePayService: Sendable {
             merchantID: merchant.id, merchantIdentifier: merchantIdentifier, displayName: displayName, domains: domains, pkcs12: Array(pkcs12),
             password: password, updatedAt: now())
         try await store.putApplePayMerchantIdentity(record)
-        merchantIdentities.withLock { $0.setValue((record, signing), forKey: merchant.id, cost: 1) }
+        merchantIdentities.withLock { _ = $0.setValue((record, signing), forKey: merchant.id, cost: 1) }
         return record
     }
 
@@ -265,7 +265,7 @@ package final class ApplePayService: Sendable {
         } catch {
             throw OrderTrackError(.applePayNotConfigured, "the stored Merchant Identity certificate cannot be read: \(error)")
         }
-        merchantIdentities.withLock { $0.setValue((record, signing), forKey: merchant.id, cost: 1) }
+        merchantIdentities.withLock { _ = $0.setValue((record, signing), forKey: merchant.id, cost: 1) }
         return (record, signing)
     }
 

@@ -123,7 +123,7 @@ final class TransactionLookupService: Sendable {
             for: order, context: OrderTransactions.Context(bundleId: key.bundleID, storefront: configuration.storefront, signedAt: now()))
         guard !payloads.isEmpty else { return nil }
         let signed = try await chains.current().signer.sign(payloads)
-        cache.withLock { $0.setValue(signed, forKey: cacheKey, cost: signed.reduce(64) { $0 + $1.utf8.count }) }
+        cache.withLock { _ = $0.setValue(signed, forKey: cacheKey, cost: signed.reduce(64) { $0 + $1.utf8.count }) }
         return signed
     }
 

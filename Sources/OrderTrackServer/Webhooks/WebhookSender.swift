@@ -23,7 +23,7 @@ struct WebhookSender: Sendable {
             var json = try EventRoutes.json(event)
             // A platform's endpoint hears every merchant: each delivery says whose event it is.
             if endpoint.platformEndpointID != nil { json["merchantId"] = .string(event.merchantID) }
-            body = try json.serialized()
+            body = json.serialized()
         } catch {
             return WebhookAttemptResult(
                 eventID: event.id, eventType: event.type, responseStatus: nil, latencyMilliseconds: nil, error: "the event cannot be read: \(error)")
