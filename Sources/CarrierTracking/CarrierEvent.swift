@@ -1,5 +1,6 @@
 import Foundation
 import OrderModel
+import WireFormats
 
 /// One tracking event, whatever provider sent it: what the matching, the status map and the update rules read.
 ///
@@ -130,24 +131,8 @@ public enum CarrierNames {
             case "dhl", "dhlexpress": "https://www.dhl.com/global-en/home/tracking.html?tracking-id="
             default: nil
             }
-        return template.flatMap { URL(string: $0 + queryValue(trackingNumber)) }
-    }
-
-    /// `text` with every byte but ASCII letters and digits percent-encoded. (Foundation's `addingPercentEncoding` was a
-    /// twentieth of a stored webhook's CPU, and its `.alphanumerics` leaves non-ASCII letters unencoded.)
-    static func queryValue(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
-                bytes.append(byte)
-            default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        // Every byte but ASCII letters and digits encoded: Foundation's `.alphanumerics` would leave non-ASCII letters.
+        return template.flatMap { URL(string: $0 + PercentEncoding.encode(trackingNumber, keeping: PercentEncoding.isASCIIAlphanumeric)) }
     }
 }
 

@@ -71,3 +71,12 @@ import WireFormats
         #expect(Hex.decode("abc") == nil && Hex.decode("0g") == nil)
     }
 }
+
+@Suite struct PercentEncodingTests {
+    @Test func encodesEveryByteTheCallerDoesNotKeepAsUpperCaseHex() {
+        #expect(PercentEncoding.encode("a Z9/é%", keeping: PercentEncoding.isASCIIAlphanumeric) == "a%20Z9%2F%C3%A9%25")
+        #expect(PercentEncoding.encode("x-y.z", keeping: { $0 == UInt8(ascii: "-") || PercentEncoding.isASCIIAlphanumeric($0) }) == "x-y%2Ez")
+        #expect(PercentEncoding.encode("\u{0}\u{7F}", keeping: { _ in false }) == "%00%7F")
+        #expect(PercentEncoding.encode("", keeping: { _ in false }).isEmpty)
+    }
+}

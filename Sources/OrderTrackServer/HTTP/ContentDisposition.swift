@@ -1,3 +1,5 @@
+import WireFormats
+
 /// `Content-Disposition` values as RFC 6266 writes them: an ASCII `filename` for every client, and `filename*` with the
 /// name in UTF-8 (RFC 8187) for those that read it.
 enum ContentDisposition {
@@ -18,12 +20,6 @@ enum ContentDisposition {
     /// RFC 8187's `value-chars`: attr-char as is, every other UTF-8 byte as `%XX`.
     private static func percentEncoded(_ text: String) -> String {
         let attributeCharacters = Set("!#$&+-.^_`|~".utf8)
-        return text.utf8.map { byte in
-            let character = UnicodeScalar(byte)
-            if byte < 0x80, character.properties.isAlphabetic || ("0"..."9").contains(character) || attributeCharacters.contains(byte) {
-                return String(character)
-            }
-            return "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-        }.joined()
+        return PercentEncoding.encode(text) { PercentEncoding.isASCIIAlphanumeric($0) || attributeCharacters.contains($0) }
     }
 }
