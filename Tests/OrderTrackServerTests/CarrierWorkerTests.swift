@@ -175,6 +175,40 @@ struct CarrierWorkerTests {
         }
     }
 
+    /// A connection's own status map decides what its events move to; one that no longer reads (stored by an older
+    /// release, or edited in the database) fails its events and changes nothing.
+    @Test func eachConnectionsStatusMapAppliesToItsOwnEvents() async throws {
+        let server = try Self.server()
+        defer { server.remove() }
+        try await server.run { client in
+            let merchantID = client.credentials.merchantID
+            let mapped = try await client.createOrder(Self.order(trackingNumber: "JD014600006281230711"))
+            let broken = try await client.createOrder(Self.order(trackingNumber: "JD014600006281230712"))
+            let overriding = "cc_test_map_\(UUID().uuidString.prefix(8).lowercased())"
+            let unreadable = "cc_test_bad_\(UUID().uuidString.prefix(8).lowercased())"
+            try await client.store.addCarrierConnection(
+                CarrierConnectionRecord(
+                    id: overriding, merchantID: merchantID, provider: "generic", secret: "secret", statusMap: ["onTheWay": "outForDelivery"],
+                    createdAt: Date()))
+            try await client.store.addCarrierConnection(
+                CarrierConnectionRecord(
+                    id: unreadable, merchantID: merchantID, provider: "generic", secret: "secret", statusMap: ["onTheWay": "teleported"],
+                    createdAt: Date()))
+            let viaOverride = try await Self.deliver(
+                client, connection: overriding, Self.event(trackingNumber: "JD014600006281230711", status: "onTheWay", at: Date()))
+            let viaUnreadable = try await Self.deliver(
+                client, connection: unreadable, Self.event(trackingNumber: "JD014600006281230712", status: "onTheWay", at: Date()))
+
+            let applied = try await Self.finished(client, merchantID: merchantID, viaOverride)
+            #expect(applied.state == .applied, "\(applied.outcome ?? "")")
+            #expect(try await Self.fulfillment(client, mapped).fulfillment["status"] == "outForDelivery")
+            let failed = try await Self.finished(client, merchantID: merchantID, viaUnreadable)
+            #expect(failed.state == .failed && failed.outcome?.hasPrefix("the connection's status map is invalid") == true, "\(failed.outcome ?? "")")
+            let (version, fulfillment, _) = try await Self.fulfillment(client, broken)
+            #expect(version == "\"1\"" && fulfillment["status"] == "processing")
+        }
+    }
+
     @Test func anotherMerchantsConnectionNeverTouchesTheOrder() async throws {
         let server = try Self.server()
         defer { server.remove() }
