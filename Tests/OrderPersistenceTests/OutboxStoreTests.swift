@@ -402,6 +402,30 @@ import Testing
         }
     }
 
+    /// A change that reaches every token in its own transaction ends an earlier change's fan-out: what was left of it
+    /// would otherwise push the same tokens the same version again.
+    @Test func aChangeThatQueuesEveryTokenEndsAnEarlierFanOut() async throws {
+        try await withStore { store, _ in
+            let fixture = try await Fixture.make(store)
+            var order = try await store.createOrder(fixture.order("A"))
+            try await Self.register(store, fixture, order: "A", count: 1_200)
+            order = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            #expect(try await Self.deliverAll(store).count == 1_000, "the first chunk; 200 tokens left to queue")
+            for index in 0..<300 {
+                #expect(try await store.unregister(deviceLibraryIdentifier: "t-A-\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A"))
+            }
+
+            _ = try await store.updateOrder(
+                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [2], status: "open", orderNumber: nil, updatedAt: Date())
+            let second = try await Self.deliverAll(store)
+            #expect(second.sorted() == (300..<1_200).map { "t" + String(format: "%06d", $0) }, "all 900 tokens, with the change")
+            #expect(try await store.expandPushFanOut(limit: 1_000) == nil, "nothing left of the first change's fan-out")
+            #expect(try await Self.deliverAll(store).isEmpty)
+            #expect(try await store.pushQueueDepth().pending == 0)
+        }
+    }
+
     @Test func aBatchOfOrdersFansOutAsOneChunkThenEachOrderSeparately() async throws {
         try await withStore { store, _ in
             let fixture = try await Fixture.make(store)

@@ -8,6 +8,8 @@ import ServerTestSupport
 import TestSupport
 import Testing
 
+@testable import OrderTrackServer
+
 /// Every answer carries a request id, every error is the JSON envelope (audit M7), HEAD works wherever GET does (L15).
 @Suite struct ErrorEnvelopeTests {
     static func expectEnvelope(_ reply: Client.Reply, status: HTTPResponse.Status, code: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -105,8 +107,19 @@ import Testing
                 let line = log.lines.first { $0.hasPrefix("wallet call ") && $0.contains(id) } ?? ""
                 #expect(line.contains("hb.request.id=\(id)"), "\(line)")
                 #expect(line.components(separatedBy: "id=").count == 2, "one id per line: \(line)")
+                #expect(line.range(of: #"latency_ms=[0-9]+\.[0-9]{2}( |$)"#, options: .regularExpression) != nil, "\(line)")
             }
         }
+    }
+
+    @Test func aDeviceCallsLatencyIsLoggedInMillisecondsWithTwoDecimals() {
+        #expect(Duration.zero.millisecondsText == "0.00")
+        #expect(Duration.microseconds(4).millisecondsText == "0.00")
+        #expect(Duration.microseconds(5).millisecondsText == "0.01")
+        #expect(Duration.microseconds(70).millisecondsText == "0.07")
+        #expect(Duration.microseconds(3_070).millisecondsText == "3.07")
+        #expect(Duration.milliseconds(12_345).millisecondsText == "12345.00")
+        #expect(Duration.nanoseconds(-1).millisecondsText == "0.00")
     }
 
     /// A client that hangs up in the middle of a body (the soak's dropped connections) is its own fault: a 400 nobody

@@ -1,4 +1,3 @@
-import Foundation
 import Hummingbird
 import Logging
 
@@ -12,10 +11,9 @@ struct DeviceCallLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = clock.now
         var status = 500
         defer {
-            let milliseconds = start.duration(to: clock.now).seconds * 1000
             var metadata: Logger.Metadata = [
                 "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status),
-                "latency_ms": .string(String(format: "%.2f", milliseconds)),
+                "latency_ms": .string(start.duration(to: clock.now).millisecondsText),
             ]
             if let route = context.endpointPath { metadata["route"] = .string(route) }
             if let order = context.parameters.get("orderIdentifier") { metadata["order"] = .string(order) }
@@ -29,5 +27,15 @@ struct DeviceCallLogMiddleware<Context: RequestContext>: RouterMiddleware {
             status = Int(APIError(answering: error).status.code)
             throw error
         }
+    }
+}
+
+extension Duration {
+    /// In milliseconds with two decimals ("3.07"), by integer arithmetic: Foundation's `String(format:)` was a fifth
+    /// of the device-call log line's time.
+    var millisecondsText: String {
+        let hundredths = max(0, Int((self / .microseconds(10)).rounded()))
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

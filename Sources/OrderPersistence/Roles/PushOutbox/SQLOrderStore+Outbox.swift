@@ -19,13 +19,19 @@ extension SQLOrderStore {
     /// more, each of its orders gets a `push_fanouts` row naming the last token queued, and the dispatcher queues the
     /// rest a chunk per transaction after the commit (``expandPushFanOut(limit:)``): a change of an order with 100,000
     /// devices commits, and its first pushes leave, without waiting for 100,000 inserts. A change while a fan-out is
-    /// being expanded moves its row back to the change's own last token, so every token hears of the later change.
+    /// being expanded moves its row back to the change's own last token, so every token hears of the later change;
+    /// one that queues every token ends it, so the rest of it does not push the same tokens the same version again.
     @discardableResult
     func enqueuePushes(_ db: any SQLDatabase, orders: [OrderKey], now: Int64) async throws -> Int {
         var queued = 0
         for (type, keys) in Dictionary(grouping: orders, by: \.orderTypeIdentifier).sorted(by: { $0.key < $1.key }) {
             for identifiers in Set(keys.map(\.orderIdentifier)).sorted().chunked(into: Self.statementChunk) {
                 let identifiers = Array(identifiers)
+                // Before the jobs: the expander too locks a fan-out's row first and its jobs after, so the two never
+                // wait for each other in opposite orders on PostgreSQL. A larger fan-out writes its row again below.
+                try await db.raw(
+                    "DELETE FROM push_fanouts WHERE order_type_identifier = \(bind: type) AND order_identifier \(Self.oneOrAny(identifiers))"
+                ).run()
                 let tokens = try await db.raw(
                     Self.pushJobsInsert(type: type, orders: identifiers, after: nil, limit: Self.pushFanOutFirstChunk, enqueuedAt: now, now: now)
                 ).all().map { try $0.string("push_token") }
@@ -56,7 +62,7 @@ extension SQLOrderStore {
     /// One order is named by `=`, and the order is the grouping's, so that the registrations index hands the tokens over
     /// in order and the statement stops at `limit` (SQLite sorted again for `ORDER BY push_token` alone).
     static func pushJobsInsert(type: String, orders: [String], after: String?, limit: Int, enqueuedAt: Int64, now: Int64) -> SQLQueryString {
-        let order: SQLQueryString = orders.count == 1 ? "= \(bind: orders[0])" : "\(isIn: orders)"
+        let order = oneOrAny(orders)
         let after: SQLQueryString = after.map { " AND push_token > \(bind: $0)" } ?? ""
         return """
             INSERT INTO push_jobs (order_type_identifier, push_token, order_identifier, state, generation, attempts, enqueued_at, available_at)
@@ -73,6 +79,11 @@ extension SQLOrderStore {
                 state = 'pending'
             RETURNING push_token
             """
+    }
+
+    /// `= $1` for one identifier, `IN (…)` for more: the registrations index is read in order only for `=`.
+    static func oneOrAny(_ identifiers: [String]) -> SQLQueryString {
+        identifiers.count == 1 ? "= \(bind: identifiers[0])" : "\(isIn: identifiers)"
     }
 
     /// Queues the next `limit` pushes of the oldest fan-out still being queued, in one transaction; returns how many
