@@ -47,6 +47,11 @@ package final class PackageService: Service, Sendable {
         /// Signed packages by order, at most the service's capacity in bytes, least recently used first out.
         var memory: LRUCache<CacheKey, CachedPackage>
         var builds: [CacheKey: Build] = [:]
+        /// New versions ``prepare(_:)`` queued, as their writers validated them, until one is built: a device whose
+        /// fetch comes before the queued build (the pool busy) signs that instead of parsing and validating the
+        /// stored document again and reading the assets (at the soak's saturation, more work than the updates' own
+        /// validation). At most ``maximumQueuedBuilds``, the least recently prepared first out, like the queue.
+        var prepared = LRUCache<CacheKey, PreparedBuild>(capacity: PackageService.maximumQueuedBuilds)
         var isShuttingDown = false
 
         mutating func cachedBytes(_ key: CacheKey, version: Int) -> [UInt8]? {
@@ -81,7 +86,7 @@ package final class PackageService: Service, Sendable {
     private let queue: AsyncStream<PreparedBuild>.Continuation
 
     /// A new version to build in the background, as its writer validated it.
-    private struct PreparedBuild: Sendable {
+    fileprivate struct PreparedBuild: Sendable {
         var record: OrderRecord
         var order: ValidatedOrder
         /// The writer's tally (tests count a change's work, its package's included).
@@ -114,11 +119,15 @@ package final class PackageService: Service, Sendable {
             case build(SharedOutcome<[UInt8]>)
         }
         let key = CacheKey(record, link: link)
+        var validated = validated
         let step = state.withLock { state -> Step in
             if let bytes = state.cachedBytes(key, version: record.version) { return .cached(bytes) }
             if let build = state.builds[key], build.version == record.version { return .join(build.outcome) }
             let outcome = SharedOutcome<[UInt8]>()
             state.builds[key] = Build(version: record.version, outcome: outcome)
+            if validated == nil, let prepared = state.prepared.value(forKey: key), prepared.record.version == record.version {
+                validated = prepared.order
+            }
             return .build(outcome)
         }
         if case .cached = step { metrics?.packageHit() } else { metrics?.packageMiss() }
@@ -136,7 +145,12 @@ package final class PackageService: Service, Sendable {
             let result = await Result(awaiting: { try await loadOrBuild(record, carrying: link, validated: validated) })
             state.withLock { state in
                 if state.builds[key]?.outcome === outcome { state.builds[key] = nil }
-                if case .success(let bytes) = result { state.remember(bytes, version: record.version, for: key) }
+                if case .success(let bytes) = result {
+                    state.remember(bytes, version: record.version, for: key)
+                    if let prepared = state.prepared.value(forKey: key), prepared.record.version <= record.version {
+                        _ = state.prepared.removeValue(forKey: key)
+                    }
+                }
             }
             outcome.finish(result)
             return try result.get()
@@ -146,7 +160,13 @@ package final class PackageService: Service, Sendable {
     /// Queues a build of a new version, so the device's first fetch after Apple Pay finds it ready; `order` is the
     /// version as validated, so the build parses, validates and reads nothing.
     func prepare(_ record: OrderRecord, _ order: ValidatedOrder) {
-        queue.yield(PreparedBuild(record: record, order: order, tally: WorkTally.current))
+        let build = PreparedBuild(record: record, order: order, tally: WorkTally.current)
+        state.withLock { state in
+            let key = CacheKey(record, link: nil)
+            if let kept = state.prepared.value(forKey: key), kept.record.version > record.version { return }
+            _ = state.prepared.setValue(build, forKey: key, cost: 1)
+        }
+        queue.yield(build)
     }
 
     /// Runs queued builds, as many at once as the CPU pool has threads; at graceful shutdown drops the queued ones and
