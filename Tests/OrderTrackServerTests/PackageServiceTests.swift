@@ -85,4 +85,25 @@ import Testing
         _ = try await later.measure { try await packages.package(for: newest) }
         #expect(later[.parse] == 0 && later[.schemaWalk] == 0, "the newest prepared version signed as validated")
     }
+
+    /// A prepared version stands in only for its own change (an order made again after its order type was deleted
+    /// starts at version 1 anew), and not after its order type's packages were forgotten.
+    @Test func aPreparedVersionStandsInOnlyForItsOwnChange() async throws {
+        let (packages, store, record, validated) = try await Self.prepared()
+        defer { Task { try? await store.shutdown() } }
+        packages.prepare(record, validated)
+        var other = record
+        other.changeSequence += 1
+        let remade = WorkTally()
+        _ = try await remade.measure { try await packages.package(for: other) }
+        #expect(remade[.parse] == 1, "another change of the same version number is built from its own document")
+
+        var next = record
+        next.version += 1
+        packages.prepare(next, validated)
+        packages.invalidateIdentity(Self.type)
+        let forgotten = WorkTally()
+        _ = try await forgotten.measure { try await packages.package(for: next) }
+        #expect(forgotten[.parse] == 1, "forgotten with the order type's packages")
+    }
 }

@@ -125,7 +125,11 @@ package final class PackageService: Service, Sendable {
             if let build = state.builds[key], build.version == record.version { return .join(build.outcome) }
             let outcome = SharedOutcome<[UInt8]>()
             state.builds[key] = Build(version: record.version, outcome: outcome)
-            if validated == nil, let prepared = state.prepared.value(forKey: key), prepared.record.version == record.version {
+            // The same change, not only the same version number: an order deleted with its order type and made again
+            // starts at version 1 anew.
+            if validated == nil, let prepared = state.prepared.value(forKey: key), prepared.record.version == record.version,
+                prepared.record.changeSequence == record.changeSequence
+            {
                 validated = prepared.order
             }
             return .build(outcome)
@@ -255,6 +259,7 @@ package final class PackageService: Service, Sendable {
         let dropped = state.withLock { state in
             let before = state.memory.count
             state.memory.removeAll(where: predicate)
+            _ = state.prepared.removeAll(where: predicate)
             return before - state.memory.count
         }
         if dropped > 0 { metrics?.packagesInvalidated(dropped) }
