@@ -413,7 +413,8 @@ import Testing
                 type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
             #expect(try await Self.deliverAll(store).count == 1_000, "the first chunk; 200 tokens left to queue")
             for index in 0..<300 {
-                #expect(try await store.unregister(deviceLibraryIdentifier: "t-A-\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A"))
+                #expect(
+                    try await store.unregister(deviceLibraryIdentifier: "t-A-\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A"))
             }
 
             _ = try await store.updateOrder(

@@ -31,13 +31,14 @@ import Testing
         let validated = try OrderValidator.check(document: document, options: options).validated(package: PackageContents(files: [:]))
         let record = try await store.createOrder(
             OrderRecord(
-                orderTypeIdentifier: type, orderIdentifier: "ORD-1", merchantID: merchant.id, authenticationToken: "a-token-of-more-than-twenty-two-characters",
+                orderTypeIdentifier: type, orderIdentifier: "ORD-1", merchantID: merchant.id,
+                authenticationToken: "a-token-of-more-than-twenty-two-characters",
                 document: validated.bytes, status: "open", createdAt: Date(), updatedAt: Date()))
         let cpu = CPUWorkPool(threadCount: 1)
         let packages = PackageService(
             store: store, credentials: CredentialProvider(store: store, cpu: cpu, logger: Logger(label: "test")), cpu: cpu,
             validationOptions: options, capacityBytes: 1 << 20, logger: Logger(label: "test"), clock: .system)
-        _ = try await packages.identity(for: type)  // loaded once, before anything is counted
+        _ = try await packages.identity(for: type) // loaded once, before anything is counted
         return (packages, store, record, validated)
     }
 
