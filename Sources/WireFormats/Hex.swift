@@ -26,8 +26,9 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func digit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    /// The hex digit of a value below 16, lower-case unless `upperCase` (percent-encoding writes upper case).
+    static func digit(_ nibble: UInt8, upperCase: Bool = false) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : (upperCase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + nibble - 10
     }
 
     private static func value(_ digit: UInt8) -> UInt8? {

@@ -9,7 +9,7 @@ public enum PercentEncoding {
             if keeps(byte) {
                 bytes.append(byte)
             } else {
-                bytes += [UInt8(ascii: "%"), digit(byte >> 4), digit(byte & 0x0F)]
+                bytes += [UInt8(ascii: "%"), Hex.digit(byte >> 4, upperCase: true), Hex.digit(byte & 0x0F, upperCase: true)]
             }
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -21,9 +21,5 @@ public enum PercentEncoding {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"): true
         default: false
         }
-    }
-
-    private static func digit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }
