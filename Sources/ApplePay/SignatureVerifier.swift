@@ -166,7 +166,7 @@ final class VerifierMemory<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         get { entries.withLock { $0.value(forKey: key) } }
         set {
             guard let newValue else { return }
-            entries.withLock { $0.setValue(newValue, forKey: key, cost: 1) }
+            _ = entries.withLock { $0.setValue(newValue, forKey: key, cost: 1) }
         }
     }
 }

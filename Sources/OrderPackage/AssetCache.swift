@@ -33,7 +33,7 @@ public final class AssetCache: Sendable {
 
     /// Drops the entries of one content (an asset that was replaced or deleted).
     public func remove(sha256Hex: String) {
-        storage.withLock { cache in cache.removeAll { $0.sha256Hex == sha256Hex } }
+        _ = storage.withLock { cache in cache.removeAll { $0.sha256Hex == sha256Hex } }
     }
 
     /// The zip entry for `bytes` stored as `path`, compressing only on the first sight of this content.
@@ -50,7 +50,7 @@ public final class AssetCache: Sendable {
             method: entry.method, crc32: entry.crc32, bytes: entry.compressedBytes,
             uncompressedSize: entry.uncompressedSize
         )
-        storage.withLock { $0.setValue(compressed, forKey: key, cost: compressed.bytes.count) }
+        _ = storage.withLock { $0.setValue(compressed, forKey: key, cost: compressed.bytes.count) }
         return entry
     }
 }

@@ -12,6 +12,14 @@ import Testing
             attempt: job.attempts, status: outcome == .delivered ? 200 : nil, reason: nil, apnsID: nil, outcome: outcome, at: Date())
     }
 
+    /// Writes `document` as the order's next version (an open order, no other field changed).
+    func change(_ store: SQLOrderStore, _ fixture: Fixture, _ id: String, from version: Int, to document: [UInt8], at updatedAt: Date = Date())
+        async throws -> OrderRecord
+    {
+        try await store.updateOrder(
+            type: fixture.orderType, id: id, expectedVersion: version, document: document, status: "open", orderNumber: nil, updatedAt: updatedAt)
+    }
+
     /// An order with `devices` registrations, updated once: one job per token.
     func prepare(_ store: SQLOrderStore, devices: Int) async throws -> (Fixture, OrderRecord) {
         let fixture = try await Fixture.make(store)
@@ -20,8 +28,7 @@ import Testing
             _ = try await store.register(
                 deviceLibraryIdentifier: "d\(index)", pushToken: "token\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A")
         }
-        let updated = try await store.updateOrder(
-            type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+        let updated = try await change(store, fixture, "A", from: order.version, to: [1])
         return (fixture, updated)
     }
 
@@ -29,9 +36,7 @@ import Testing
         try await withStore { store, _ in
             let (fixture, updated) = try await prepare(store, devices: 3)
             #expect(try await store.pushQueueDepth().pending == 3)
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [2], status: "open", orderNumber: nil, updatedAt: Date()
-            )
+            _ = try await change(store, fixture, "A", from: updated.version, to: [2])
             #expect(try await store.pushQueueDepth().pending == 3, "a second change coalesces into the waiting jobs")
             #expect(try await store.enqueuePushes(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A") == 3)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
@@ -46,9 +51,7 @@ import Testing
             let (fixture, updated) = try await prepare(store, devices: 2)
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             // A change lands while the pushes are in flight.
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [3], status: "open", orderNumber: nil, updatedAt: Date()
-            )
+            _ = try await change(store, fixture, "A", from: updated.version, to: [3])
             for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: Self.entry(job, outcome: .delivered)) }
             let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
             #expect(again.count == 2, "the in-flight change is pushed again")
@@ -68,9 +71,7 @@ import Testing
             #expect(try await store.pushQueueDepth().pending == 1)
 
             try await store.releasePushLeases()
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [4], status: "open", orderNumber: nil, updatedAt: Date()
-            )
+            _ = try await change(store, fixture, "A", from: updated.version, to: [4])
             #expect(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).isEmpty, "a change does not cut a backoff short")
         }
     }
@@ -81,9 +82,7 @@ import Testing
             let job = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
             try await store.resolvePushJob(job, resolution: .park, log: Self.entry(job, outcome: .parked))
             #expect(try await store.pushQueueDepth() == (0, 1))
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [5], status: "open", orderNumber: nil, updatedAt: Date()
-            )
+            _ = try await change(store, fixture, "A", from: updated.version, to: [5])
             let rearmed = try #require(try await store.claimPushJobs(limit: 1, leaseOwner: "w", leaseDuration: 60).first)
             #expect(rearmed.attempts == 1, "a parked job restarts its attempts")
         }
@@ -170,9 +169,7 @@ import Testing
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             #expect(jobs.count == 6)
             // A change lands while the pushes are in flight.
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: updated.version, document: [6], status: "open", orderNumber: nil, updatedAt: Date()
-            )
+            _ = try await change(store, fixture, "A", from: updated.version, to: [6])
             var clean = jobs[0]
             clean.generation += 1 // as if claimed after the change: nothing new left to send
             var stale = jobs[5]
@@ -249,8 +246,7 @@ import Testing
                         deviceLibraryIdentifier: "d\($0)", pushToken: String(format: "%064x", $0), orderTypeIdentifier: fixture.orderType,
                         orderIdentifier: "A", registeredAt: Date())
                 })
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            _ = try await change(store, fixture, "A", from: order.version, to: [1])
             #expect(try await Self.expandFanOuts(store) == 4_000)
             let now = Date().millisecondsSince1970
             for position in [nil, PushQueuePosition(availableAt: 0, id: 10)] {
@@ -360,9 +356,7 @@ import Testing
             let order = try await store.createOrder(fixture.order("A"))
             try await Self.register(store, fixture, order: "A", count: 2_500)
             let changedAt = Date(millisecondsSince1970: Date().millisecondsSince1970)
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil,
-                updatedAt: changedAt)
+            _ = try await change(store, fixture, "A", from: order.version, to: [1], at: changedAt)
             #expect(try await store.pushQueueDepth().pending == 2_500, "tokens still to queue count as waiting")
             let first = try await store.claimPushJobs(limit: 5_000, leaseOwner: "w", leaseDuration: 60)
             #expect(
@@ -386,15 +380,13 @@ import Testing
             let fixture = try await Fixture.make(store)
             var order = try await store.createOrder(fixture.order("A"))
             try await Self.register(store, fixture, order: "A", count: 2_500)
-            order = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            order = try await change(store, fixture, "A", from: order.version, to: [1])
             #expect(try await store.expandPushFanOut(limit: 1_000) == 1_000)
             #expect(try await Self.deliverAll(store).count == 2_000, "tokens up to 1,999 heard of the first change")
 
             // The second change starts over: its first chunk, then every later token, those already past the first
             // change's expansion included.
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [2], status: "open", orderNumber: nil, updatedAt: Date())
+            _ = try await change(store, fixture, "A", from: order.version, to: [2])
             #expect(try await Self.expandFanOuts(store) == 1_500)
             let second = try await Self.deliverAll(store)
             #expect(second.count == 2_500 && Set(second).count == 2_500, "every token once for the second change")
@@ -409,16 +401,14 @@ import Testing
             let fixture = try await Fixture.make(store)
             var order = try await store.createOrder(fixture.order("A"))
             try await Self.register(store, fixture, order: "A", count: 1_200)
-            order = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [1], status: "open", orderNumber: nil, updatedAt: Date())
+            order = try await change(store, fixture, "A", from: order.version, to: [1])
             #expect(try await Self.deliverAll(store).count == 1_000, "the first chunk; 200 tokens left to queue")
             for index in 0..<300 {
                 #expect(
                     try await store.unregister(deviceLibraryIdentifier: "t-A-\(index)", orderTypeIdentifier: fixture.orderType, orderIdentifier: "A"))
             }
 
-            _ = try await store.updateOrder(
-                type: fixture.orderType, id: "A", expectedVersion: order.version, document: [2], status: "open", orderNumber: nil, updatedAt: Date())
+            _ = try await change(store, fixture, "A", from: order.version, to: [2])
             let second = try await Self.deliverAll(store)
             #expect(second.sorted() == (300..<1_200).map { "t" + String(format: "%06d", $0) }, "all 900 tokens, with the change")
             #expect(try await store.expandPushFanOut(limit: 1_000) == nil, "nothing left of the first change's fan-out")
@@ -456,9 +446,7 @@ import Testing
             for id in ["A", "B", "C"] {
                 let order = try await store.createOrder(fixture.order(id))
                 try await Self.register(store, fixture, order: id, count: 3_000, prefix: id)
-                _ = try await store.updateOrder(
-                    type: fixture.orderType, id: id, expectedVersion: order.version, document: [1], status: "open", orderNumber: nil,
-                    updatedAt: Date())
+                _ = try await change(store, fixture, id, from: order.version, to: [1])
             }
             let queued = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<4 {

@@ -74,7 +74,7 @@ struct CarrierWorkerTests {
     static func fulfillment(_ client: Client, _ order: CreatedTestOrder) async throws -> (version: String?, fulfillment: JSONValue, order: JSONValue)
     {
         let reply = try await client.merchant(.get, order.path)
-        let document = try #require(reply.json["order"] ?? reply.json)
+        let document = reply.json["order"] ?? reply.json
         return (reply.headers[.eTag], try #require(document["fulfillments"]?.arrayValue?.first), document)
     }
 

@@ -54,7 +54,7 @@ import Testing
                 try await RestrictedKeyTests.addOrderType(client, server, merchantID: merchantID, type)
             }
             _ = try await client.store.deleteOrderType(client.credentials.orderTypeIdentifier, merchantID: merchantID, force: true)
-            var content = SampleContent.order
+            let content = SampleContent.order
             let refused = try await client.merchant(.post, "/api/v1/orders", json: content)
             #expect(refused.status == .badRequest)
             #expect(refused.json["error"]?["code"] == "order_type_required")

@@ -1,7 +1,7 @@
 import Foundation
 import OrderPackage
 import OrderSigning
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Which certificates prove that a merchant owns an order type (audit finding M2).
 ///
@@ -45,7 +45,7 @@ public enum OrderTypeTrust: Sendable {
             }
         let anchors = AppleCertificates.roots + (acceptsDevelopmentChains ? identity.intermediates : [])
         // The leaf's dates are judged above (with precise messages); the policy judges every certificate's at `now` too.
-        var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy(validationTime: now) }
+        var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy(fixedExpiryValidationTime: now) }
         let intermediates = CertificateStore(AppleCertificates.intermediates + identity.intermediates)
         let unproven =
             acceptsDevelopmentChains
