@@ -119,6 +119,9 @@ import Testing
                     identity: .pkcs12(bytes: [1, 2, 3], password: "victim", wwdrPEM: nil)))
             try await store.upsertOrderType(
                 OrderTypeRecord(orderTypeIdentifier: "order.com.thief", merchantID: thief.id, identity: .directory(path: "/thief")))
+            // Both opened once first: the store keeps what it opened by sealed text, never by the text alone.
+            #expect(try await store.orderType("order.com.victim")?.merchantID == victim.id)
+            #expect(try await store.orderType("order.com.thief")?.identity == .directory(path: "/thief"))
             try await store.write("copy a sealed identity") { db in
                 try await db.raw(
                     """

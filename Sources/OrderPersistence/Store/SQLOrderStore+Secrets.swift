@@ -119,6 +119,7 @@ extension SQLOrderStore {
                 .run()
         }
         sealerBox.withLock { $0 = next }
+        openedOrderTypes.withLock { _ = $0.removeAll(where: { _ in true }) }
     }
 
     /// Seals `value` for `column` of the row `key` (see ``SecretColumn/all``).

@@ -67,11 +67,10 @@ extension SQLOrderStore {
     /// The metadata of a merchant's assets, sorted by name.
     public func assets(merchantID: String) async throws -> [AssetInfo] {
         try await read("list assets of merchant \(merchantID)") { db in
-            try await db.select().columns(Self.assetInfoColumns).from("assets")
-                .where("merchant_id", .equal, merchantID)
-                .orderBy("name")
-                .all()
-                .map(Self.assetInfo(from:))
+            // Raw text: read for every update (see ``orderColumnList``).
+            try await db.raw(
+                "SELECT \(unsafeRaw: Self.assetInfoColumns.joined(separator: ", ")) FROM assets WHERE merchant_id = \(bind: merchantID) ORDER BY name"
+            ).all().map(Self.assetInfo(from:))
         }
     }
 

@@ -6,6 +6,10 @@ extension SQLOrderStore {
         "order_type_identifier", "order_identifier", "merchant_id", "authentication_token", "document", "status",
         "created_at", "updated_at", "version", "change_sequence", "created_sequence", "order_number",
     ]
+    /// ``orderColumns`` as SQL text, for the reads every update and fetch makes: SQLKit's builder quotes each
+    /// identifier by searching it for quotes, which made a builder statement's text cost ten times a raw one's (in the
+    /// soak, SQL text was 5 % of the server's CPU).
+    static let orderColumnList = orderColumns.joined(separator: ", ")
 
     /// The largest page ``listOrders(merchantID:orderTypeIdentifier:orderNumber:status:updatedSince:after:limit:)`` returns.
     public static let maximumPageSize = 1000
@@ -116,11 +120,12 @@ extension SQLOrderStore {
     /// The order with this type and identifier, or `nil`.
     public func order(type orderTypeIdentifier: String, id orderIdentifier: String) async throws -> OrderRecord? {
         try await read("read order \(orderTypeIdentifier)/\(orderIdentifier)") { db in
-            try await db.select().columns(Self.orderColumns).from("orders")
-                .where("order_type_identifier", .equal, orderTypeIdentifier)
-                .where("order_identifier", .equal, orderIdentifier)
-                .first()
-                .map(Self.order(from:))
+            try await db.raw(
+                """
+                SELECT \(unsafeRaw: Self.orderColumnList) FROM orders
+                WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND order_identifier = \(bind: orderIdentifier)
+                """
+            ).first().map(Self.order(from:))
         }
     }
 

@@ -43,19 +43,24 @@ extension SQLOrderStore {
     /// The merchant-wide order defaults and, with `orderTypeIdentifier`, that order type's (if the merchant owns it):
     /// whichever were ever set, merchant-wide first.
     public func orderDefaults(merchantID: String, orderTypeIdentifier: String?) async throws -> [MerchantOrderDefaultsRecord] {
-        try await read("read order defaults of merchant \(merchantID)") { db in
-            let columns = ["merchant_id", "order_management_url", "fulfillment_type", "payment_status", "updated_at"]
-            var records = try await db.select().columns(columns).from("merchant_order_defaults")
-                .where("merchant_id", .equal, merchantID)
-                .all()
-                .map { try Self.orderDefaults(from: $0, orderTypeIdentifier: nil) }
+        // One statement of raw text: read for every update (see ``orderColumnList``).
+        let columns = SQLRaw("merchant_id, order_management_url, fulfillment_type, payment_status, updated_at")
+        return try await read("read order defaults of merchant \(merchantID)") { db in
+            let rows: [any SQLRow]
             if let orderTypeIdentifier {
-                records += try await db.select().columns(columns).from("order_type_defaults")
-                    .where("order_type_identifier", .equal, orderTypeIdentifier).where("merchant_id", .equal, merchantID)
-                    .all()
-                    .map { try Self.orderDefaults(from: $0, orderTypeIdentifier: orderTypeIdentifier) }
+                rows = try await db.raw(
+                    """
+                    SELECT 0 AS scope, \(columns) FROM merchant_order_defaults WHERE merchant_id = \(bind: merchantID)
+                    UNION ALL
+                    SELECT 1 AS scope, \(columns) FROM order_type_defaults
+                    WHERE order_type_identifier = \(bind: orderTypeIdentifier) AND merchant_id = \(bind: merchantID)
+                    ORDER BY scope
+                    """
+                ).all()
+            } else {
+                rows = try await db.raw("SELECT 0 AS scope, \(columns) FROM merchant_order_defaults WHERE merchant_id = \(bind: merchantID)").all()
             }
-            return records
+            return try rows.map { try Self.orderDefaults(from: $0, orderTypeIdentifier: try $0.int("scope") == 0 ? nil : orderTypeIdentifier) }
         }
     }
 
