@@ -23,7 +23,7 @@ public struct JSONDiff: Sendable, Hashable {
     public init(from before: JSONValue?, to after: JSONValue) {
         var changes: [Change] = []
         if let before {
-            Self.collect(before, after, at: "", into: &changes)
+            if before != after { Self.collect(before, after, at: "", into: &changes) }
         } else {
             changes.append(Change(path: "", from: nil, to: after))
         }
@@ -55,33 +55,34 @@ public struct JSONDiff: Sendable, Hashable {
         return escaped
     }
 
+    /// Appends the changes from `before` to `after`, which differ. Each member is compared once, by its parent, and
+    /// only an unequal one is descended into and given a path: comparing each value again as a whole before its
+    /// members, and spelling every sibling's path, made the audit note of an update 1 % of the soak's server.
     private static func collect(_ before: JSONValue, _ after: JSONValue, at path: String, into changes: inout [Change]) {
-        guard before != after else { return }
         switch (before, after) {
         case (.object(let old), .object(let new)):
             for key in Set(old.keys).union(new.keys) {
-                let child = path + "/" + pointerToken(key)
-                switch (old[key], new[key]) {
-                case (let was?, let now?): collect(was, now, at: child, into: &changes)
-                case (let was?, nil): changes.append(Change(path: child, from: was, to: nil))
-                case (nil, let now?): changes.append(Change(path: child, from: nil, to: now))
-                case (nil, nil): break
-                }
+                collect(old[key], new[key], at: { path + "/" + pointerToken(key) }, into: &changes)
             }
         case (.array(let old), .array(let new)):
             for index in 0..<max(old.count, new.count) {
-                let child = "\(path)/\(index)"
+                // `Optional.none`, not `nil`: JSONValue takes a nil literal as JSON's null.
                 let was: JSONValue? = index < old.count ? old[index] : Optional.none
                 let now: JSONValue? = index < new.count ? new[index] : Optional.none
-                switch (was, now) {
-                case (let was?, let now?): collect(was, now, at: child, into: &changes)
-                case (let was?, nil): changes.append(Change(path: child, from: was, to: nil))
-                case (nil, let now?): changes.append(Change(path: child, from: nil, to: now))
-                case (nil, nil): break
-                }
+                collect(was, now, at: { "\(path)/\(index)" }, into: &changes)
             }
         default:
             changes.append(Change(path: path, from: before, to: after))
+        }
+    }
+
+    /// A member or element that may be absent on either side; its path is spelled only when it changed.
+    private static func collect(_ was: JSONValue?, _ now: JSONValue?, at path: () -> String, into changes: inout [Change]) {
+        guard was != now else { return }
+        if let was, let now {
+            collect(was, now, at: path(), into: &changes)
+        } else {
+            changes.append(Change(path: path(), from: was, to: now))
         }
     }
 }
