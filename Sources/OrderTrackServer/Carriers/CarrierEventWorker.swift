@@ -4,6 +4,7 @@ import Logging
 import OrderModel
 import OrderPersistence
 import ServiceLifecycle
+import Synchronization
 
 /// Applies the verified carrier events of the inbox to the fulfillments they are about, through the one update path
 /// (``OrderService/updateOrder(merchant:type:id:patch:author:allowedVersions:)``): validation, a new version, the
@@ -206,7 +207,7 @@ final class CarrierEventWorker: Service, Sendable {
                         merchant: merchant, type: match.order.orderTypeIdentifier, id: match.order.orderIdentifier,
                         patch: update.orderPatch, author: author, allowedVersions: [target.order.version], current: target.order,
                         scan: FulfillmentScan(fulfillmentIdentifier: match.fulfillmentIdentifier, at: event.occurredAt, wasTracked: target.isTracked),
-                        inputs: context.updateInputs[BatchContext.orderType(merchant.id, match.order.orderTypeIdentifier)])
+                        inputs: try await context.updateInputs.inputs(merchant: merchant, type: match.order.orderTypeIdentifier))
                 } catch let error as OrderTrackError where error.code == .versionMismatch {
                     continue
                 } catch OrderStoreError.scanSuperseded {
@@ -342,13 +343,13 @@ final class CarrierEventWorker: Service, Sendable {
 struct BatchContext: Sendable {
     var connections: [String: CarrierConnectionRecord] = [:]
     var merchants: [String: MerchantRecord] = [:]
-    /// By ``orderType(_:_:)``; an order found otherwise (by the provider's order reference) reads its own.
-    var updateInputs: [String: OrderService.UpdateInputs] = [:]
+    let updateInputs: UpdateInputsMemo
     private var tracked: [String: [TrackedOrder]] = [:]
     /// Each connection's status map for its own provider, built once per batch rather than once per event.
     private var statusMaps: [String: Result<CarrierStatusMap, CarrierWebhookError>] = [:]
 
     init(_ batch: [CarrierEventRecord], store: any CarrierEventWorker.Store, orders: OrderService) async throws {
+        updateInputs = UpdateInputsMemo(orders: orders)
         for id in Set(batch.map(\.connectionID)) {
             guard let connection = try await store.carrierConnection(id: id) else { continue }
             connections[id] = connection
@@ -360,10 +361,6 @@ struct BatchContext: Sendable {
         for (merchantID, events) in Dictionary(grouping: batch, by: \.merchantID) {
             let found = try await store.trackedOrders(merchantID: merchantID, trackingNumbers: events.map(\.trackingNumber))
             for item in found { tracked[Self.parcel(merchantID, item.fulfillment.entry.trackingNumber), default: []].append(item) }
-            guard let merchant = merchants[merchantID] else { continue }
-            for type in Set(found.map(\.order.orderTypeIdentifier)) {
-                updateInputs[Self.orderType(merchantID, type)] = try await orders.updateInputs(merchant: merchant, type: type)
-            }
         }
     }
 
@@ -389,4 +386,27 @@ struct BatchContext: Sendable {
     }
 
     static func parcel(_ merchantID: String, _ trackingNumber: String) -> String { "\(merchantID)\u{0}\(trackingNumber)" }
+}
+
+/// What updates of a merchant's order type read besides the order, read once per batch by the first of its events that
+/// changes an order: a batch of scans that change nothing Wallet shows (most of a parcel's scans) reads none.
+final class UpdateInputsMemo: Sendable {
+    private let orders: OrderService
+    /// By ``BatchContext/orderType(_:_:)``: one read however many of the batch's parcels ask at once.
+    private let reads = Mutex<[String: Task<OrderService.UpdateInputs, any Error>]>([:])
+
+    init(orders: OrderService) {
+        self.orders = orders
+    }
+
+    func inputs(merchant: MerchantRecord, type: String) async throws -> OrderService.UpdateInputs {
+        let read = reads.withLock { reads in
+            let key = BatchContext.orderType(merchant.id, type)
+            if let read = reads[key] { return read }
+            let read = Task { [orders] in try await orders.updateInputs(merchant: merchant, type: type) }
+            reads[key] = read
+            return read
+        }
+        return try await read.value
+    }
 }
