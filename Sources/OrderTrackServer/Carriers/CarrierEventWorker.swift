@@ -392,21 +392,23 @@ struct BatchContext: Sendable {
 /// changes an order: a batch of scans that change nothing Wallet shows (most of a parcel's scans) reads none.
 final class UpdateInputsMemo: Sendable {
     private let orders: OrderService
-    /// By ``BatchContext/orderType(_:_:)``: one read however many of the batch's parcels ask at once.
-    private let reads = Mutex<[String: Task<OrderService.UpdateInputs, any Error>]>([:])
+    /// By ``BatchContext/orderType(_:_:)``: one read however many of the batch's parcels ask at once (the first reads,
+    /// the others wait for it).
+    private let reads = Mutex<[String: SharedOutcome<OrderService.UpdateInputs>]>([:])
 
     init(orders: OrderService) {
         self.orders = orders
     }
 
     func inputs(merchant: MerchantRecord, type: String) async throws -> OrderService.UpdateInputs {
-        let read = reads.withLock { reads in
+        let (outcome, isFirst) = reads.withLock { reads in
             let key = BatchContext.orderType(merchant.id, type)
-            if let read = reads[key] { return read }
-            let read = Task { [orders] in try await orders.updateInputs(merchant: merchant, type: type) }
-            reads[key] = read
-            return read
+            if let outcome = reads[key] { return (outcome, false) }
+            let outcome = SharedOutcome<OrderService.UpdateInputs>()
+            reads[key] = outcome
+            return (outcome, true)
         }
-        return try await read.value
+        if isFirst { outcome.finish(await Result { try await orders.updateInputs(merchant: merchant, type: type) }) }
+        return try await outcome.value()
     }
 }

@@ -3,6 +3,8 @@ import SQLKit
 
 extension SQLOrderStore {
     static let assetInfoColumns = ["merchant_id", "name", "content_type", "sha256", "size", "updated_at"]
+    /// ``assetInfoColumns`` as SQL text (see ``orderColumnList``).
+    static let assetInfoColumnList = assetInfoColumns.joined(separator: ", ")
 
     /// Creates or replaces a merchant's asset, dated by the store's clock; returns its metadata.
     ///
@@ -69,7 +71,7 @@ extension SQLOrderStore {
         try await read("list assets of merchant \(merchantID)") { db in
             // Raw text: read for every update (see ``orderColumnList``).
             try await db.raw(
-                "SELECT \(unsafeRaw: Self.assetInfoColumns.joined(separator: ", ")) FROM assets WHERE merchant_id = \(bind: merchantID) ORDER BY name"
+                "SELECT \(unsafeRaw: Self.assetInfoColumnList) FROM assets WHERE merchant_id = \(bind: merchantID) ORDER BY name"
             ).all().map(Self.assetInfo(from:))
         }
     }
