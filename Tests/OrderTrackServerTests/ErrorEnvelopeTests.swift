@@ -44,52 +44,6 @@ import Testing
         }
     }
 
-    @Test func m7_aDatabaseLockedLongerThanTheBusyTimeoutIs503WithRetryAfter() async throws {
-        // The audit's fault: another process holds SQLite's write lock for longer than the 10 s busy timeout.
-        guard !TestDatabase.usesPostgres else { return }
-        let server = try TestServer()
-        defer { server.remove() }
-        try await server.run { client in
-            let database = server.dataDirectory.appendingPathComponent("ordertrack.sqlite").path
-            let locker = Process()
-            locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            locker.arguments = [
-                "python3", "-c",
-                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(30)",
-                database,
-            ]
-            let output = Pipe()
-            locker.standardOutput = output
-            let lockerExit = ProcessExit(locker)
-            try locker.run()
-            defer { locker.terminate() }
-            #expect(output.fileHandleForReading.readData(ofLength: 6) == Data("locked".utf8))
-
-            // Two writes at once on two connections: the one queued behind the other on SQLite's single writer still
-            // answers within one busy timeout (10 s), not after both.
-            let other = TestClient(host: "localhost", port: client.port, configuration: .init(timeout: .seconds(30)))
-            other.connect()
-            let started = ContinuousClock.now
-            async let first = client.merchant(.post, "/api/v1/orders", json: SampleContent.order)
-            async let second = other.execute(
-                .init(
-                    "/api/v1/orders", method: .post, authority: "localhost",
-                    headers: [.authorization: "Bearer \(client.apiKey)", .contentType: "application/json"],
-                    body: ByteBuffer(bytes: SampleContent.order.serialized())))
-            let (queued, created) = try await (second, first)
-            try await other.shutdown()
-            #expect(queued.status == .serviceUnavailable && queued.headers[.retryAfter] == "1")
-            Self.expectEnvelope(created, status: .serviceUnavailable, code: "database_busy")
-            #expect(created.headers[.retryAfter] == "1")
-            #expect(ContinuousClock.now - started < .seconds(16), "both answered within about one busy timeout")
-            locker.terminate()
-            _ = await lockerExit.exit()
-            // Nothing half-written: once the lock is gone the same request succeeds and the list holds only it.
-            #expect(try await client.merchant(.post, "/api/v1/orders", json: SampleContent.order).status == .created)
-            #expect(try await client.merchant(.get, "/api/v1/orders").json["data"]?.arrayValue?.count == 1)
-        }
-    }
-
     /// A request's log lines carry the id its answer gives, once: the caller's own in place of the generated one.
     @Test func everyLogLineOfARequestCarriesTheAnsweredIDOnce() async throws {
         var server = try TestServer()
