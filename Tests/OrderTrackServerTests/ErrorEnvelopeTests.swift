@@ -12,23 +12,16 @@ import Testing
 
 /// Every answer carries a request id, every error is the JSON envelope (audit M7), HEAD works wherever GET does (L15).
 @Suite struct ErrorEnvelopeTests {
-    static func expectEnvelope(_ reply: Client.Reply, status: HTTPResponse.Status, code: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
-        #expect(reply.headers[.contentType] == "application/json", sourceLocation: sourceLocation)
-        #expect(reply.json["error"]?["code"] == .string(code), "\(reply.text)", sourceLocation: sourceLocation)
-        #expect(reply.json["error"]?["message"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
-    }
-
     @Test func m7_everyErrorIsTheJSONEnvelopeWithARequestID() async throws {
         let server = try TestServer()
         defer { server.remove() }
         try await server.run { client in
             // Hummingbird's own errors used to be empty bodies: an unknown path, an oversized body.
             let unknown = try await client.call(.get, "/wallet/v1/nothing-here")
-            Self.expectEnvelope(unknown, status: .notFound, code: "not_found")
+            unknown.expectEnvelope(status: .notFound, code: "not_found")
             let huge = try await client.merchant(
                 .post, "/api/v1/orders", json: ["orderNumber": .string(String(repeating: "9", count: 5 * 1024 * 1024))])
-            Self.expectEnvelope(huge, status: .contentTooLarge, code: "body_too_large")
+            huge.expectEnvelope(status: .contentTooLarge, code: "body_too_large")
 
             // A generated request id on every answer, errors included; unique per request.
             let first = try #require(unknown.headers[.requestID])

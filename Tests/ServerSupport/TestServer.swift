@@ -134,6 +134,14 @@ package struct Client: Sendable {
 
         package var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
         package var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// Expects the error envelope (audit M7): `status`, JSON, the error's `code` and a message.
+        package func expectEnvelope(status: HTTPResponse.Status, code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(self.status == status, "\(text)", sourceLocation: sourceLocation)
+            #expect(headers[.contentType] == "application/json", sourceLocation: sourceLocation)
+            #expect(json["error"]?["code"] == .string(code), "\(text)", sourceLocation: sourceLocation)
+            #expect(json["error"]?["message"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+        }
     }
 
     package var port: Int { client.port ?? 0 }
