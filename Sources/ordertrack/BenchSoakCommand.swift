@@ -279,7 +279,7 @@ final class Soak: Sendable {
                 state.devices[index].offlineUntil = start + .milliseconds(Int(command.duration * 1000 * (0.33 + Double(index % 13) / 40)))
             }
         }
-        var samples: [(at: Double, rss: Int, descriptors: Int)] = []
+        var samples: [(at: Double, rss: Int, descriptors: Int, clientConnections: Int)] = []
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.mix(until: runEnd) }
             if command.faults { group.addTask { try await self.injectFaults(until: runEnd - .seconds(30)) } }
@@ -288,7 +288,9 @@ final class Soak: Sendable {
                 let rss = servers.compactMap { $0.residentBytes() }
                 let descriptors = servers.compactMap { $0.openDescriptors() }
                 if rss.count == servers.count, descriptors.count == servers.count {
-                    samples.append(((ContinuousClock.now - start).inSeconds, rss.reduce(0, +), descriptors.reduce(0, +)))
+                    let connections = descriptors.map(\.clientConnections).reduce(0, +)
+                    let others = descriptors.map(\.all).reduce(0, +) - connections
+                    samples.append(((ContinuousClock.now - start).inSeconds, rss.reduce(0, +), others, connections))
                 }
                 for device in world.devicesBackOnline(now: .now) { group.addTask { await self.syncUntilSettled(device) } }
             }
@@ -736,7 +738,7 @@ final class Soak: Sendable {
 
     private func judge(
         runStart: ContinuousClock.Instant, achievedRate: Double, settled: Double, queueDepth: Int,
-        samples: [(at: Double, rss: Int, descriptors: Int)], setupSeconds: Double
+        samples: [(at: Double, rss: Int, descriptors: Int, clientConnections: Int)], setupSeconds: Double
     ) async throws -> SoakReport {
         var broken: [String] = []
         // Every acknowledged write is what the server holds (or older than it, for a parcel a scan moved since or a
@@ -829,7 +831,7 @@ final class Soak: Sendable {
                 + "\(latencies.count) device catch-ups measured, and \(offline.count) of writes made while "
                 + "their device was offline (max \(offline.last.map { String(format: "%.1f", $0) } ?? "–") s after the write)",
             "\(servers.count == 1 ? "server" : "\(servers.count) servers") on \(command.postgres == nil ? "SQLite" : "PostgreSQL"): resident \(memory) at the end (last third \(rssGrowth >= 0 ? "+" : "")\(rssGrowth >> 20) MB), descriptors "
-                + "\(samples.last?.descriptors ?? 0) (\(fdGrowth >= 0 ? "+" : "")\(fdGrowth)), \(errors) error lines; settled in "
+                + "\(samples.last?.descriptors ?? 0) besides \(samples.last?.clientConnections ?? 0) client connections (\(fdGrowth >= 0 ? "+" : "")\(fdGrowth)), \(errors) error lines; settled in "
                 + "\(String(format: "%.1f", settled)) s; setup \(String(format: "%.1f", setupSeconds)) s",
         ]
         if let faultLine { lines.append(faultLine) }
