@@ -151,6 +151,10 @@ struct SoakReport {
 
 /// One soak run against a started server.
 final class Soak: Sendable {
+    /// The servers' resources once a second: seconds into the run, resident bytes, descriptors besides client
+    /// connections, and those connections (all instances summed).
+    typealias ResourceSample = (at: Double, rss: Int, descriptors: Int, clientConnections: Int)
+
     let command: BenchSoakCommand
     /// The instances, sharing the database; requests go to each in turn.
     let servers: [SoakServer]
@@ -279,7 +283,7 @@ final class Soak: Sendable {
                 state.devices[index].offlineUntil = start + .milliseconds(Int(command.duration * 1000 * (0.33 + Double(index % 13) / 40)))
             }
         }
-        var samples: [(at: Double, rss: Int, descriptors: Int, clientConnections: Int)] = []
+        var samples: [ResourceSample] = []
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.mix(until: runEnd) }
             if command.faults { group.addTask { try await self.injectFaults(until: runEnd - .seconds(30)) } }
@@ -738,7 +742,7 @@ final class Soak: Sendable {
 
     private func judge(
         runStart: ContinuousClock.Instant, achievedRate: Double, settled: Double, queueDepth: Int,
-        samples: [(at: Double, rss: Int, descriptors: Int, clientConnections: Int)], setupSeconds: Double
+        samples: [ResourceSample], setupSeconds: Double
     ) async throws -> SoakReport {
         var broken: [String] = []
         // Every acknowledged write is what the server holds (or older than it, for a parcel a scan moved since or a
