@@ -172,6 +172,8 @@ final class Soak: Sendable {
         var updates = 0
         var creates = 0
         var idempotentRetries = 0
+        /// Merchant requests answered `503 database_busy` and sent again after their `Retry-After`.
+        var busyRetries = 0
         var renotifies = 0
         var walletLinks = 0
         var scans = 0
@@ -615,13 +617,30 @@ final class Soak: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body.serialized()))
         }
-        let response = try await http.execute(request, timeout: .seconds(30))
-        let bytes = Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)
-        guard expect.contains(response.status) else {
-            throw usageError("\(method) \(path) answered \(response.status): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        var attempt = 0
+        while true {
+            let response = try await http.execute(request, timeout: .seconds(30))
+            let bytes = Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+            // An overloaded server sheds a request it never applied (503 `database_busy`, `Retry-After`); a merchant's
+            // client tries it again after the wait, as the API documents. Counted, and given up after a few tries.
+            if response.status == .serviceUnavailable, attempt < Self.busyRetries,
+                let wait = response.headers.first(name: "Retry-After").flatMap(Int.init),
+                (try? JSONValue.parse(bytes))?["error"]?["code"]?.stringValue == "database_busy"
+            {
+                attempt += 1
+                counters.withLock { $0.busyRetries += 1 }
+                try await Task.sleep(for: .seconds(min(wait, 5)))
+                continue
+            }
+            guard expect.contains(response.status) else {
+                throw usageError("\(method) \(path) answered \(response.status): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            }
+            return (bytes.isEmpty ? .null : (try JSONValue.parse(bytes)), response.status)
         }
-        return (bytes.isEmpty ? .null : (try JSONValue.parse(bytes)), response.status)
     }
+
+    /// Tries of a request the server shed as busy, after the first.
+    static let busyRetries = 5
 
     // MARK: Wallet calls
 
@@ -829,6 +848,7 @@ final class Soak: Sendable {
         var lines = [
             "mix: \(String(format: "%.0f", achievedRate)) updates/s achieved (asked \(String(format: "%.0f", command.rate))) for \(Int(command.duration)) s; "
                 + "\(c.updates) updates, \(c.creates - command.orders) creates (\(c.idempotentRetries) retried with their key), \(c.renotifies) re-notifies, "
+                + "\(c.busyRetries) requests sent again after 503 database_busy, "
                 + "\(c.walletLinks) wallet links, \(c.scans) carrier scans, \(c.lookups) support lookups, \(c.unregistrations) unregistrations",
             "devices: \(command.devices) (1 in 100 deleted: 410; 1 in 50 offline for a while); pushes \(pushes) delivered, \(refused) refused, "
                 + "\(nothing) finding nothing new, \(duplicates.count) sent twice (\(duplicates.count - duplicatesOutsideFaults.count) within a lease of a fault); "
