@@ -77,9 +77,17 @@ import Testing
             }
             try await store.appendActivity(fetches)
             try await store.appendActivity([])
-            #expect(try await store.orderActivity(orderTypeIdentifier: fixture.orderType, orderIdentifier: "C1", limit: 2_000).count == 1_201)
+            // An entry standing for several fetches keeps their number; every other entry reads as one.
+            try await store.appendActivity([
+                OrderActivity(
+                    orderTypeIdentifier: fixture.orderType, orderIdentifier: "C1", kind: .fetched, version: 1, status: 304,
+                    at: old.addingTimeInterval(1_200), occurrences: 40)
+            ])
+            let all = try await store.orderActivity(orderTypeIdentifier: fixture.orderType, orderIdentifier: "C1", limit: 2_000)
+            #expect(all.count == 1_202)
+            #expect(all.first?.occurrences == 40 && all.dropFirst().allSatisfy { $0.occurrences == 1 })
             #expect(try await store.deleteActivity(before: old.addingTimeInterval(600)) == 600)
-            #expect(try await store.deleteActivity(before: Date().addingTimeInterval(-60)) == 600)
+            #expect(try await store.deleteActivity(before: Date().addingTimeInterval(-60)) == 601)
             let left = try await store.orderActivity(orderTypeIdentifier: fixture.orderType, orderIdentifier: "C1", limit: 10)
             #expect(left.map(\.kind) == [.created], "the young entry stays")
         }

@@ -1,10 +1,14 @@
 import Foundation
 import HTTPTypes
+import Logging
 import OrderModel
 import OrderPersistence
 import ServerTestSupport
 import TestSupport
 import Testing
+
+@testable import OrderTrackDashboard
+@testable import OrderTrackServer
 
 /// The order page's transcript lists, newest first, each change with its author, each device registration and
 /// package fetch (written behind), and each push attempt.
@@ -55,6 +59,46 @@ import Testing
             #expect(events.count == expected.count, "\(lines)")
             for (line, start) in zip(events, expected) { #expect(line.hasPrefix(start), "\(line)") }
             #expect(!page.text.contains(pushToken) && !page.text.contains("devicelibrary0001"), "no token, no full device identifier")
+        }
+    }
+
+    /// Fetches of one version answered alike, written together, are one line with their number; the insights still
+    /// count each fetch.
+    @Test func repeatedFetchesAreOneEntryWithTheirNumber() async throws {
+        let server = try TestServer()
+        defer { server.remove() }
+        try await server.run { client in
+            let (type, id, _) = try await client.createOrder(number: "T-2").details
+            let first = try #require(try await client.store.order(type: type, id: id))
+            // A recorder of the test's own that writes only when told: the server's writes about every second.
+            let recorder = FetchActivityRecorder(
+                store: client.store, interval: .seconds(3600), logger: Logger(label: "test"),
+                clock: ServerClock(date: Date.init, waits: ContinuousClock()))
+            for _ in 0..<3 { recorder.fetched(first, status: 200) }
+            for _ in 0..<2 { recorder.fetched(first, status: 304) }
+            var second = first
+            second.version += 1
+            recorder.fetched(second, status: 200)
+            #expect(recorder.backlog == (pending: 3, dropped: 0))
+            await recorder.flush()
+            recorder.fetched(first, status: 200)
+            await recorder.flush()
+
+            let fetches = try await client.store.orderActivity(orderTypeIdentifier: type, orderIdentifier: id, limit: 10).filter {
+                $0.kind == .fetched
+            }
+            #expect(fetches.map(\.occurrences) == [1, 1, 2, 3], "newest first: the later write's fetch alone")
+            #expect(fetches.map(\.version) == [first.version, second.version, first.version, first.version])
+            #expect(fetches.map(\.status) == [200, 200, 304, 200])
+            #expect(
+                fetches.map { TranscriptEntry($0).summary } == [
+                    "A device fetched version 1 (200)", "A device fetched version 2 (200)",
+                    "Devices checked for changes 2 times: they have version 1 (304)", "Devices fetched version 1 3 times (200)",
+                ])
+            let insights = try await client.store.insightCounts(
+                merchantID: client.credentials.merchantID, orderTypeIdentifier: type, from: Date().addingTimeInterval(-86_400),
+                to: Date().addingTimeInterval(86_400), granularity: .day)
+            #expect(insights.buckets.values.map { $0[.packageFetches] ?? 0 }.reduce(0, +) == 7, "every fetch counts")
         }
     }
 

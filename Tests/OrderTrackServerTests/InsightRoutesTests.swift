@@ -22,19 +22,22 @@ import Testing
         -> [String: [String: Int]]
     {
         let size = interval.milliseconds
+        // (metric, table, time column, condition, what a row counts: an activity entry may stand for several fetches)
         let sources = [
-            ("ordersCreated", "orders", "created_at", "1 = 1"), ("ordersAddedToWallet", "events", "created_at", "s.type = 'order.wallet_added'"),
-            ("removals", "events", "created_at", "s.type = 'order.wallet_removed'"),
-            ("pushesFailed", "events", "created_at", "s.type = 'push.failed'"),
-            ("pushesDelivered", "push_log", "at", "s.outcome = 'delivered'"), ("packageFetches", "order_activity", "at", "s.kind = 'fetched'"),
+            ("ordersCreated", "orders", "created_at", "1 = 1", "1"),
+            ("ordersAddedToWallet", "events", "created_at", "s.type = 'order.wallet_added'", "1"),
+            ("removals", "events", "created_at", "s.type = 'order.wallet_removed'", "1"),
+            ("pushesFailed", "events", "created_at", "s.type = 'push.failed'", "1"),
+            ("pushesDelivered", "push_log", "at", "s.outcome = 'delivered'", "1"),
+            ("packageFetches", "order_activity", "at", "s.kind = 'fetched'", "COALESCE(s.occurrences, 1)"),
         ]
         let type: SQLQueryString = orderType.map { " AND s.order_type_identifier = \(bind: $0)" } ?? ""
         return try await (client.store as! SQLOrderStore).withRawWriteTransaction("count the tables") { transaction in
             var counts: [String: [String: Int]] = [:]
-            for (metric, table, time, condition) in sources {
+            for (metric, table, time, condition, weight) in sources {
                 let rows = try await transaction.database.raw(
                     """
-                    SELECT s.\(unsafeRaw: time) - s.\(unsafeRaw: time) % \(unsafeRaw: String(size)) AS bucket, COUNT(*) AS n
+                    SELECT s.\(unsafeRaw: time) - s.\(unsafeRaw: time) % \(unsafeRaw: String(size)) AS bucket, CAST(SUM(\(unsafeRaw: weight)) AS BIGINT) AS n
                     FROM \(ident: table) s JOIN order_types t ON t.order_type_identifier = s.order_type_identifier
                     WHERE t.merchant_id = \(bind: merchantID) AND \(unsafeRaw: condition)\(type)
                     GROUP BY s.\(unsafeRaw: time) - s.\(unsafeRaw: time) % \(unsafeRaw: String(size))

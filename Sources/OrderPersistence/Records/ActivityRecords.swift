@@ -44,14 +44,18 @@ public struct OrderActivity: Sendable, Hashable {
     public var address: String?
     /// A change's JSON diff as text: `{"JSON Pointer": {"from", "to"}}`, as OrderModel's `JSONDiff` writes it.
     public var diff: String?
+    /// How many fetches the entry stands for: fetches of one version answered alike and written together are one entry
+    /// (`at` the first of them); 1 for every other kind.
+    public var occurrences: Int
 
     /// An entry to store.
     public init(
         id: Int64 = 0, orderTypeIdentifier: String, orderIdentifier: String, kind: Kind, version: Int? = nil, author: String? = nil,
         detail: String? = nil, status: Int? = nil, at: Date, keyID: String? = nil, keyName: String? = nil, address: String? = nil,
-        diff: String? = nil
+        diff: String? = nil, occurrences: Int = 1
     ) {
         self.id = id
+        self.occurrences = occurrences
         self.orderTypeIdentifier = orderTypeIdentifier
         self.orderIdentifier = orderIdentifier
         self.kind = kind

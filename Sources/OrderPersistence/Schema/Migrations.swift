@@ -37,6 +37,7 @@ enum Migrations {
         Migration(version: 24, name: "registrations no longer announced", apply: RegistrationSilenceSchema.apply),
         Migration(version: 25, name: "carrier claims among pending events only", apply: CarrierClaimIndexSchema.apply),
         Migration(version: 26, name: "push fan-outs queued in chunks", apply: PushFanOutSchema.apply),
+        Migration(version: 27, name: "repeated package fetches as one activity entry", apply: ActivityOccurrencesSchema.apply),
     ]
 
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }

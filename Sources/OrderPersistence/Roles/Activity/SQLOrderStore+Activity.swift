@@ -4,9 +4,10 @@ import SQLKit
 extension SQLOrderStore {
     static let activityColumns = [
         "order_type_identifier", "order_identifier", "kind", "version", "author", "detail", "status", "at", "key_id", "key_name", "address", "diff",
+        "occurrences",
     ]
 
-    /// The largest batch ``appendActivity(_:)`` inserts per statement: 12 binds a row stays far below SQLite's and
+    /// The largest batch ``appendActivity(_:)`` inserts per statement: 13 binds a row stays far below SQLite's and
     /// PostgreSQL's bind limits.
     static let activityBatch = 500
 
@@ -15,7 +16,9 @@ extension SQLOrderStore {
     public func appendActivity(_ entries: [OrderActivity]) async throws {
         guard !entries.isEmpty else { return }
         var insights = InsightTally()
-        for entry in entries where entry.kind == .fetched { insights.add(.packageFetches, entry.orderTypeIdentifier, at: entry.at) }
+        for entry in entries where entry.kind == .fetched {
+            insights.add(.packageFetches, entry.orderTypeIdentifier, at: entry.at, Int64(entry.occurrences))
+        }
         try await write("append \(entries.count) activity entries") { db in
             for chunk in entries.chunked(into: Self.activityBatch) { try await Self.insertActivity(db, chunk) }
             try await Self.recordInsights(db, insights)
@@ -29,7 +32,8 @@ extension SQLOrderStore {
             .text(entries.map(\.orderTypeIdentifier)), .text(entries.map(\.orderIdentifier)), .text(entries.map(\.kind.rawValue)),
             .integer(entries.map { $0.version.map(Int64.init) }), .text(entries.map(\.author)), .text(entries.map(\.detail)),
             .integer(entries.map { $0.status.map(Int64.init) }), .integer(entries.map { $0.at.millisecondsSince1970 }), .text(entries.map(\.keyID)),
-            .text(entries.map(\.keyName)), .text(entries.map(\.address)), .text(entries.map(\.diff)))
+            .text(entries.map(\.keyName)), .text(entries.map(\.address)), .text(entries.map(\.diff)),
+            .integer(entries.map { $0.occurrences == 1 ? nil : Int64($0.occurrences) }))
         try await db.raw("\(unsafeRaw: activityInsert) FROM \(rows)").run()
     }
 
@@ -74,7 +78,8 @@ extension SQLOrderStore {
                     version: try row.decodeNil(column: "version") ? nil : try row.int("version"), author: try row.optionalString("author"),
                     detail: try row.optionalString("detail"), status: try row.decodeNil(column: "status") ? nil : try row.int("status"),
                     at: try row.date("at"), keyID: try row.optionalString("key_id"), keyName: try row.optionalString("key_name"),
-                    address: try row.optionalString("address"), diff: try row.optionalString("diff"))
+                    address: try row.optionalString("address"), diff: try row.optionalString("diff"),
+                    occurrences: try row.decodeNil(column: "occurrences") ? 1 : try row.int("occurrences"))
             }
         }
     }
