@@ -34,18 +34,18 @@ struct TranscriptEntry: Sendable {
             self.init(badge: "Registered", tone: "green", summary: "\(device) registered for updates", at: activity.at)
         case .unregistered:
             self.init(badge: "Unregistered", tone: "grey", summary: "\(device) unregistered", at: activity.at)
-        case .fetched where activity.status == 304 && activity.occurrences > 1:
-            self.init(
-                badge: "Checked", tone: "grey", summary: "Devices checked for changes \(activity.occurrences) times: they have \(version) (304)",
-                at: activity.at)
         case .fetched where activity.status == 304:
-            self.init(badge: "Checked", tone: "grey", summary: "A device checked for changes: it has \(version) (304)", at: activity.at)
-        case .fetched where activity.occurrences > 1:
-            self.init(
-                badge: "Fetched", tone: "green", summary: "Devices fetched \(version) \(activity.occurrences) times (\(activity.status ?? 200))",
-                at: activity.at)
+            let summary =
+                activity.occurrences > 1
+                ? "Devices checked for changes \(activity.occurrences) times: they have \(version) (304)"
+                : "A device checked for changes: it has \(version) (304)"
+            self.init(badge: "Checked", tone: "grey", summary: summary, at: activity.at)
         case .fetched:
-            self.init(badge: "Fetched", tone: "green", summary: "A device fetched \(version) (\(activity.status ?? 200))", at: activity.at)
+            let status = activity.status ?? 200
+            let summary =
+                activity.occurrences > 1
+                ? "Devices fetched \(version) \(activity.occurrences) times (\(status))" : "A device fetched \(version) (\(status))"
+            self.init(badge: "Fetched", tone: "green", summary: summary, at: activity.at)
         }
     }
 

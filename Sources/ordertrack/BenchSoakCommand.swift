@@ -623,7 +623,7 @@ final class Soak: Sendable {
             let bytes = Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)
             // An overloaded server sheds a request it never applied (503 `database_busy`, `Retry-After`); a merchant's
             // client tries it again after the wait, as the API documents. Counted, and given up after a few tries.
-            if response.status == .serviceUnavailable, attempt < Self.busyRetries,
+            if response.status == .serviceUnavailable, attempt < Self.maximumBusyRetries,
                 let wait = response.headers.first(name: "Retry-After").flatMap(Int.init),
                 (try? JSONValue.parse(bytes))?["error"]?["code"]?.stringValue == "database_busy"
             {
@@ -640,7 +640,7 @@ final class Soak: Sendable {
     }
 
     /// Tries of a request the server shed as busy, after the first.
-    static let busyRetries = 5
+    static let maximumBusyRetries = 5
 
     // MARK: Wallet calls
 

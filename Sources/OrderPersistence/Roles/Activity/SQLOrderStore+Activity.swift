@@ -33,7 +33,7 @@ extension SQLOrderStore {
             .integer(entries.map { $0.version.map(Int64.init) }), .text(entries.map(\.author)), .text(entries.map(\.detail)),
             .integer(entries.map { $0.status.map(Int64.init) }), .integer(entries.map { $0.at.millisecondsSince1970 }), .text(entries.map(\.keyID)),
             .text(entries.map(\.keyName)), .text(entries.map(\.address)), .text(entries.map(\.diff)),
-            .integer(entries.map { $0.occurrences == 1 ? nil : Int64($0.occurrences) }))
+            .integer(entries.map { Int64($0.occurrences) }))
         try await db.raw("\(unsafeRaw: activityInsert) FROM \(rows)").run()
     }
 
