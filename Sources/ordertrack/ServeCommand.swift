@@ -195,11 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw usageError("\(error)")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { StandardOutputLogHandler(label: $0, level: level) }
         var localAPNs: LocalMockAPNs?
         if try mockApns || boolean(environment["ORDERTRACK_MOCK_APNS"], "ORDERTRACK_MOCK_APNS") == true {
             guard configuration.isDevelopment else {

@@ -3,6 +3,10 @@ import OrderModel
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The `ordertrack` command line, run as a process: exit statuses, messages, files.
 @Suite(.serialized) final class CLITests {
     struct Run {
@@ -392,5 +396,47 @@ extension CLITests {
         #expect(run.status != 0)
         #expect(run.errors.contains("port \(port) on 127.0.0.1 is already in use"), "\(run.errors)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data").path), "nothing was created")
+    }
+}
+
+extension CLITests {
+    /// `serve` logs in swift-log's stream format, which operators and the soak read: the local time to the second with
+    /// its offset, the level, the label, the metadata sorted by key, the module in brackets, then the message; a device
+    /// call is one line with its method, path, route, status and latency, and never the token it sent.
+    @Test func serveLogsADeviceCallAsOneLineInTheStreamFormat() async throws {
+        let log = directory.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
+        process.currentDirectoryURL = directory
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(process)
+        try process.run()
+        defer {
+            process.terminate()
+            exit.wait()
+        }
+        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        #expect(try await Poll.until(timeout: .seconds(30)) { text().contains("listening on") }, "\(text())")
+        let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
+        let token = "logged-token-\(UUID().uuidString)"
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order")))
+        request.setValue("AppleOrder \(token)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 401)
+        #expect(try await Poll.until(timeout: .seconds(10)) { text().contains("wallet call") }, "\(text())")
+        let lines = text().split(separator: "\n").filter { $0.hasSuffix("] wallet call") }
+        #expect(lines.count == 1, "\(lines)")
+        let line = String(try #require(lines.first))
+        let format = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info ordertrack: (.+) \[OrderTrackServer\] wallet call$/
+        let metadata = try #require(line.wholeMatch(of: format)?.1, "\(line)")
+        let keys = metadata.split(separator: " ").map { String($0.prefix { $0 != "=" }) }
+        #expect(keys == keys.sorted(), "metadata sorted by key: \(line)")
+        #expect(Set(keys).isSuperset(of: ["latency_ms", "method", "path", "route", "status"]), "\(line)")
+        #expect(metadata.contains("method=GET") && metadata.contains("path=/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order"))
+        #expect(metadata.contains("status=401"), "\(line)")
+        #expect(!text().contains(token), "the device's token is never logged")
     }
 }
