@@ -34,6 +34,23 @@ import Testing
         return Run(status: outcome.status, output: String(decoding: outcome.stdout, as: UTF8.self), errors: outcome.stderr)
     }
 
+    /// Starts `ordertrack serve` on a free port in the test's directory, its standard output to `output` (a `Pipe` or a
+    /// `FileHandle`), and returns what stops it.
+    func startServe(output: Any) throws -> () -> Void {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
+        process.currentDirectoryURL = directory
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(process)
+        try process.run()
+        return {
+            process.terminate()
+            exit.wait()
+        }
+    }
+
     func write(_ path: String, _ bytes: [UInt8]) throws {
         let url = directory.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -317,19 +334,9 @@ import Testing
     static let newMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
 
     @Test func m8_serveWritesTheDemoKeyOnlyToItsCredentialsFileWhenStdoutIsNotATerminal() async throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
-        process.currentDirectoryURL = directory
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let exit = ProcessExit(process)
-        try process.run()
-        defer {
-            process.terminate()
-            exit.wait()
-        }
+        let stop = try startServe(output: output)
+        defer { stop() }
         var text = ""
         while !text.contains("listening on") {
             let chunk = output.fileHandleForReading.availableData
@@ -406,18 +413,8 @@ extension CLITests {
     @Test func serveLogsADeviceCallAsOneLineInTheStreamFormat() async throws {
         let log = directory.appendingPathComponent("serve.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
-        process.currentDirectoryURL = directory
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = FileHandle.nullDevice
-        let exit = ProcessExit(process)
-        try process.run()
-        defer {
-            process.terminate()
-            exit.wait()
-        }
+        let stop = try startServe(output: try FileHandle(forWritingTo: log))
+        defer { stop() }
         func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         #expect(try await Poll.until(timeout: .seconds(30)) { text().contains("listening on") }, "\(text())")
         let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
