@@ -31,7 +31,7 @@ public struct OrderTrackApplication: Sendable {
         configuration: ServerConfiguration, logger: Logger, routes: [any OrderTrackRoutes] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }, clock: ServerClock = .system
     ) async throws -> OrderTrackApplication {
-        try await PortCheck.requireAvailable(host: configuration.host, port: configuration.port)
+        try PortCheck.requireAvailable(host: configuration.host, port: configuration.port)
         let store = try await openStore(configuration: configuration, logger: logger, clock: clock)
         do {
             // SQLite has one writer process: claims left by a killed predecessor can be taken back at once.
