@@ -18,10 +18,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         previousLine = record.line
     }
     // Written back with every field quoted, comma-separated, the records read the same (invalid UTF-8 has become
-    // U+FFFD, which reads as itself).
-    let written = records.map { record in
-        record.fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",")
-    }.joined(separator: "\r\n")
+    // U+FFFD, which reads as itself). Quotes are doubled scalar by scalar: a quote followed by a combining mark is one
+    // Character with it, which a Character-wise replacement (Foundation's replacingOccurrences) leaves undoubled.
+    func quoted(_ field: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append("\"")
+        for scalar in field.unicodeScalars {
+            scalars.append(scalar)
+            if scalar == "\"" { scalars.append(scalar) }
+        }
+        scalars.append("\"")
+        return String(scalars)
+    }
+    let written = records.map { record in record.fields.map(quoted).joined(separator: ",") }.joined(separator: "\r\n")
     let reread = try? CSV.records(Array(written.utf8), limits: CSV.Limits(records: 64, fieldsPerRecord: 8, fieldBytes: 1024))
     precondition(reread?.map(\.fields) == records.map(\.fields), "records do not survive writing back")
     return 0

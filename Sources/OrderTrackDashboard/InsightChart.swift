@@ -79,8 +79,19 @@ struct InsightChart {
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
+    /// Text for the chart's markup, escaped scalar by scalar: a quote or bracket followed by a combining mark is one
+    /// Character with it, which a Character-wise replacement (Foundation's `replacingOccurrences`) leaves as it is.
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 }

@@ -44,6 +44,15 @@ import Testing
         }
     }
 
+    /// A quote or bracket followed by a combining mark is one Character with it; escaped Character by Character it
+    /// stayed as it was and could close the attribute it stood in.
+    @Test func markupTextIsEscapedScalarByScalar() {
+        let text = "a\"\u{0655} onload=x <\u{0301}b> & c"
+        let escaped = InsightChart.escaped(text)
+        #expect(escaped == "a&quot;\u{0655} onload=x &lt;\u{0301}b&gt; &amp; c")
+        #expect(!escaped.unicodeScalars.contains { "\"<>".unicodeScalars.contains($0) })
+    }
+
     @Test func theAxisRisesInRoundSteps() {
         for (maximum, top, step) in [(0, 4, 1), (7, 8, 2), (37, 40, 10), (1_234, 2_000, 500)] as [(Int64, Int64, Int64)] {
             let scale = InsightChart.scale(maximum)
