@@ -372,6 +372,7 @@ let package = Package(
                 "OrderTrackServer", "OrderTrackDashboard", "OrderPersistence", "OrderPackage", "OrderModel", "OrderZip", "MockAPNs", "TestSupport",
                 "ApplePay", "QRCode", "OrderTrackBenchmarks", "OrderLookupSigning", "APNs", "OrderSigning", "ServerTestSupport",
                 "CarrierTracking", "CarrierTestSupport", .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,4 +1,5 @@
 import Foundation
+import OrderTrackServer
 
 /// A chart drawn on the server as inline SVG, for the Insights page: bars for the first series and a line for a
 /// second, over a y axis of round figures, with the first, middle and last buckets labelled. It scales with its
@@ -46,7 +47,7 @@ struct InsightChart {
         let x = { (index: Int) in Self.left + slot * (Double(index) + 0.5) }
         var parts = [
             #"<svg class="chart-svg" viewBox="0 0 \#(Int(Self.width)) \#(Int(Self.height))" role="img" aria-labelledby="\#(id)-title" aria-describedby="\#(id)-desc">"#,
-            "<title id=\"\(id)-title\">\(Self.escaped(title))</title>", "<desc id=\"\(id)-desc\">\(Self.escaped(description))</desc>",
+            "<title id=\"\(id)-title\">\(HTMLText.escaped(title))</title>", "<desc id=\"\(id)-desc\">\(HTMLText.escaped(description))</desc>",
         ]
         for tick in stride(from: Int64(0), through: axisTop, by: Int(step)) {
             let at = Self.format(y(tick))
@@ -70,7 +71,7 @@ struct InsightChart {
             let anchor = index == 0 ? "start" : index == labels.count - 1 ? "end" : "middle"
             let at = index == 0 ? Self.left : index == labels.count - 1 ? Self.width - Self.right : x(index)
             parts.append(
-                #"<text class="chart-axis" x="\#(Self.format(at))" y="\#(Self.format(Self.height - 8))" text-anchor="\#(anchor)">\#(Self.escaped(labels[index]))</text>"#
+                #"<text class="chart-axis" x="\#(Self.format(at))" y="\#(Self.format(Self.height - 8))" text-anchor="\#(anchor)">\#(HTMLText.escaped(labels[index]))</text>"#
             )
         }
         parts.append("</svg>")
@@ -78,20 +79,4 @@ struct InsightChart {
     }
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }
-
-    /// Text for the chart's markup, escaped scalar by scalar: a quote or bracket followed by a combining mark is one
-    /// Character with it, which a Character-wise replacement (Foundation's `replacingOccurrences`) leaves as it is.
-    static func escaped(_ text: String) -> String {
-        var escaped = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
-            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
-            default: escaped.append(scalar)
-            }
-        }
-        return String(escaped)
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Mustache
 import OrderModel
 import ServerTestSupport
 import TestSupport
@@ -45,12 +46,18 @@ import Testing
     }
 
     /// A quote or bracket followed by a combining mark is one Character with it; escaped Character by Character it
-    /// stayed as it was and could close the attribute it stood in.
-    @Test func markupTextIsEscapedScalarByScalar() {
+    /// stayed as it was and could close the attribute it stood in: in the chart's SVG and in every page's template.
+    @Test func markupTextIsEscapedScalarByScalar() async throws {
         let text = "a\"\u{0655} onload=x <\u{0301}b> & c"
-        let escaped = InsightChart.escaped(text)
+        let escaped = HTMLText.escaped(text)
         #expect(escaped == "a&quot;\u{0655} onload=x &lt;\u{0301}b&gt; &amp; c")
         #expect(!escaped.unicodeScalars.contains { "\"<>".unicodeScalars.contains($0) })
+        let library = MustacheLibrary(templates: [
+            "page": try WebResources.template(#"<p title="{{text}}">{{text}}</p>{{> part}}"#),
+            "part": try WebResources.template(#"<i title="{{text}}"></i>"#),
+        ])
+        let page = try #require(library.render(["text": text], withTemplate: "page"))
+        #expect(page == #"<p title="\#(escaped)">\#(escaped)</p><i title="\#(escaped)"></i>"#)
     }
 
     @Test func theAxisRisesInRoundSteps() {

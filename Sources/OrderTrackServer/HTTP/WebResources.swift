@@ -41,7 +41,7 @@ package struct WebResources: Sendable {
         for url in try contents(of: root.appendingPathComponent("templates")) where url.pathExtension == "mustache" {
             let name = url.deletingPathExtension().lastPathComponent
             do {
-                templates[name] = try MustacheTemplate(string: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+                templates[name] = try template(String(decoding: try Data(contentsOf: url), as: UTF8.self))
             } catch {
                 throw LoadError.template(name: name, reason: "\(error)")
             }
@@ -54,6 +54,13 @@ package struct WebResources: Sendable {
             files[url.lastPathComponent] = StaticFile(bytes: ByteBuffer(bytes: bytes), contentType: contentType, etag: etag)
         }
         return WebResources(library: MustacheLibrary(templates: templates), files: files)
+    }
+
+    /// A template that escapes with ``HTMLText`` rather than Mustache's own HTML type; each template, partials
+    /// included, declares it, since a partial starts again from Mustache's.
+    package static func template(_ text: String) throws -> MustacheTemplate {
+        HTMLText.register()
+        return try MustacheTemplate(string: "{{% CONTENT_TYPE: \(HTMLText.contentTypeName)}}" + text)
     }
 
     private static func contents(of directory: URL) throws -> [URL] {
@@ -82,4 +89,35 @@ package struct WebResources: Sendable {
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.bytes))
     }
+}
+
+/// Text escaped for HTML scalar by scalar. swift-mustache's HTML escaping (and Foundation's `replacingOccurrences`)
+/// compares Characters, and a quote or bracket followed by a combining mark is one Character with it: `"` + U+0655
+/// stayed a bare quote that closes the attribute it stands in, in a page showing another party's text (a carrier's
+/// status description, a partner's line item).
+package enum HTMLText {
+    static let contentTypeName = "ORDERTRACK_HTML"
+
+    /// `&`, `<`, `>`, `"` and `'` as entities; every other scalar as it is.
+    package static func escaped(_ text: String) -> String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": escaped.append(contentsOf: "&#39;".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    struct ContentType: MustacheContentType {
+        func escapeText(_ text: String) -> String { HTMLText.escaped(text) }
+    }
+
+    /// Makes the content type known to the template parser; registering again replaces it with an equal one.
+    static func register() { MustacheContentTypes.register(ContentType(), named: contentTypeName) }
 }
