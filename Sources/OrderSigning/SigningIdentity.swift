@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SwiftASN1
 @_spi(CMS) import X509
@@ -18,6 +19,8 @@ public struct SigningIdentity: Sendable {
 
     let key: SigningKey
     private let certificateKey: Certificate.PrivateKey
+    /// RSA identities' signatures, made by filling in a template (nil for EC keys).
+    private let rsaTemplate: RSASignatureTemplate?
 
     /// The leaf's private key, for TLS client authentication to APNs with the same certificate. Never log it.
     public var privateKey: Certificate.PrivateKey { certificateKey }
@@ -40,11 +43,21 @@ public struct SigningIdentity: Sendable {
         self.notValidAfter = leaf.notValidAfter
         self.key = key
         self.certificateKey = key.certificateKey
+        if case .rsa(let rsaKey) = key {
+            rsaTemplate = RSASignatureTemplate(key: rsaKey, certificate: leaf, intermediates: intermediates)
+        } else {
+            rsaTemplate = nil
+        }
     }
+
+    /// The library that makes this identity's signatures: "OpenSSL" (the system's, for RSA keys where it is
+    /// installed), otherwise "BoringSSL".
+    public var signatureLibrary: String { rsaTemplate?.library ?? "BoringSSL" }
 
     /// A DER-encoded detached CMS `SignedData` over `content`: SHA-256, signed attributes contentType,
     /// signingTime and messageDigest, with the leaf and intermediate certificates embedded.
     public func signDetached(_ content: [UInt8], signingTime: Date = Date()) throws(SigningError) -> [UInt8] {
+        if let rsaTemplate, let signature = try rsaTemplate.sign(content, signingTime: signingTime) { return signature }
         do {
             return try CMS.sign(
                 content,
@@ -58,6 +71,15 @@ public struct SigningIdentity: Sendable {
         } catch {
             throw .signingFailed(reason: "\(error)")
         }
+    }
+
+    /// A bare SHA-256 signature of `bytes` (PKCS #1 v1.5 for RSA, ECDSA otherwise) by the library that signs this
+    /// identity's packages, without any CMS structure: the one private-key operation inside every package signature,
+    /// the baseline of `ordertrack bench package`. Not a Wallet signature.
+    @_spi(Benchmarks)
+    public func rawSignature(_ bytes: [UInt8]) throws -> [UInt8] {
+        if let rsaTemplate { return try rsaTemplate.signature(of: SHA256.hash(data: bytes)) }
+        return Array(try certificateKey.sign(bytes: bytes, signatureAlgorithm: key.signatureAlgorithm).rawRepresentation)
     }
 
     /// Whether the certificate expires within `interval` seconds of `now` (or has already expired).

@@ -2,7 +2,6 @@ import Foundation
 import OrderPackage
 import OrderSigning
 import WireFormats
-import X509
 
 /// Throughput of package building with one signer, for `ordertrack bench package`.
 public enum PackageBenchmark {
@@ -79,16 +78,6 @@ public enum PackageBenchmark {
             millisecondsPerOrder: buildSeconds * 1000 / Double(orders), averagePackageBytes: totalBytes / orders,
             rawSignaturesPerSecond: signaturesPerSecond, ratio: signaturesPerSecond / ordersPerSecond
         )
-    }
-
-    /// A bare SHA-256 signature of `bytes` with `identity`'s key (PKCS#1 v1.5 for RSA, ECDSA otherwise), without any
-    /// CMS structure or certificates: the single private-key operation inside every package signature, for `rawSign`.
-    /// Not for producing Wallet signatures.
-    public static func rawSignature(_ bytes: [UInt8], with identity: SigningIdentity) throws -> [UInt8] {
-        let key = identity.privateKey
-        let algorithm: Certificate.SignatureAlgorithm =
-            key.supportedSignatureAlgorithms.contains(.sha256WithRSAEncryption) ? .sha256WithRSAEncryption : .ecdsaWithSHA256
-        return try key.sign(bytes: bytes, signatureAlgorithm: algorithm).rawRepresentation
     }
 
     private static func seconds(_ duration: Duration) -> Double {

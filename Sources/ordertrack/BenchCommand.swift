@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import OrderPackage
 import OrderPersistence
-import OrderSigning
+@_spi(Benchmarks) import OrderSigning
 import OrderTrackBenchmarks
 import OrderTrackDashboard
 import OrderTrackServer
@@ -43,12 +43,12 @@ struct BenchPackageCommand: AsyncParsableCommand {
         let result = try await PackageBenchmark.run(
             orders: orders, assets: assets, signer: identity,
             concurrency: concurrency ?? ProcessInfo.processInfo.activeProcessorCount,
-            rawSign: { _ = try PackageBenchmark.rawSignature(digest, with: identity) })
+            rawSign: { _ = try identity.rawSignature(digest) })
         print(
             """
             packages:          \(result.orders) (\(assets.rawValue) assets, \(result.concurrency) tasks)
             packages/s:        \(String(format: "%.0f", result.ordersPerSecond)) (\(String(format: "%.3f", result.millisecondsPerOrder)) ms each, \(result.averagePackageBytes) bytes average)
-            RSA-2048 sigs/s:   \(String(format: "%.0f", result.rawSignaturesPerSecond)) (same key, same run)
+            RSA-2048 sigs/s:   \(String(format: "%.0f", result.rawSignaturesPerSecond)) (same key and library, \(identity.signatureLibrary), same run)
             cost per package:  \(String(format: "%.2f", result.ratio)) raw signatures
             """)
     }

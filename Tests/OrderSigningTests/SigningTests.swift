@@ -1,7 +1,9 @@
 import Foundation
-import OrderSigning
 import TestSupport
 import Testing
+@_spi(CMS) import X509
+
+@testable import OrderSigning
 
 @Suite("Detached CMS signatures verified by openssl")
 struct SigningTests {
@@ -103,4 +105,65 @@ struct SigningTests {
             certificatePEM: fixtures.text("ec-cert.pem"), privateKeyPEM: fixtures.text("ec.pem"))
         try expectOpenSSLVerifiesSignature(of: identity, caFile: fixtures.directory.file("ec-cert.pem"))
     }
+}
+
+@Suite("RSA signatures from a template")
+struct RSASignatureTemplateTests {
+    /// Times around the rounding to a second and the ends of UTCTime's range.
+    static let times: [Date] = [
+        Date(timeIntervalSince1970: 1_767_225_600), Date(timeIntervalSince1970: 1_767_225_600.5),
+        Date(timeIntervalSince1970: 1_767_225_600.499), Date(timeIntervalSince1970: 2_524_607_999.4), // 2049-12-31T23:59:59
+        Date(timeIntervalSince1970: -631_152_000), // 1950-01-01
+        Date(timeIntervalSince1970: 981_173_106), // the template's own probe time
+    ]
+
+    func identities() throws -> [SigningIdentity] {
+        let fixtures = try Fixtures.shared.get()
+        return [
+            try DevelopmentIdentity.make(orderTypeIdentifier: "order.com.example.template").identity,
+            try SigningIdentity(pkcs12: fixtures.bytes("legacy.p12"), password: Fixtures.password),
+        ]
+    }
+
+    @Test("An RSA identity's signatures are byte for byte what swift-certificates' CMS.sign writes")
+    func sameBytesAsTheLibrary() throws {
+        var generator = SystemRandomNumberGenerator()
+        for identity in try identities() {
+            for time in Self.times {
+                for length in [0, 1, 200, 5_000] {
+                    let content = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    let expected = try CMS.sign(
+                        content, signatureAlgorithm: .sha256WithRSAEncryption, additionalIntermediateCertificates: identity.intermediates,
+                        certificate: identity.certificate, privateKey: identity.privateKey, signingTime: time, detached: true)
+                    #expect(try identity.signDetached(content, signingTime: time) == expected, "\(time), \(length) bytes")
+                }
+            }
+        }
+    }
+
+    @Test("Beyond UTCTime's range the signature fails as CMS.sign does")
+    func outOfRange() throws {
+        let identity = try #require(try identities().first)
+        #expect(throws: SigningError.self) {
+            try identity.signDetached([1, 2, 3], signingTime: Date(timeIntervalSince1970: 2_524_608_000)) // 2050
+        }
+    }
+
+    @Test("The system's OpenSSL signs where it is installed, and BoringSSL gives the same signatures")
+    func bothLibraries() throws {
+        let identity = try #require(try identities().first)
+        #expect(identity.signatureLibrary == (SystemOpenSSL.shared == nil ? "BoringSSL" : "OpenSSL"))
+        guard case .rsa(let key) = identity.key else { throw TemplateTestFailure.notRSA }
+        let withOpenSSL = try #require(
+            RSASignatureTemplate(key: key, certificate: identity.certificate, intermediates: identity.intermediates))
+        let withBoringSSL = try #require(
+            RSASignatureTemplate(key: key, certificate: identity.certificate, intermediates: identity.intermediates, openSSL: nil))
+        #expect(withBoringSSL.library == "BoringSSL")
+        for time in Self.times {
+            let content = Array("order \(time)".utf8)
+            #expect(try withOpenSSL.sign(content, signingTime: time) == withBoringSSL.sign(content, signingTime: time))
+        }
+    }
+
+    enum TemplateTestFailure: Error { case notRSA }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import OrderPackage
-import OrderSigning
+@_spi(Benchmarks) import OrderSigning
 import OrderTrackBenchmarks
 import Synchronization
 import TestSupport
@@ -38,7 +38,7 @@ struct PackageBenchmarkTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try material.certificatePEM.write(to: directory.appendingPathComponent("cert.pem"), atomically: true, encoding: .utf8)
         try Data(content).write(to: directory.appendingPathComponent("data"))
-        try Data(PackageBenchmark.rawSignature(content, with: material.identity)).write(to: directory.appendingPathComponent("raw.sig"))
+        try Data(material.identity.rawSignature(content)).write(to: directory.appendingPathComponent("raw.sig"))
         try ExternalTools.requireOpenSSL(["x509", "-in", "cert.pem", "-pubkey", "-noout", "-out", "pub.pem"], in: directory)
         let output = try ExternalTools.requireOpenSSL(["dgst", "-sha256", "-verify", "pub.pem", "-signature", "raw.sig", "data"], in: directory)
         #expect(output.contains("Verified OK"))
