@@ -365,7 +365,7 @@ let package = Package(
             dependencies: ["OrderTrackBenchmarks", "OrderPackage", "OrderSigning", "OrderPersistence", "TestSupport"]
         ),
         // Runs the built `ordertrack` binary as a user would.
-        .testTarget(name: "OrderTrackCLITests", dependencies: ["OrderModel", "TestSupport"]),
+        .testTarget(name: "OrderTrackCLITests", dependencies: ["OrderModel", "OrderSigning", "TestSupport"]),
         .testTarget(
             name: "OrderTrackServerTests",
             dependencies: [

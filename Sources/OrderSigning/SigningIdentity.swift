@@ -50,6 +50,10 @@ public struct SigningIdentity: Sendable {
         }
     }
 
+    /// The library that makes RSA identities' signatures in this process: "OpenSSL" where the system's libcrypto
+    /// loaded, otherwise "BoringSSL".
+    public static var rsaSignatureLibrary: String { SystemOpenSSL.shared == nil ? "BoringSSL" : "OpenSSL" }
+
     /// The library that makes this identity's signatures: "OpenSSL" (the system's, for RSA keys where it is
     /// installed), otherwise "BoringSSL".
     public var signatureLibrary: String { rsaTemplate?.library ?? "BoringSSL" }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import OrderModel
 import OrderPersistence
+import OrderSigning
 import UnixSignals
 
 /// The OrderTrack server: the Wallet Orders web service under `/wallet`, the merchant API under `/api/v1`, Track in
@@ -109,6 +110,8 @@ public struct OrderTrackApplication: Sendable {
                 "development mode (--dev, the SQLite default): demo credentials on an empty store, and development certificates are accepted while one merchant uses the server; run production with --no-dev and a master key"
             )
         }
+        // An image without the system's OpenSSL signs packages at about half the rate (docs/deployment.md).
+        logger.info("package signatures with RSA keys by \(SigningIdentity.rsaSignatureLibrary)")
         if configuration.isInsecure {
             logger.warning("public URL is plain HTTP: Wallet only talks to https:// web services; use --public-url https://… in production")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import OrderModel
+import OrderSigning
 import TestSupport
 import Testing
 
@@ -418,6 +419,7 @@ extension CLITests {
         func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         #expect(try await Poll.until(timeout: .seconds(30)) { text().contains("listening on") }, "\(text())")
         let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
+        #expect(text().contains("package signatures with RSA keys by \(SigningIdentity.rsaSignatureLibrary)"), "\(text())")
         let token = "logged-token-\(UUID().uuidString)"
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order")))
         request.setValue("AppleOrder \(token)", forHTTPHeaderField: "Authorization")
