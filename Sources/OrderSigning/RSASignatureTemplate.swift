@@ -47,23 +47,24 @@ struct RSASignatureTemplate: Sendable {
         else { return nil }
         let content = attributes[Self.attributesHeaderLength...]
         let header: [UInt8] = [0xA0, UInt8(content.count)]
-        let starts = Self.occurrences(of: header + content, in: probe)
-        guard starts.count == 1 else { return nil }
+        let found = probe.ranges(of: header + content)
+        guard found.count == 1 else { return nil }
         let signatureLength = (key.keySizeInBits + 7) / 8
         let expected = Array(probe.suffix(signatureLength))
         let digest = SHA256.hash(data: attributes)
-        guard (try? key.signature(for: digest, padding: .insecurePKCS1v1_5).rawRepresentation).map(Array.init) == expected
-        else { return nil }
-        // The system's OpenSSL only if it signs exactly as BoringSSL did.
-        var chosen = PrivateKey.boringSSL(key)
+        // The probe ends with BoringSSL's signature of these attributes. A library whose signature of them is those
+        // bytes shows the signature's place too: the system's OpenSSL if it does, else BoringSSL itself.
         if let openSSL = SystemRSAKey(pkcs1DER: Array(key.derRepresentation), library: openSSL), openSSL.signatureLength == signatureLength,
             openSSL.signature(sha256Digest: Array(digest)) == expected
         {
-            chosen = .openSSL(openSSL)
+            self.key = .openSSL(openSSL)
+        } else if (try? key.signature(for: digest, padding: .insecurePKCS1v1_5).rawRepresentation).map(Array.init) == expected {
+            self.key = .boringSSL(key)
+        } else {
+            return nil
         }
-        self.key = chosen
         self.template = probe
-        self.attributesOffset = starts[0] + header.count
+        self.attributesOffset = found[0].lowerBound + header.count
         self.signatureOffset = probe.count - signatureLength
     }
 
@@ -139,12 +140,5 @@ struct RSASignatureTemplate: Sendable {
         }
         text.append(UInt8(ascii: "Z"))
         return text
-    }
-
-    private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Int] {
-        guard needle.count <= haystack.count else { return [] }
-        return (0...(haystack.count - needle.count)).filter { start in
-            haystack[start..<start + needle.count].elementsEqual(needle)
-        }
     }
 }

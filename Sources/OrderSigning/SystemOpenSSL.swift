@@ -65,8 +65,7 @@ final class SystemRSAKey: @unchecked Sendable {
 
     /// The key from its PKCS #1 `RSAPrivateKey` DER, or nil if OpenSSL is not there or does not take it.
     init?(pkcs1DER der: [UInt8], library: SystemOpenSSL? = .shared) {
-        guard let library else { return nil }
-        guard !der.isEmpty else { return nil }
+        guard let library, !der.isEmpty else { return nil }
         let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor = UnsafePointer(buffer.baseAddress)
             return library.decodePrivateKey(nil, &cursor, buffer.count)
