@@ -196,6 +196,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw usageError("\(error)")
         }
         LoggingSystem.bootstrap { StandardOutputLogHandler(label: $0, level: level) }
+        if case .postgres = configuration.database, runTasksOnEventLoops() {
+            Logger(label: "ordertrack").info("tasks run on the event loops")
+        }
         var localAPNs: LocalMockAPNs?
         if try mockApns || boolean(environment["ORDERTRACK_MOCK_APNS"], "ORDERTRACK_MOCK_APNS") == true {
             guard configuration.isDevelopment else {

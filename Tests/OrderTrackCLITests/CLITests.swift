@@ -37,10 +37,10 @@ import Testing
 
     /// Starts `ordertrack serve` on a free port in the test's directory, its standard output to `output` (a `Pipe` or a
     /// `FileHandle`), and returns what stops it.
-    func startServe(output: Any) throws -> () -> Void {
+    func startServe(output: Any, arguments: [String] = []) throws -> () -> Void {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", "data"]
+        process.arguments = ["serve", "--port", "0", "--data-dir", "data"] + arguments
         process.currentDirectoryURL = directory
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -420,6 +420,7 @@ extension CLITests {
         #expect(try await Poll.until(timeout: .seconds(30)) { text().contains("listening on") }, "\(text())")
         let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
         #expect(text().contains("package signatures with RSA keys by \(SigningIdentity.rsaSignatureLibrary)"), "\(text())")
+        #expect(!text().contains("tasks run on the event loops"), "SQLite keeps Swift's own pool: \(text())")
         let token = "logged-token-\(UUID().uuidString)"
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order")))
         request.setValue("AppleOrder \(token)", forHTTPHeaderField: "Authorization")
@@ -437,5 +438,29 @@ extension CLITests {
         #expect(metadata.contains("method=GET") && metadata.contains("path=/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order"))
         #expect(metadata.contains("status=401"), "\(line)")
         #expect(!text().contains(token), "the device's token is never logged")
+    }
+}
+
+extension CLITests {
+    /// On PostgreSQL `serve` runs Swift's tasks on NIO's event loops (docs/deployment.md) and says so; its statements
+    /// and requests then still answer: a device call that reads the database, and `/healthz`.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func serveOnPostgreSQLRunsTasksOnTheEventLoopsAndAnswers() async throws {
+        let log = directory.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let stop = try startServe(output: try FileHandle(forWritingTo: log), arguments: ["--database", try TestDatabase.freshPostgresURL(), "--dev"])
+        defer { stop() }
+        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        #expect(try await Poll.until(timeout: .seconds(60)) { text().contains("listening on") }, "\(text())")
+        let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
+        #expect(text().contains("tasks run on the event loops"), "\(text())")
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order")))
+        request.setValue("AppleOrder some-token-\(UUID().uuidString)", forHTTPHeaderField: "Authorization")
+        for _ in 0..<20 {
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 401)
+        }
+        let (body, health) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/healthz")))
+        #expect((health as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: body, as: UTF8.self))")
     }
 }
