@@ -52,10 +52,11 @@ import Testing
             let jobs = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60).sorted { $0.pushToken < $1.pushToken }
             // A change lands while the pushes are in flight.
             _ = try await change(store, fixture, "A", from: updated.version, to: [3])
-            for job in jobs { try await store.resolvePushJob(job, resolution: .delivered, log: Self.entry(job, outcome: .delivered)) }
+            let dueAgain = try await store.resolvePushJobs(jobs.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) })
+            #expect(dueAgain == 2, "the dispatcher is told to claim again")
             let again = try await store.claimPushJobs(limit: 10, leaseOwner: "w1", leaseDuration: 60)
             #expect(again.count == 2, "the in-flight change is pushed again")
-            for job in again { try await store.resolvePushJob(job, resolution: .delivered, log: Self.entry(job, outcome: .delivered)) }
+            #expect(try await store.resolvePushJobs(again.map { ($0, .delivered, Self.entry($0, outcome: .delivered)) }) == 0)
             #expect(try await store.pushQueueDepth().pending == 0)
             let log = try await store.pushLog(orderTypeIdentifier: fixture.orderType, orderIdentifier: "A", limit: 10)
             #expect(log.count == 4 && log.allSatisfy { $0.outcome == .delivered && $0.status == 200 })

@@ -6,6 +6,7 @@ import OrderSigning
 import ServerTestSupport
 import ServiceLifecycle
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import OrderTrackServer
@@ -183,6 +184,41 @@ import Testing
                 == Dictionary(uniqueKeysWithValues: Self.answers.keys.filter { $0 != "token-busy" }.map { ($0, 1) }))
     }
 
+    /// Jobs queued together cost one claim, and no empty claim follows it or the record of their outcomes; a job that a
+    /// change made due again while in flight is claimed again at once, without waiting for a poll (an hour here).
+    @Test func queuedPushesCostOneClaimAndAChangeInFlightOneMore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger(label: "dispatcher-test")
+        let store = try await Self.seededStore(
+            path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate(), in: directory)
+        let outbox = OutboxDownForAWhile(store, failedRecords: 0)
+        let apns = StandInAPNs(answers: Self.answers)
+        let cpu = CPUWorkPool(threadCount: 1)
+        let dispatcher = PushDispatcher(
+            store: outbox, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
+            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!, pollInterval: .seconds(3600)),
+            metrics: PushMetrics(), logger: logger, clock: .system, connect: { _ in apns })
+        let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
+        try await withThrowingTaskGroup { tasks in
+            tasks.addTask { try await group.run() }
+            // Every push of the working order type is in flight, held by the stand-in, when the order changes.
+            await apns.received(count: Self.answers.count)
+            _ = try await store.enqueuePushes(orderTypeIdentifier: Self.type, orderIdentifier: "A")
+            apns.answer()
+            // The delivered device hears of the change too: its job was made due again when its outcome was recorded.
+            #expect(try await Poll.until(timeout: .seconds(10)) { apns.pushes.count > Self.answers.count })
+            try await Task.sleep(for: .milliseconds(300))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let sent = Dictionary(grouping: apns.pushes, by: \.deviceToken).mapValues(\.count)
+        #expect(sent["token-delivered"] == 2, "\(sent)")
+        #expect(apns.pushes.count == Self.answers.count + 1, "\(sent)")
+        #expect(outbox.claims == 2, "one claim for the queued jobs, one for the job due again")
+    }
+
     /// The group stops its services in reverse order: the application lists the store first, so it closes last.
     @Test func theApplicationListsTheStoreFirstSoThatItClosesLast() async throws {
         let server = try TestServer()
@@ -211,8 +247,11 @@ final class OutboxDownForAWhile: PushOutbox {
     }
 
     var failedAttempts: Int { failures.withLock { $0.failed } }
+    /// How many claims the dispatcher made, empty ones included.
+    var claims: Int { claimCount.withLock { $0 } }
+    private let claimCount = Mutex(0)
 
-    func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
+    func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws -> Int {
         let fail = failures.withLock { state in
             guard state.remaining > 0 else { return false }
             state.remaining -= 1
@@ -220,14 +259,15 @@ final class OutboxDownForAWhile: PushOutbox {
             return true
         }
         if fail { throw OrderStoreError.unavailable(operation: "resolve push jobs", reason: "the test's database is down") }
-        try await base.resolvePushJobs(outcomes)
+        return try await base.resolvePushJobs(outcomes)
     }
 
     func enqueuePushes(orderTypeIdentifier: String, orderIdentifier: String) async throws -> Int {
         try await base.enqueuePushes(orderTypeIdentifier: orderTypeIdentifier, orderIdentifier: orderIdentifier)
     }
     func claimPushJobs(limit: Int, leaseOwner: String, leaseDuration: TimeInterval, after position: PushQueuePosition?) async throws -> [PushJob] {
-        try await base.claimPushJobs(limit: limit, leaseOwner: leaseOwner, leaseDuration: leaseDuration, after: position)
+        claimCount.withLock { $0 += 1 }
+        return try await base.claimPushJobs(limit: limit, leaseOwner: leaseOwner, leaseDuration: leaseDuration, after: position)
     }
     func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int {
         try await base.renewPushLeases(jobIDs: jobIDs, leaseOwner: leaseOwner, leaseDuration: leaseDuration)

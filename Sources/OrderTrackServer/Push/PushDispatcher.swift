@@ -201,7 +201,12 @@ final class PushDispatcher: Service, Sendable {
                 logger.error("push outbox unavailable", metadata: ["error": .string("\(error)")])
                 jobs = []
             }
+            let fromStart = position == nil
             position = jobs.count == room ? jobs.map(\.position).max() : nil
+            // A claim from the start that came up short took every job due: the next waits for a wake-up (a commit that
+            // queued jobs, an outcome that made one due again, the poll) instead of finding nothing. On PostgreSQL
+            // that empty claim was one statement in nine of an update's.
+            let drained = jobs.count < room && fromStart
             guard !jobs.isEmpty else {
                 await refreshQueueDepth()
                 guard await wakeups.next() != nil else { return }
@@ -219,6 +224,9 @@ final class PushDispatcher: Service, Sendable {
                     }
                 }
             }
+            if drained {
+                guard await wakeups.next() != nil else { return }
+            }
         }
     }
 
@@ -230,10 +238,10 @@ final class PushDispatcher: Service, Sendable {
                 try? await clock.sleep(for: Self.linger)
                 outcomes += queue.takeWaiting()
             }
-            outcomes = await record(outcomes, from: queue)
-            held.withLock { $0.subtract(outcomes.map(\.job.id)) }
+            let (taken, dueAgain) = await record(outcomes, from: queue)
+            held.withLock { $0.subtract(taken.map(\.job.id)) }
             // A job that changed while in flight is due again now.
-            wakeup.yield()
+            if dueAgain > 0 { wakeup.yield() }
             await refreshQueueDepth()
         }
     }
@@ -253,21 +261,21 @@ final class PushDispatcher: Service, Sendable {
     }
 
     /// Records `outcomes`, trying again while the store is unavailable (answers that arrive meanwhile join the next
-    /// attempt); returns every outcome it took, recorded or not. Outcomes it could not record are dropped: their
-    /// leases run out and the jobs are sent again, at least once and never lost, but a push sent twice is noise on the
-    /// customer's phone, so a store that is back within seconds should not cost one.
-    private func record(_ outcomes: [PushOutcomeRecord], from queue: OutcomeQueue) async -> [PushOutcomeRecord] {
+    /// attempt); returns every outcome it took, recorded or not, and how many jobs the record made due again. Outcomes
+    /// it could not record are dropped: their leases run out and the jobs are sent again, at least once and never lost,
+    /// but a push sent twice is noise on the customer's phone, so a store that is back within seconds should not cost
+    /// one.
+    private func record(_ outcomes: [PushOutcomeRecord], from queue: OutcomeQueue) async -> (taken: [PushOutcomeRecord], dueAgain: Int) {
         var outcomes = outcomes
         var delays = Self.recordRetryDelays.makeIterator()
         while true {
             do {
-                try await store.resolvePushJobs(outcomes)
-                return outcomes
+                return (outcomes, try await store.resolvePushJobs(outcomes))
             } catch {
                 let metadata: Logger.Metadata = ["jobs": .stringConvertible(outcomes.count), "error": .string("\(error)")]
                 guard Self.mayPass(error), let delay = delays.next(), (try? await clock.sleep(for: delay)) != nil else {
                     logger.error("could not record push outcomes; their jobs are sent again when their leases run out", metadata: metadata)
-                    return outcomes
+                    return (outcomes, 0)
                 }
                 logger.warning("could not record push outcomes yet; trying again", metadata: metadata)
                 outcomes += queue.takeWaiting()

@@ -21,8 +21,10 @@ public protocol PushOutbox: Sendable {
     @discardableResult
     func renewPushLeases(jobIDs: [Int64], leaseOwner: String, leaseDuration: TimeInterval) async throws -> Int
     /// Records a batch of attempts in the push log and applies each one's resolution to its job (and, for dead tokens,
-    /// registrations), in one transaction.
-    func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws
+    /// registrations), in one transaction. Returns how many jobs it made due again at once: delivered while a change of
+    /// their order arrived, so that the device hears of that change too.
+    @discardableResult
+    func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws -> Int
     /// Frees every claim; only for a process that knows it is the database's sole sender (SQLite), after a restart.
     func releasePushLeases() async throws
     /// How many push jobs wait to be sent (`pending`) and how many wait for the next change (`parked`).

@@ -214,17 +214,19 @@ extension SQLOrderStore {
     /// Records a batch of attempts in the push log and applies each resolution to its job, in one transaction.
     ///
     /// A resolution applies only while the sender's claim still holds (same lease owner and attempt). A delivered job
-    /// that saw a change while in flight is not deleted but made due again, so the device hears of that change too.
+    /// that saw a change while in flight is not deleted but made due again, so the device hears of that change too;
+    /// returns how many were.
     ///
     /// A parked job and a dropped token are reported as `push.failed` events, and an order a dropped token leaves
     /// without registrations as `order.wallet_removed`, in the same transaction.
-    public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws {
-        guard !outcomes.isEmpty else { return }
+    @discardableResult
+    public func resolvePushJobs(_ outcomes: [(job: PushJob, resolution: PushJobResolution, log: PushLogEntry)]) async throws -> Int {
+        guard !outcomes.isEmpty else { return 0 }
         let date = self.now()
         let now = date.millisecondsSince1970
         // One transaction for a whole batch of answers, and a few statements for all its deliveries: a fan-out to many
         // devices costs one commit per batch, not several statements per push.
-        try await write("resolve \(outcomes.count) push jobs") { db in
+        return try await write("resolve \(outcomes.count) push jobs") { db in
             try await Self.appendPushLog(db, outcomes.map(\.log))
             var delivered: [PushJob] = []
             var failed: [(cause: String, log: PushLogEntry)] = []
@@ -249,10 +251,11 @@ extension SQLOrderStore {
                     insights.merge(Self.registrationsRemoved(orders.map(\.orderTypeIdentifier), at: date))
                 }
             }
-            try await Self.completeDelivered(db, delivered, now: now)
+            let dueAgain = try await Self.completeDelivered(db, delivered, now: now)
             var events = try await Self.pushFailedEvents(db, failed)
             if !emptied.isEmpty { events += try await walletRemovedEvents(db, orders: emptied) }
             try await Self.appendEvents(db, events, at: date, insights: insights)
+            return dueAgain
         }
     }
 
@@ -309,7 +312,9 @@ extension SQLOrderStore {
 
     /// Deletes delivered jobs whose claim still holds and that saw no change in flight; a job whose generation moved on
     /// (a change arrived while its push was in flight) is sent again, promptly.
-    private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws {
+    /// Deletes delivered jobs; those whose order changed in flight are made due again instead, and counted.
+    private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws -> Int {
+        var dueAgain = 0
         let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) {
             Claim(leaseOwner: $0.leaseOwner, attempts: $0.attempts, generation: $0.generation)
         }
@@ -326,14 +331,16 @@ extension SQLOrderStore {
                 guard deleted.count < ids.count else { continue }
                 let gone = Set(try deleted.map { try $0.int64("id") })
                 let changed = ids.filter { !gone.contains($0) }
-                try await db.raw(
+                dueAgain += try await db.raw(
                     """
                     UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL, available_at = \(bind: now), attempts = 0, last_error = NULL
                     WHERE lease_owner = \(bind: claim.leaseOwner) AND attempts = \(bind: claim.attempts) AND id \(isIn: changed)
+                    RETURNING id
                     """
-                ).run()
+                ).all().count
             }
         }
+        return dueAgain
     }
 
     private static func retry(_ db: any SQLDatabase, _ job: PushJob, at date: Date, error: String) async throws {
