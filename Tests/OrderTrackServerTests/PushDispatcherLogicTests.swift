@@ -55,6 +55,15 @@ import Testing
         }
     }
 
+    /// A store seeded by ``seed(_:in:)`` in a directory of its own, removed after `body`.
+    static func withSeededStore(_ body: (SQLOrderStore) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(
+            try await seededStore(path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate(), in: directory))
+    }
+
     /// A SQLite store at `path`, seeded by ``seed(_:in:)``.
     static func seededStore(path: String, masterKey: MasterKey, in directory: URL) async throws -> SQLOrderStore {
         let store = try await SQLOrderStore.sqlite(path: path, masterKey: masterKey)
@@ -68,11 +77,13 @@ import Testing
     }
 
     /// The dispatcher under test: its queue is `outbox`, its APNs the stand-in, its clock the system's.
-    static func dispatcher(outbox: any PushOutbox, store: SQLOrderStore, apns: StandInAPNs, cpu: CPUWorkPool, logger: Logger) -> PushDispatcher {
+    static func dispatcher(
+        outbox: any PushOutbox, store: SQLOrderStore, apns: StandInAPNs, cpu: CPUWorkPool, logger: Logger, pollInterval: Duration = .seconds(1)
+    ) -> PushDispatcher {
         PushDispatcher(
             store: outbox, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
-            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!), metrics: PushMetrics(), logger: logger,
-            clock: .system, connect: { _ in apns })
+            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!, pollInterval: pollInterval), metrics: PushMetrics(),
+            logger: logger, clock: .system, connect: { _ in apns })
     }
 
     @Test func aJobsAPNsIDIsTheSameForEachSendOfOneChangeAndNewForTheNext() {
@@ -146,77 +157,68 @@ import Testing
     /// A store that is down for a moment when the answers come back (a PostgreSQL restart) costs no push twice: the
     /// dispatcher records the outcomes once it is back, within the lease, instead of letting the lease run out.
     @Test func outcomesThatCannotBeRecordedAtOnceAreRecordedWhenTheStoreIsBack() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let logger = Logger(label: "dispatcher-test")
-        let store = try await Self.seededStore(
-            path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate(), in: directory)
-        let outbox = OutboxDownForAWhile(store, failedRecords: 2)
-        let apns = StandInAPNs(answers: Self.answers)
-        apns.answer()
-        let cpu = CPUWorkPool(threadCount: 1)
-        let dispatcher = Self.dispatcher(outbox: outbox, store: store, apns: apns, cpu: cpu, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
-        // Every device's outcome in the push log, by token suffix.
-        var logged: Set<String> = []
-        let expected = Set((Array(Self.answers.keys) + ["token-stranded"]).map { String($0.suffix(8)) })
-        try await withThrowingTaskGroup { tasks in
-            tasks.addTask { try await group.run() }
-            // The retries wait 0.25 s and 0.5 s; without them nothing is recorded before the 60 s lease runs out.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while logged != expected, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                logged = []
-                for type in [Self.type, Self.brokenType] {
-                    logged.formUnion(try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: "A", limit: 10).map(\.tokenSuffix))
+        try await Self.withSeededStore { store in
+            let logger = Logger(label: "dispatcher-test")
+            let outbox = OutboxDownForAWhile(store, failedRecords: 2)
+            let apns = StandInAPNs(answers: Self.answers)
+            apns.answer()
+            let cpu = CPUWorkPool(threadCount: 1)
+            let dispatcher = Self.dispatcher(outbox: outbox, store: store, apns: apns, cpu: cpu, logger: logger)
+            let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
+            // Every device's outcome in the push log, by token suffix.
+            var logged: Set<String> = []
+            let expected = Set((Array(Self.answers.keys) + ["token-stranded"]).map { String($0.suffix(8)) })
+            try await withThrowingTaskGroup { tasks in
+                tasks.addTask { try await group.run() }
+                // The retries wait 0.25 s and 0.5 s; without them nothing is recorded before the 60 s lease runs out.
+                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+                while logged != expected, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                    logged = []
+                    for type in [Self.type, Self.brokenType] {
+                        logged.formUnion(try await store.pushLog(orderTypeIdentifier: type, orderIdentifier: "A", limit: 10).map(\.tokenSuffix))
+                    }
                 }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
             }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+            #expect(logged == expected, "every outcome recorded, the broken order type's included")
+            #expect(outbox.failedAttempts == 2)
+            // The 503's push is retried after its backoff (about a second); every other push went once.
+            let sent = Dictionary(grouping: apns.pushes, by: \.deviceToken).mapValues(\.count)
+            #expect(
+                sent.filter { $0.key != "token-busy" }
+                    == Dictionary(uniqueKeysWithValues: Self.answers.keys.filter { $0 != "token-busy" }.map { ($0, 1) }))
         }
-        #expect(logged == expected, "every outcome recorded, the broken order type's included")
-        #expect(outbox.failedAttempts == 2)
-        // The 503's push is retried after its backoff (about a second); every other push went once.
-        let sent = Dictionary(grouping: apns.pushes, by: \.deviceToken).mapValues(\.count)
-        #expect(
-            sent.filter { $0.key != "token-busy" }
-                == Dictionary(uniqueKeysWithValues: Self.answers.keys.filter { $0 != "token-busy" }.map { ($0, 1) }))
     }
 
     /// Jobs queued together cost one claim, and no empty claim follows it or the record of their outcomes; a job that a
     /// change made due again while in flight is claimed again at once, without waiting for a poll (an hour here).
     @Test func queuedPushesCostOneClaimAndAChangeInFlightOneMore() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatcher-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let logger = Logger(label: "dispatcher-test")
-        let store = try await Self.seededStore(
-            path: directory.appendingPathComponent("orders.sqlite").path, masterKey: MasterKey.generate(), in: directory)
-        let outbox = OutboxDownForAWhile(store, failedRecords: 0)
-        let apns = StandInAPNs(answers: Self.answers)
-        let cpu = CPUWorkPool(threadCount: 1)
-        let dispatcher = PushDispatcher(
-            store: outbox, credentials: CredentialProvider(store: store, cpu: cpu, logger: logger),
-            configuration: PushConfiguration(endpoint: URL(string: "https://127.0.0.1:9")!, pollInterval: .seconds(3600)),
-            metrics: PushMetrics(), logger: logger, clock: .system, connect: { _ in apns })
-        let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
-        try await withThrowingTaskGroup { tasks in
-            tasks.addTask { try await group.run() }
-            // Every push of the working order type is in flight, held by the stand-in, when the order changes.
-            await apns.received(count: Self.answers.count)
-            _ = try await store.enqueuePushes(orderTypeIdentifier: Self.type, orderIdentifier: "A")
-            apns.answer()
-            // The delivered device hears of the change too: its job was made due again when its outcome was recorded.
-            #expect(try await Poll.until(timeout: .seconds(10)) { apns.pushes.count > Self.answers.count })
-            try await Task.sleep(for: .milliseconds(300))
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+        try await Self.withSeededStore { store in
+            let logger = Logger(label: "dispatcher-test")
+            let outbox = OutboxDownForAWhile(store, failedRecords: 0)
+            let apns = StandInAPNs(answers: Self.answers)
+            let cpu = CPUWorkPool(threadCount: 1)
+            let dispatcher = Self.dispatcher(outbox: outbox, store: store, apns: apns, cpu: cpu, logger: logger, pollInterval: .seconds(3600))
+            let group = ServiceGroup(configuration: .init(services: [store, cpu, dispatcher], logger: logger))
+            try await withThrowingTaskGroup { tasks in
+                tasks.addTask { try await group.run() }
+                // Every push of the working order type is in flight, held by the stand-in, when the order changes.
+                await apns.received(count: Self.answers.count)
+                _ = try await store.enqueuePushes(orderTypeIdentifier: Self.type, orderIdentifier: "A")
+                apns.answer()
+                // The delivered device hears of the change too: its job was made due again when its outcome was recorded.
+                #expect(try await Poll.until(timeout: .seconds(10)) { apns.pushes.count > Self.answers.count })
+                try await Task.sleep(for: .milliseconds(300))
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            let sent = Dictionary(grouping: apns.pushes, by: \.deviceToken).mapValues(\.count)
+            #expect(sent["token-delivered"] == 2, "\(sent)")
+            #expect(apns.pushes.count == Self.answers.count + 1, "\(sent)")
+            #expect(outbox.claims == 2, "one claim for the queued jobs, one for the job due again")
         }
-        let sent = Dictionary(grouping: apns.pushes, by: \.deviceToken).mapValues(\.count)
-        #expect(sent["token-delivered"] == 2, "\(sent)")
-        #expect(apns.pushes.count == Self.answers.count + 1, "\(sent)")
-        #expect(outbox.claims == 2, "one claim for the queued jobs, one for the job due again")
     }
 
     /// The group stops its services in reverse order: the application lists the store first, so it closes last.
