@@ -6,8 +6,8 @@ import NIOPosix
 /// PostgreSQL, unless `ORDERTRACK_EVENT_LOOP_EXECUTOR=0`.
 ///
 /// On PostgreSQL every statement is I/O on an event loop, and with a pool of its own each statement's continuation
-/// hopped from the event loop to the pool's thread. In the soak on PostgreSQL (three instances, 100 updates/s; two
-/// alternated pairs, 2026-12-02) the servers took 12 to 16 % less CPU per update on the event loops. On SQLite, whose
+/// hopped from the event loop to the pool's thread. In the soak on PostgreSQL (three instances, 100 updates/s; four
+/// alternated pairs, 2026-12-02) the servers took 11 to 16 % less CPU per update on the event loops. On SQLite, whose
 /// statements run on threads of their own, it did not help: the soak's CPU per update was unchanged, and a device fetch
 /// cost the server more in two of three alternated pairs (a task resumed from SQLite's thread wakes an event loop).
 /// Nothing `serve` runs blocks a thread while it waits, which would now hold an event loop's I/O.

@@ -52,6 +52,22 @@ import Testing
         }
     }
 
+    /// Starts `ordertrack serve` with its standard output in `serve.log` and waits up to `startup` for its "listening
+    /// on" line; returns what stops it, its port and the log read afresh.
+    func startLoggedServe(arguments: [String] = [], startup: Duration) async throws -> (stop: () -> Void, port: Substring, log: () -> String) {
+        let log = directory.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let stop = try startServe(output: try FileHandle(forWritingTo: log), arguments: arguments)
+        let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        do {
+            #expect(try await Poll.until(timeout: startup) { text().contains("listening on") }, "\(text())")
+            return (stop, try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1), text)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
     func write(_ path: String, _ bytes: [UInt8]) throws {
         let url = directory.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -412,13 +428,8 @@ extension CLITests {
     /// its offset, the level, the label, the metadata sorted by key, the module in brackets, then the message; a device
     /// call is one line with its method, path, route, status and latency, and never the token it sent.
     @Test func serveLogsADeviceCallAsOneLineInTheStreamFormat() async throws {
-        let log = directory.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let stop = try startServe(output: try FileHandle(forWritingTo: log))
+        let (stop, port, text) = try await startLoggedServe(startup: .seconds(30))
         defer { stop() }
-        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        #expect(try await Poll.until(timeout: .seconds(30)) { text().contains("listening on") }, "\(text())")
-        let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
         #expect(text().contains("package signatures with RSA keys by \(SigningIdentity.rsaSignatureLibrary)"), "\(text())")
         #expect(!text().contains("tasks run on the event loops"), "SQLite keeps Swift's own pool: \(text())")
         let token = "logged-token-\(UUID().uuidString)"
@@ -446,13 +457,9 @@ extension CLITests {
     /// and requests then still answer: a device call that reads the database, and `/healthz`.
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func serveOnPostgreSQLRunsTasksOnTheEventLoopsAndAnswers() async throws {
-        let log = directory.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let stop = try startServe(output: try FileHandle(forWritingTo: log), arguments: ["--database", try TestDatabase.freshPostgresURL(), "--dev"])
+        let (stop, port, text) = try await startLoggedServe(
+            arguments: ["--database", try TestDatabase.freshPostgresURL(), "--dev"], startup: .seconds(60))
         defer { stop() }
-        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        #expect(try await Poll.until(timeout: .seconds(60)) { text().contains("listening on") }, "\(text())")
-        let port = try #require(text().firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1)
         #expect(text().contains("tasks run on the event loops"), "\(text())")
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/wallet/v1/orders/order.dev.ordertrack.demo/no-such-order")))
         request.setValue("AppleOrder some-token-\(UUID().uuidString)", forHTTPHeaderField: "Authorization")

@@ -204,8 +204,8 @@ final class PushDispatcher: Service, Sendable {
             let fromStart = position == nil
             position = jobs.count == room ? jobs.map(\.position).max() : nil
             // A claim from the start that came up short took every job due: the next waits for a wake-up (a commit that
-            // queued jobs, an outcome that made one due again, the poll) instead of finding nothing. On PostgreSQL
-            // that empty claim was one statement in nine of an update's.
+            // queued jobs, an outcome that made one due again, the poll) instead of finding nothing, as it did after
+            // every change's claim.
             let drained = jobs.count < room && fromStart
             guard !jobs.isEmpty else {
                 await refreshQueueDepth()

@@ -311,8 +311,7 @@ extension SQLOrderStore {
     }
 
     /// Deletes delivered jobs whose claim still holds and that saw no change in flight; a job whose generation moved on
-    /// (a change arrived while its push was in flight) is sent again, promptly.
-    /// Deletes delivered jobs; those whose order changed in flight are made due again instead, and counted.
+    /// (a change arrived while its push was in flight) is made due again at once instead. Returns how many were.
     private static func completeDelivered(_ db: any SQLDatabase, _ jobs: [PushJob], now: Int64) async throws -> Int {
         var dueAgain = 0
         let groups = Dictionary(grouping: jobs.sorted { $0.id < $1.id }) {
