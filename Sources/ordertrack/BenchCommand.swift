@@ -73,11 +73,20 @@ enum BenchmarkServer {
     /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
     /// `databaseURL` selects another database than SQLite in that directory; it must be empty. Without
     /// `applyCarrierEvents`, carrier events stay in the inbox.
+    ///
+    /// Swift's tasks run where `serve` runs them on the same database: on PostgreSQL on NIO's event loops
+    /// (``runTasksOnEventLoops()``), for the rest of the process, which is why the benchmarks that compare the two
+    /// databases run SQLite first.
     static func run<Value: Sendable>(
         push: PushConfiguration = PushConfiguration(), databaseURL: String? = nil, lookup: LookupConfiguration = LookupConfiguration(),
         applyCarrierEvents: Bool = true,
         _ body: (_ base: String, _ store: any OrderStore, _ credentials: DevelopmentCredentials) async throws -> Value
     ) async throws -> Value {
+        if databaseURL != nil {
+            if runTasksOnEventLoops() { print("tasks run on the event loops, as serve runs them on PostgreSQL") }
+        } else if tasksRunOnEventLoops {
+            throw usageError("a SQLite benchmark after a PostgreSQL one would run on the event loops, which serve does not on SQLite")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordertrack-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var logger = Logger(label: "ordertrack-bench")

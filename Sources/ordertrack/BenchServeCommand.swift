@@ -144,7 +144,7 @@ struct BenchServeCommand: AsyncParsableCommand {
             // The devices of the first batch registered at the start: listing from tag 0 returns their 10 orders,
             // listing from the latest tag returns nothing changed (204).
             let devices = min(rows, smallRows) / 10
-            // Each device's first fetch on its own: PostgreSQL reads it from the database and keeps it, so the samples
+            // Each device's first list on its own: its rows are read into the database's cache then, so the samples
             // after it measure the steady state in which Wallet asks again after every push.
             let first = try await latencies(http: http, base: base, devices: Array(0..<devices), prefix: "d\(smallRows)-", tag: "0")
             let sampled = (0..<samples).map { _ in Int.random(in: 0..<devices) }

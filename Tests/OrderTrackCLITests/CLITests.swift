@@ -453,6 +453,23 @@ extension CLITests {
 }
 
 extension CLITests {
+    /// The benchmarks' servers run tasks where `serve` runs them: on Swift's pool for SQLite, on the event loops for
+    /// PostgreSQL, which `bench carrier` compares in one process (SQLite first).
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func benchOnBothDatabasesRunsTasksAsServeDoesOnEach() async throws {
+        let bench = try await run([
+            "bench", "carrier", "--postgres", try #require(TestDatabase.postgresURL), "--connections", "2", "--seconds", "0.5",
+            "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2", "--rate", "40", "--scan-seconds", "0.25",
+        ])
+        #expect(bench.status == 0, "\(bench.errors)")
+        let sections = bench.output.components(separatedBy: "== PostgreSQL ==")
+        #expect(sections.count == 2, "\(bench.output)")
+        let line = "tasks run on the event loops, as serve runs them on PostgreSQL"
+        #expect(!sections[0].contains(line), "\(bench.output)")
+        #expect(sections.last?.components(separatedBy: line).count == 3, "once for ingest, once for the scan: \(bench.output)")
+        #expect(bench.output.contains("PostgreSQL: scan to APNs"), "\(bench.output)")
+    }
+
     /// On PostgreSQL `serve` runs Swift's tasks on NIO's event loops (docs/deployment.md) and says so; its statements
     /// and requests then still answer: a device call that reads the database, and `/healthz`.
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
