@@ -16,7 +16,7 @@ struct BenchBulkCommand: AsyncParsableCommand {
             "Benchmark bulk updates (build with -c release): orders updated per second by one NDJSON request against single PATCHes over concurrent connections, alternating, on SQLite (and PostgreSQL with --postgres)."
     )
 
-    @Option(help: "Also run on this PostgreSQL database (postgres://…), in a new schema bench_<random> left for you to drop")
+    @Option(help: "Also run on this PostgreSQL database (postgres://…), in a new schema bench_<random>, dropped at the end")
     var postgres: String?
 
     @Option(help: "Orders, each updated once per round")

@@ -21,7 +21,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
             "Benchmark carrier webhooks (build with -c release): stored events/s vs /healthz, and scan-to-APNs latency at a steady event rate; with --postgres also on PostgreSQL."
     )
 
-    @Option(help: "Also run on this PostgreSQL database (postgres://…), in new schemas bench_<random> left for you to drop")
+    @Option(help: "Also run on this PostgreSQL database (postgres://…), in new schemas bench_<random>, dropped at the end")
     var postgres: String?
 
     @Option(help: "Concurrent connections of the ingest measurement and of the webhook sender")

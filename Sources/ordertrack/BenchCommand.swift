@@ -9,6 +9,7 @@ import OrderTrackBenchmarks
 import OrderTrackDashboard
 import OrderTrackServer
 import ServiceLifecycle
+import Synchronization
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,7 +59,9 @@ extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}
 
 /// A throwaway server for benchmarks: fresh data directory, quiet logs, bound to a free loopback port.
 enum BenchmarkServer {
-    /// `url` with a new schema `bench_<random>`, so a benchmark never touches existing tables (the schema is left behind).
+    /// `url` with a new schema `bench_<random>`, so a benchmark never touches existing tables.
+    /// ``run(push:databaseURL:lookup:applyCarrierEvents:_:)`` drops it when its server has stopped; the soak, whose
+    /// servers are processes of their own, leaves it behind for a look after a broken invariant.
     static func freshPostgresSchema(_ url: String) throws -> String {
         let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let fresh = url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
@@ -67,7 +70,23 @@ enum BenchmarkServer {
         } catch {
             throw usageError("--postgres: \(error)")
         }
+        freshSchemas.withLock { _ = $0.insert(String(schema)) }
         return fresh
+    }
+
+    /// The schemas ``freshPostgresSchema(_:)`` made in this process: the only ones ever dropped.
+    private static let freshSchemas = Mutex<Set<String>>([])
+
+    /// Drops the schema of `databaseURL` if this process made it. A benchmark's million rows left behind made the
+    /// next run's measurements wait on PostgreSQL writing them out.
+    private static func dropFreshSchema(of databaseURL: String?) async throws {
+        guard let databaseURL, let configuration = try? PostgresStoreConfiguration(url: databaseURL),
+            freshSchemas.withLock({ $0.remove(configuration.schema) != nil })
+        else { return }
+        var logger = Logger(label: "ordertrack-bench")
+        logger.logLevel = .critical
+        try await SQLOrderStore.dropPostgresSchema(configuration, logger: logger)
+        print("dropped the benchmark's schema \(configuration.schema)")
     }
 
     /// Runs `body` against a started server with `http://127.0.0.1:PORT`, then stops it and deletes its data directory.
@@ -126,9 +145,11 @@ enum BenchmarkServer {
         } catch {
             // Closed on failure too: a store left open at exit trips SQLite's assertion and hides the error.
             try? await server.store.shutdown()
+            try? await dropFreshSchema(of: databaseURL)
             throw error
         }
         try await server.store.shutdown()
+        try await dropFreshSchema(of: databaseURL)
         return value
     }
 

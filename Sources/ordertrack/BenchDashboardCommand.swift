@@ -17,7 +17,7 @@ struct BenchDashboardCommand: AsyncParsableCommand {
             "Benchmark the dashboard's orders list at 100,000 orders (build with -c release): first page, a deep page, a status filter, searches by order number and identifier, against GET /api/v1/orders in the same run."
     )
 
-    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random> left for you to drop")
+    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random>, dropped at the end")
     var postgres: String?
 
     @Option(help: "Orders of the signed-in merchant")

@@ -16,7 +16,7 @@ struct BenchInsightsCommand: AsyncParsableCommand {
             "Benchmark GET /api/v1/insights over a year of roll-ups of 10,000,000 orders across merchants (build with -c release): a 30-day daily page and a 48-hour hourly page, against GET /healthz in the same run."
     )
 
-    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random> left for you to drop")
+    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random>, dropped at the end")
     var postgres: String?
 
     @Option(help: "Orders in the year, across every merchant")

@@ -28,7 +28,7 @@ struct BenchPushCommand: AsyncParsableCommand {
     @Option(help: "Pushes in flight at once")
     var concurrency = 1000
 
-    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random> left for you to drop")
+    @Option(help: "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random>, dropped at the end")
     var postgres: String?
 
     func validate() throws {

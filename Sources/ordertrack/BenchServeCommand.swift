@@ -17,7 +17,7 @@ struct BenchServeCommand: AsyncParsableCommand {
             "Benchmark the web service over loopback (build with -c release): cached package GET vs /healthz, and registrations-list latency at 10,000 and 1,000,000 rows; with --postgres also on PostgreSQL, side by side."
     )
 
-    @Option(help: "Also run on this PostgreSQL database (postgres://…), in a new schema bench_<random> left for you to drop")
+    @Option(help: "Also run on this PostgreSQL database (postgres://…), in a new schema bench_<random>, dropped at the end")
     var postgres: String?
 
     @Option(help: "Concurrent connections for the throughput phase")

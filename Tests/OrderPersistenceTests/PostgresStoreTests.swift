@@ -86,6 +86,31 @@ import Testing
         }
     }
 
+    /// A throwaway schema (a benchmark's) is dropped with its tables and only it; `public` never is.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func aThrowawaySchemaIsDroppedAndOnlyIt() async throws {
+        let keptConfiguration = try PostgresStoreConfiguration(url: try TestDatabase.freshPostgresURL())
+        let kept = try await SQLOrderStore.postgres(keptConfiguration, masterKey: testMasterKey)
+        let throwaway = try PostgresStoreConfiguration(url: try TestDatabase.freshPostgresURL())
+        try await SQLOrderStore.postgres(throwaway, masterKey: testMasterKey).shutdown()
+        func schemas() async throws -> Set<String> {
+            Set(
+                try await kept.read("list schemas") { db in
+                    try await db.raw("SELECT nspname FROM pg_namespace").all(decodingColumn: "nspname", as: String.self)
+                })
+        }
+        #expect(try await schemas().contains(throwaway.schema))
+        try await SQLOrderStore.dropPostgresSchema(throwaway)
+        let after = try await schemas()
+        #expect(!after.contains(throwaway.schema) && after.contains(keptConfiguration.schema))
+        // The other store's tables are untouched.
+        #expect(try await kept.orderTypes(merchantID: "nobody").isEmpty)
+        var publicSchema = throwaway
+        publicSchema.schema = "public"
+        await #expect(throws: OrderStoreError.self) { try await SQLOrderStore.dropPostgresSchema(publicSchema) }
+        try await kept.shutdown()
+    }
+
     @Test func l6_aPasswordInAnUnparsableURLIsRedacted() {
         #expect(PostgresStoreConfiguration.redacted("postgress://admin:hunter2@db/x") == "postgress://admin:***@db/x")
         #expect(!PostgresStoreConfiguration.redacted("postgres://admin:hun ter2@db /x").contains("hun ter2"), "not even in a URL with spaces")

@@ -468,6 +468,14 @@ extension CLITests {
         #expect(!sections[0].contains(line), "\(bench.output)")
         #expect(sections.last?.components(separatedBy: line).count == 3, "once for ingest, once for the scan: \(bench.output)")
         #expect(bench.output.contains("PostgreSQL: scan to APNs"), "\(bench.output)")
+        // Each PostgreSQL pass drops the schema it made, once its server has stopped.
+        let dropped = bench.output.matches(of: /dropped the benchmark's schema (bench_[0-9a-f]{12})/).map { String($0.1) }
+        #expect(dropped.count == 2 && Set(dropped).count == 2, "\(bench.output)")
+        let names = try #require(dropped.isEmpty ? nil : dropped.map { "'\($0)'" }.joined(separator: ", "))
+        let left = try await run(
+            ["psql", try #require(TestDatabase.postgresURL), "-Atc", "SELECT count(*) FROM pg_namespace WHERE nspname IN (\(names))"],
+            executable: "/usr/bin/env")
+        #expect(left.status == 0 && left.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(left.output) \(left.errors)")
     }
 
     /// On PostgreSQL `serve` runs Swift's tasks on NIO's event loops (docs/deployment.md) and says so; its statements

@@ -90,6 +90,29 @@ public final class SQLOrderStore: OrderStore {
         return try await migrated(backend: backend, masterKey: masterKey, logger: logger, now: now)
     }
 
+    /// Drops the configured schema with everything in it, for a throwaway schema (a benchmark's); no store may be open
+    /// on it. Refuses `public`, which is never a throwaway.
+    ///
+    /// - Throws: ``OrderStoreError/invalidArgument(name:reason:)`` for `public`, ``OrderStoreError/openFailed(path:reason:)``
+    ///   when the database cannot be reached, ``OrderStoreError/database(operation:reason:)`` when the drop fails.
+    public static func dropPostgresSchema(_ configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "ordertrack.store"))
+        async throws
+    {
+        guard configuration.schema != "public" else {
+            throw OrderStoreError.invalidArgument(name: "schema", reason: "public is a deployment's schema, never dropped")
+        }
+        let backend = try await PostgresBackend.open(configuration, logger: logger, clock: ContinuousClock())
+        do {
+            try await backend.withWriteTransaction(preparing: false) { db in
+                try await db.raw("DROP SCHEMA \(ident: configuration.schema) CASCADE").run()
+            }
+        } catch {
+            try? await backend.shutdown()
+            throw OrderStoreError.database(operation: "drop schema \(configuration.schema)", reason: backend.describe(error).message)
+        }
+        try await backend.shutdown()
+    }
+
     private static func migrated(backend: any SQLStoreBackend, masterKey: MasterKey, logger: Logger, now: @escaping @Sendable () -> Date)
         async throws -> SQLOrderStore
     {
