@@ -77,8 +77,9 @@ enum BenchmarkServer {
     /// The schemas ``freshPostgresSchema(_:)`` made in this process: the only ones ever dropped.
     private static let freshSchemas = Mutex<Set<String>>([])
 
-    /// Drops the schema of `databaseURL` if this process made it. A benchmark's million rows left behind made the
-    /// next run's measurements wait on PostgreSQL writing them out.
+    /// Drops the schema of `databaseURL` if this process made it: a `bench serve` run seeds a million orders and
+    /// registrations, which would otherwise fill the disk run after run, and which PostgreSQL's autovacuum and
+    /// checkpoints would work through during later runs' measurements.
     private static func dropFreshSchema(of databaseURL: String?) async throws {
         guard let databaseURL, let configuration = try? PostgresStoreConfiguration(url: databaseURL),
             freshSchemas.withLock({ $0.remove(configuration.schema) != nil })
