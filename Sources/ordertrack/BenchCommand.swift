@@ -60,8 +60,8 @@ extension PackageBenchmark.AssetProfile: ExpressibleByArgument {}
 /// A throwaway server for benchmarks: fresh data directory, quiet logs, bound to a free loopback port.
 enum BenchmarkServer {
     /// `url` with a new schema `bench_<random>`, so a benchmark never touches existing tables.
-    /// ``run(push:databaseURL:lookup:applyCarrierEvents:_:)`` drops it when its server has stopped; the soak, whose
-    /// servers are processes of their own, leaves it behind for a look after a broken invariant.
+    /// ``run(push:databaseURL:lookup:applyCarrierEvents:_:)`` drops it when its server has stopped; the soak drops it
+    /// after its servers have, unless an invariant broke (the schema is then kept for a look).
     static func freshPostgresSchema(_ url: String) throws -> String {
         let schema = "bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let fresh = url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
@@ -80,7 +80,7 @@ enum BenchmarkServer {
     /// Drops the schema of `databaseURL` if this process made it: a `bench serve` run seeds a million orders and
     /// registrations, which would otherwise fill the disk run after run, and which PostgreSQL's autovacuum and
     /// checkpoints would work through during later runs' measurements.
-    private static func dropFreshSchema(of databaseURL: String?) async throws {
+    static func dropFreshSchema(of databaseURL: String?) async throws {
         guard let databaseURL, let configuration = try? PostgresStoreConfiguration(url: databaseURL),
             freshSchemas.withLock({ $0.remove(configuration.schema) != nil })
         else { return }

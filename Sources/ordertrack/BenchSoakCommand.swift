@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import OrderLookupSigning
 import OrderModel
+import OrderPersistence
 import OrderTrackServer
 import Synchronization
 
@@ -30,7 +31,10 @@ struct BenchSoakCommand: AsyncParsableCommand {
     @Option(help: "Orders created before the mix starts") var orders = 25_000
     @Option(help: "Devices each order is registered on") var devicesPerOrder = 2
     @Option(help: "Concurrent requests of the merchants and of the devices, each") var connections = 64
-    @Option(help: "Run on this PostgreSQL database (postgres://…), in a new schema bench_<random> left for you to drop, instead of SQLite")
+    @Option(
+        help:
+            "Run on this PostgreSQL database (postgres://…) instead of SQLite, in a new schema bench_<random>, dropped at the end unless an invariant broke"
+    )
     var postgres: String?
     @Option(help: "Server instances sharing the database (more than one needs --postgres)") var instances = 1
     @Flag(
@@ -131,7 +135,13 @@ struct BenchSoakCommand: AsyncParsableCommand {
         }
         try await mock.server.shutdown()
         print(report.text)
-        if !report.broken.isEmpty { throw ExitCode(1) }
+        if !report.broken.isEmpty {
+            if let schema = databaseURL.flatMap({ try? PostgresStoreConfiguration(url: $0).schema }) {
+                print("kept the soak's schema \(schema) for a look")
+            }
+            throw ExitCode(1)
+        }
+        try await BenchmarkServer.dropFreshSchema(of: databaseURL)
     }
 }
 
