@@ -250,6 +250,38 @@ import Testing
         try await second.shutdown()
     }
 
+    /// Orders of one merchant created at once (checkout at payment time) do not take turns: a new row's provisional
+    /// creation sequence is its own, so another transaction's uncommitted new order does not hold up this one's
+    /// `INSERT` on the unique `(merchant_id, created_sequence)` until it commits. Both sequences end up real and apart.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
+    func anUncommittedNewOrderDoesNotHoldUpAnotherOfItsMerchant() async throws {
+        let url = try TestDatabase.freshPostgresURL()
+        let store = try await SQLOrderStore.postgres(PostgresStoreConfiguration(url: url), masterKey: testMasterKey)
+        let fixture = try await Fixture.make(store)
+        let inserted = Shared(false)
+        let secondCreated = Shared(false)
+        let holder = Task {
+            try await store.write("hold a new order's row uncommitted") { db in
+                #expect(try await SQLOrderStore.insertOrderRow(db, fixture.order("A")))
+                inserted.set(true)
+                // Until the other create has committed (it never does while this waits, with a shared placeholder).
+                _ = try await Poll.until(timeout: .seconds(15)) { secondCreated.value }
+                return try await store.assignChangeSequences(db, [fixture.order("A").key], created: true)
+            }
+        }
+        #expect(try await Poll.until(timeout: .seconds(15)) { inserted.value })
+        try await store.createOrder(fixture.order("B"))
+        let firstStillOpen = !(try await store.order(type: fixture.orderType, id: "A") != nil)
+        secondCreated.set(true)
+        #expect(firstStillOpen, "B was created only once A's transaction had ended")
+        _ = try await holder.value
+        let sequences = try await store.read("read creation sequences") { db in
+            try await db.raw("SELECT created_sequence FROM orders ORDER BY order_identifier").all(decodingColumn: "created_sequence", as: Int64.self)
+        }
+        #expect(sequences.count == 2 && sequences.allSatisfy { $0 > 0 } && Set(sequences).count == 2, "\(sequences)")
+        try await store.shutdown()
+    }
+
     @Test(.enabled(if: TestDatabase.postgresURL != nil, Comment(rawValue: TestDatabase.skipReason)))
     func aConnectionKilledByTheServerIsReplacedWithoutAnError() async throws {
         let url = try TestDatabase.freshPostgresURL()
