@@ -271,7 +271,7 @@ import Testing
         }
         #expect(try await Poll.until(timeout: .seconds(15)) { inserted.value })
         try await store.createOrder(fixture.order("B"))
-        let firstStillOpen = !(try await store.order(type: fixture.orderType, id: "A") != nil)
+        let firstStillOpen = try await store.order(type: fixture.orderType, id: "A") == nil
         secondCreated.set(true)
         #expect(firstStillOpen, "B was created only once A's transaction had ended")
         _ = try await holder.value
