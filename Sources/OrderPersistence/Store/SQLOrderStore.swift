@@ -37,8 +37,8 @@ public final class SQLOrderStore: OrderStore {
         self.logger = logger
         self.clock = now
         self.sealerBox = Mutex(sealer)
-        // The inbox and the package cache write each batch with one statement outside a transaction, so a second
-        // batch in flight saves no wait worth having and halves the batches: on PostgreSQL a statement's round trip
+        // The inbox and the package cache write each batch with one statement outside a transaction, so another
+        // batch in flight saves no wait worth having and splits the next batch: on PostgreSQL a statement's round trip
         // costs the instance more CPU than its rows (`bench carrier --postgres`: 1,896 inbox statements for 10,000
         // events instead of 9,222; docs/performance.md, carrier tracking).
         carrierInbox = GroupCommit(maximumBatch: 128, concurrentBatches: 1)
