@@ -247,7 +247,11 @@ final class PushDispatcher: Service, Sendable {
     }
 
     static let lingerBelow = 64
-    static let linger = Duration.milliseconds(2)
+    /// Delays only the recording (a lease's release, a changed job's next push), never a push. 20 ms rather than 2:
+    /// PostgreSQL's statements per update 22.7 to 19.6 and its CPU per update 11 to 16 % less in the soak (100
+    /// updates/s, one instance, two alternated pairs on 2026-12-03), with update-to-Wallet p99 no worse; SQLite's
+    /// CPU per update the same within the noise (300 updates/s, two pairs).
+    static let linger = Duration.milliseconds(20)
     /// Waits between attempts at recording outcomes: about 8 s in all, past a PostgreSQL restart's recovery, and well
     /// inside a lease, which the lease keeper goes on renewing meanwhile.
     static let recordRetryDelays: [Duration] = [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4)]
