@@ -169,6 +169,45 @@ enum BenchmarkServer {
         }
     }
 
+    /// A request's rate against its baseline's, the two measured in alternating rounds.
+    struct Comparison {
+        /// Requests per second over all the rounds of each.
+        var baseline: Double
+        var subject: Double
+        /// Each round's subject rate over the baseline rate measured next to it.
+        var roundRatios: [Double]
+
+        var ratio: Double { subject / baseline }
+        /// "0.81 (rounds 0.74 to 0.88)"
+        var description: String {
+            String(format: "%.2f (rounds %.2f to %.2f)", ratio, roundRatios.min() ?? 0, roundRatios.max() ?? 0)
+        }
+    }
+
+    /// `subject` against `baseline`, `seconds` of each, in `rounds` alternating pairs (ABBA, so a drift of the machine's
+    /// pace over the run weighs on both alike): the machine's pace moves by tens of percent within a minute, and two
+    /// back-to-back measurements of several seconds each carried that into their ratio (0.78 to 1.03 in three runs).
+    static func compare(
+        http: HTTPClient, connections: Int, baseline: (url: String, authorization: String?), subject: (url: String, authorization: String?),
+        seconds: Double, rounds: Int = 10
+    ) async throws -> Comparison {
+        let each = seconds / Double(rounds)
+        var totals = (baseline: 0.0, subject: 0.0)
+        var roundRatios: [Double] = []
+        for round in 0..<rounds {
+            var rates = (baseline: 0.0, subject: 0.0)
+            for measuresSubject in round.isMultiple(of: 2) ? [false, true] : [true, false] {
+                let (url, authorization) = measuresSubject ? subject : baseline
+                let rate = try await load(http: http, connections: connections, url: url, authorization: authorization, seconds: each)
+                if measuresSubject { rates.subject = rate } else { rates.baseline = rate }
+            }
+            totals.baseline += rates.baseline
+            totals.subject += rates.subject
+            roundRatios.append(rates.subject / rates.baseline)
+        }
+        return Comparison(baseline: totals.baseline / Double(rounds), subject: totals.subject / Double(rounds), roundRatios: roundRatios)
+    }
+
     /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
     static func load(http: HTTPClient, connections: Int, url: String, authorization: String?, seconds: Double) async throws -> Double {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))

@@ -36,16 +36,14 @@ struct BenchLookupCommand: AsyncParsableCommand {
                     claims, keyId: key.keyId, privateKeyPEM: try String(contentsOfFile: key.privateKey, encoding: .utf8))
                 let url = base + "/inApps/v1/lookup/BENCH-1"
                 _ = try await BenchmarkServer.load(http: http, connections: connections, url: url, authorization: "Bearer \(token)", seconds: 1)
-                let health = try await BenchmarkServer.load(
-                    http: http, connections: connections, url: base + "/healthz", authorization: nil, seconds: seconds)
-                let lookups = try await BenchmarkServer.load(
-                    http: http, connections: connections, url: url, authorization: "Bearer \(token)", seconds: seconds)
+                let throughput = try await BenchmarkServer.compare(
+                    http: http, connections: connections, baseline: (base + "/healthz", nil), subject: (url, "Bearer \(token)"), seconds: seconds)
                 print(
                     """
-                    throughput (\(connections) connections, \(String(format: "%.0f", seconds)) s each, same run):
-                      GET /healthz                          \(String(format: "%8.0f", health)) req/s
-                      GET /inApps/v1/lookup (5 line items)  \(String(format: "%8.0f", lookups)) req/s
-                      ratio lookup / healthz                \(String(format: "%8.2f", lookups / health))
+                    throughput (\(connections) connections, \(String(format: "%g", seconds)) s each in 10 alternating rounds, same run):
+                      GET /healthz                          \(String(format: "%8.0f", throughput.baseline)) req/s
+                      GET /inApps/v1/lookup (5 line items)  \(String(format: "%8.0f", throughput.subject)) req/s
+                      ratio lookup / healthz                \(throughput.description)
                     """)
             }
         }

@@ -43,8 +43,7 @@ struct BenchServeCommand: AsyncParsableCommand {
 
     /// What one database measured.
     private struct Measurement {
-        var health: Double
-        var package: Double
+        var throughput: BenchmarkServer.Comparison
         var registrations: [RegistrationsResult]
     }
 
@@ -58,9 +57,9 @@ struct BenchServeCommand: AsyncParsableCommand {
             print("== \(database.name) ==")
             let result = try await BenchmarkServer.run(databaseURL: database.url) { base, store, credentials in
                 try await BenchmarkServer.withHTTPClient(connections: connections) { http in
-                    let (health, package) = try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
+                    let throughput = try await measureThroughput(http: http, base: base, apiKey: credentials.apiKey)
                     let registrations = try await measureRegistrations(http: http, base: base, store: store, credentials: credentials)
-                    return Measurement(health: health, package: package, registrations: registrations)
+                    return Measurement(throughput: throughput, registrations: registrations)
                 }
             }
             measured.append((database.name, result))
@@ -71,12 +70,14 @@ struct BenchServeCommand: AsyncParsableCommand {
             label.padding(toLength: 44, withPad: " ", startingAt: 0) + a.leftPadded(12) + b.leftPadded(12)
         }
         var lines = [row("side by side (one run)", "SQLite", "PostgreSQL")]
-        lines.append(row("GET /healthz req/s", String(format: "%.0f", sqlite.health), String(format: "%.0f", postgres.health)))
-        lines.append(row("GET cached order package req/s", String(format: "%.0f", sqlite.package), String(format: "%.0f", postgres.package)))
+        let (a, b) = (sqlite.throughput, postgres.throughput)
+        lines.append(row("GET /healthz req/s", String(format: "%.0f", a.baseline), String(format: "%.0f", b.baseline)))
+        lines.append(row("GET cached order package req/s", String(format: "%.0f", a.subject), String(format: "%.0f", b.subject)))
+        lines.append(row("  ratio package / healthz", String(format: "%.2f", a.ratio), String(format: "%.2f", b.ratio)))
         lines.append(
             row(
-                "  ratio package / healthz", String(format: "%.2f", sqlite.package / sqlite.health),
-                String(format: "%.2f", postgres.package / postgres.health)))
+                "  ratio's rounds, lowest to highest", String(format: "%.2f-%.2f", a.roundRatios.min() ?? 0, a.roundRatios.max() ?? 0),
+                String(format: "%.2f-%.2f", b.roundRatios.min() ?? 0, b.roundRatios.max() ?? 0)))
         for (small, large) in zip(sqlite.registrations, postgres.registrations) {
             lines.append(row("registrations list @\(small.rows) rows p50 ms", small.changed.p50, large.changed.p50))
             lines.append(row("registrations list @\(small.rows) rows p99 ms", small.changed.p99, large.changed.p99))
@@ -87,7 +88,7 @@ struct BenchServeCommand: AsyncParsableCommand {
         print(lines.joined(separator: "\n"))
     }
 
-    private func measureThroughput(http: HTTPClient, base: String, apiKey: String) async throws -> (health: Double, package: Double) {
+    private func measureThroughput(http: HTTPClient, base: String, apiKey: String) async throws -> BenchmarkServer.Comparison {
         var create = HTTPClientRequest(url: "\(base)/api/v1/orders")
         create.method = .POST
         create.headers.add(name: "Authorization", value: "Bearer \(apiKey)")
@@ -108,18 +109,17 @@ struct BenchServeCommand: AsyncParsableCommand {
         _ = try await BenchmarkServer.load(
             http: http, connections: connections, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: 1)
 
-        let health = try await BenchmarkServer.load(
-            http: http, connections: connections, url: base + "/healthz", authorization: nil, seconds: seconds)
-        let package = try await BenchmarkServer.load(
-            http: http, connections: connections, url: base + packagePath, authorization: "AppleOrder \(token)", seconds: seconds)
+        let throughput = try await BenchmarkServer.compare(
+            http: http, connections: connections, baseline: (base + "/healthz", nil), subject: (base + packagePath, "AppleOrder \(token)"),
+            seconds: seconds)
         print(
             """
-            throughput (\(connections) connections, \(String(format: "%.0f", seconds)) s each, same run):
-              GET /healthz               \(String(format: "%8.0f", health)) req/s
-              GET cached order package   \(String(format: "%8.0f", package)) req/s
-              ratio package / healthz    \(String(format: "%8.2f", package / health))
+            throughput (\(connections) connections, \(String(format: "%g", seconds)) s each in 10 alternating rounds, same run):
+              GET /healthz               \(String(format: "%8.0f", throughput.baseline)) req/s
+              GET cached order package   \(String(format: "%8.0f", throughput.subject)) req/s
+              ratio package / healthz    \(throughput.description)
             """)
-        return (health, package)
+        return throughput
     }
 
     private func measureRegistrations(

@@ -259,6 +259,18 @@ import Testing
         #expect(try await run(["bench", "package", "--orders", "0"]).status == 2)
     }
 
+    @Test func benchServeComparesThePackageWithHealthzInAlternatingRounds() async throws {
+        let bench = try await run([
+            "bench", "serve", "--connections", "2", "--seconds", "0.5", "--small-rows", "10", "--large-rows", "20", "--samples", "10",
+        ])
+        #expect(bench.status == 0, "\(bench.errors)")
+        #expect(bench.output.contains("0.5 s each in 10 alternating rounds, same run"), "\(bench.output)")
+        let ratio = try #require(bench.output.split(separator: "\n").first { $0.contains("ratio package / healthz") }, "\(bench.output)")
+        #expect(ratio.wholeMatch(of: /\s*ratio package \/ healthz\s+\d+\.\d\d \(rounds \d+\.\d\d to \d+\.\d\d\)/) != nil, "\(ratio)")
+        #expect(bench.output.contains("20 orders+registrations: 10 changed p50"), "\(bench.output)")
+        #expect(try await run(["bench", "serve", "--small-rows", "20", "--large-rows", "10"]).status == 2)
+    }
+
     @Test func benchInsightsSeedsAYearOfRollUpsAndMeasuresThePages() async throws {
         // Two merchants, three orders an hour each for a year.
         let bench = try await run(["bench", "insights", "--orders", "52560", "--merchants", "2", "--samples", "10"])
