@@ -31,11 +31,20 @@ public enum TestDatabase {
         guard let postgresURL else {
             throw ConfigurationMissing(description: "ORDERTRACK_TEST_STORE=postgres needs ORDERTRACK_TEST_POSTGRES_URL")
         }
-        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let schema = schemaPrefix + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         // Four tests at once on two cores: a statement may wait for the CPU longer than production's 10 s allow (a
         // batch of 5,000 push log deletions did), and a cancelled statement would fail a test that asserts no timing.
         return postgresURL + (postgresURL.contains("?") ? "&" : "?") + "schema=" + schema + "&statement_timeout=60000"
     }
+
+    /// What every test schema's name starts with: `ORDERTRACK_TEST_SCHEMA_PREFIX` (lower-case letters, digits and
+    /// underscores) or `t_`. `scripts/test` gives each run a prefix of its own and drops the run's schemas at its end,
+    /// so a developer's own server does not collect one schema per test run after run.
+    static let schemaPrefix: String = {
+        let prefix = ProcessInfo.processInfo.environment["ORDERTRACK_TEST_SCHEMA_PREFIX"] ?? ""
+        let allowed = (1...24).contains(prefix.count) && prefix.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }
+        return allowed ? prefix : "t_"
+    }()
 
     public struct ConfigurationMissing: Error, CustomStringConvertible {
         public var description: String
