@@ -178,10 +178,10 @@ enum BenchmarkServer {
         var roundRatios: [Double]
 
         var ratio: Double { subject / baseline }
+        /// "0.74 to 0.88": the lowest and the highest round's ratio.
+        var roundRange: String { String(format: "%.2f to %.2f", roundRatios.min() ?? 0, roundRatios.max() ?? 0) }
         /// "0.81 (rounds 0.74 to 0.88)"
-        var description: String {
-            String(format: "%.2f (rounds %.2f to %.2f)", ratio, roundRatios.min() ?? 0, roundRatios.max() ?? 0)
-        }
+        var description: String { String(format: "%.2f (rounds ", ratio) + roundRange + ")" }
     }
 
     /// `subject` against `baseline`, `seconds` of each, in `rounds` alternating pairs (ABBA, so a drift of the machine's

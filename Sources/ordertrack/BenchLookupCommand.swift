@@ -40,7 +40,7 @@ struct BenchLookupCommand: AsyncParsableCommand {
                     http: http, connections: connections, baseline: (base + "/healthz", nil), subject: (url, "Bearer \(token)"), seconds: seconds)
                 print(
                     """
-                    throughput (\(connections) connections, \(String(format: "%g", seconds)) s each in 10 alternating rounds, same run):
+                    throughput (\(connections) connections, \(String(format: "%g", seconds)) s each in \(throughput.roundRatios.count) alternating rounds, same run):
                       GET /healthz                          \(String(format: "%8.0f", throughput.baseline)) req/s
                       GET /inApps/v1/lookup (5 line items)  \(String(format: "%8.0f", throughput.subject)) req/s
                       ratio lookup / healthz                \(throughput.description)

@@ -67,7 +67,7 @@ struct BenchServeCommand: AsyncParsableCommand {
         guard measured.count == 2 else { return }
         let (sqlite, postgres) = (measured[0].result, measured[1].result)
         func row(_ label: String, _ a: String, _ b: String) -> String {
-            label.padding(toLength: 44, withPad: " ", startingAt: 0) + a.leftPadded(12) + b.leftPadded(12)
+            label.padding(toLength: 44, withPad: " ", startingAt: 0) + a.leftPadded(14) + b.leftPadded(14)
         }
         var lines = [row("side by side (one run)", "SQLite", "PostgreSQL")]
         let (a, b) = (sqlite.throughput, postgres.throughput)
@@ -76,8 +76,7 @@ struct BenchServeCommand: AsyncParsableCommand {
         lines.append(row("  ratio package / healthz", String(format: "%.2f", a.ratio), String(format: "%.2f", b.ratio)))
         lines.append(
             row(
-                "  ratio's rounds, lowest to highest", String(format: "%.2f-%.2f", a.roundRatios.min() ?? 0, a.roundRatios.max() ?? 0),
-                String(format: "%.2f-%.2f", b.roundRatios.min() ?? 0, b.roundRatios.max() ?? 0)))
+                "  ratio's rounds, lowest to highest", a.roundRange, b.roundRange))
         for (small, large) in zip(sqlite.registrations, postgres.registrations) {
             lines.append(row("registrations list @\(small.rows) rows p50 ms", small.changed.p50, large.changed.p50))
             lines.append(row("registrations list @\(small.rows) rows p99 ms", small.changed.p99, large.changed.p99))
@@ -114,7 +113,7 @@ struct BenchServeCommand: AsyncParsableCommand {
             seconds: seconds)
         print(
             """
-            throughput (\(connections) connections, \(String(format: "%g", seconds)) s each in 10 alternating rounds, same run):
+            throughput (\(connections) connections, \(String(format: "%g", seconds)) s each in \(throughput.roundRatios.count) alternating rounds, same run):
               GET /healthz               \(String(format: "%8.0f", throughput.baseline)) req/s
               GET cached order package   \(String(format: "%8.0f", throughput.subject)) req/s
               ratio package / healthz    \(throughput.description)
