@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHPACK
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -29,7 +30,9 @@ public final class APNsClient: Sendable {
         try self.init(configuration: configuration, now: Date.init)
     }
 
-    init(configuration: APNsConfiguration, now: @escaping @Sendable () -> Date) throws(APNsClientError) {
+    /// - Parameter lastStreamID: the last HTTP/2 stream ID a connection uses before the client opens another (tests
+    ///   lower it to see the switch).
+    init(configuration: APNsConfiguration, now: @escaping @Sendable () -> Date, lastStreamID: HTTP2StreamID = .maxID) throws(APNsClientError) {
         guard let scheme = configuration.endpoint.scheme?.lowercased(), scheme == "https",
             let host = configuration.endpoint.host, !host.isEmpty
         else { throw .invalidEndpoint(configuration.endpoint.absoluteString) }
@@ -77,7 +80,7 @@ public final class APNsClient: Sendable {
         self.pathPrefix = prefix + "/3/device/"
         self.connections = APNsConnectionManager(
             eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
-            connector: HTTP2Connector(host: host, port: port, sslContext: sslContext), timeout: configuration.timeout)
+            connector: HTTP2Connector(host: host, port: port, sslContext: sslContext, lastStreamID: lastStreamID), timeout: configuration.timeout)
     }
 
     /// Sends one push. Never throws: every APNs answer and transport failure is classified in the result.

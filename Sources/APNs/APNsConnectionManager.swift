@@ -48,23 +48,16 @@ final class APNsConnectionManager: @unchecked Sendable {
             if connecting == nil, !waiting.isEmpty, !isShutDown { connect() }
             return
         }
-        while !connection.goingAway, connection.openStreams < connection.maxStreams, let push = waiting.popFirst() {
+        var started = false
+        while connection.acceptsStreams, let push = waiting.popFirst() {
             guard !push.isDone else { continue }
-            connection.openStreams += 1
-            let created = eventLoop.makePromise(of: (any Channel).self)
-            created.futureResult.assumeIsolated().whenFailure { error in
-                // With a handler in place, its removal frees the slot; without one (stream IDs used up, connection
-                // closing) nothing else will, and this connection takes no more streams.
-                guard !push.hadStream else { return }
-                connection.openStreams -= 1
-                push.complete(.failure(APNsTransportError.connectionLost("cannot open a stream: \(error)")))
-                self.goingAway(connection)
-            }
-            connection.multiplexer.createStreamChannel(promise: created) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(APNsStreamHandler(push: push, connection: connection, manager: self))
-                }
-            }
+            connection.start(push)
+            started = true
+        }
+        if started { connection.flush() }
+        if connection.isOutOfStreamIDs, !connection.goingAway {
+            // The next connection takes the waiting pushes and the later ones.
+            goingAway(connection)
         }
     }
 
@@ -92,8 +85,7 @@ final class APNsConnectionManager: @unchecked Sendable {
 
     // MARK: Connection events (called by the handlers on the event loop)
 
-    func maxStreamsChanged(on connection: APNsConnection, to value: Int) {
-        connection.maxStreams = value
+    func maxStreamsChanged(on connection: APNsConnection) {
         if connection === current { startWaiting() }
     }
 
@@ -107,7 +99,6 @@ final class APNsConnectionManager: @unchecked Sendable {
     }
 
     func streamClosed(on connection: APNsConnection) {
-        connection.openStreams -= 1
         pruneAnswered()
         if connection === current {
             startWaiting()
@@ -154,7 +145,7 @@ final class APNsConnectionManager: @unchecked Sendable {
             unanswered.removeFirst()
             guard !first.isDone else { continue }
             first.complete(.failure(APNsTransportError.timedOut(timeout)))
-            first.stream?.close(promise: nil)
+            if let stream = first.stream { stream.connection.reset(stream.id) }
         }
         scheduleTimer()
     }

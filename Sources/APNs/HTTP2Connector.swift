@@ -12,6 +12,8 @@ struct HTTP2Connector: Sendable {
     let host: String
     let port: Int
     let sslContext: NIOSSLContext
+    /// The last stream ID of a connection (``APNsConnection``).
+    var lastStreamID: HTTP2StreamID = .maxID
 
     /// A connection ready for streams, or the real reason there is none (TLS trust, refused certificate, refused TCP).
     func connect(on eventLoop: any EventLoop, manager: APNsConnectionManager) -> EventLoopFuture<APNsConnection> {
@@ -21,12 +23,12 @@ struct HTTP2Connector: Sendable {
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(Self.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [sslContext] channel in
+            .channelInitializer { [sslContext, lastStreamID] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                     try pipeline.addHandler(FlushCoalescingHandler())
-                    try pipeline.addHandler(HTTP2SetupHandler(ready: ready, manager: manager))
+                    try pipeline.addHandler(HTTP2SetupHandler(ready: ready, manager: manager, lastStreamID: lastStreamID))
                 }
             }
         bootstrap.connect(host: host, port: port).whenComplete { result in
@@ -52,10 +54,12 @@ final class HTTP2SetupHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let ready: EventLoopPromise<APNsConnection>
     private let manager: APNsConnectionManager
+    private let lastStreamID: HTTP2StreamID
 
-    init(ready: EventLoopPromise<APNsConnection>, manager: APNsConnectionManager) {
+    init(ready: EventLoopPromise<APNsConnection>, manager: APNsConnectionManager, lastStreamID: HTTP2StreamID) {
         self.ready = ready
         self.manager = manager
+        self.lastStreamID = lastStreamID
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -70,14 +74,11 @@ final class HTTP2SetupHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         do {
             let pipeline = context.pipeline.syncOperations
-            let multiplexer = try pipeline.configureHTTP2Pipeline(
-                mode: .client, connectionConfiguration: .init(), streamConfiguration: .init(), position: .last
-            ) { pushed in
-                // APNs never opens streams towards the provider.
-                pushed.close()
-            }
-            let connection = APNsConnection(channel: context.channel, multiplexer: multiplexer)
-            try pipeline.addHandler(ConnectionEventsHandler(connection: connection, manager: manager), position: .last)
+            // No stream multiplexer: APNsConnection writes and reads the streams' frames itself. APNs never opens
+            // streams towards the provider; the handler refuses any that would.
+            try pipeline.addHandler(NIOHTTP2Handler(mode: .client), position: .last)
+            let connection = APNsConnection(channel: context.channel, manager: manager, lastStreamID: lastStreamID)
+            try pipeline.addHandler(connection, position: .last)
             pipeline.removeHandler(context: context, promise: nil)
             ready.succeed(connection)
         } catch {

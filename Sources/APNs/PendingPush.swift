@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHPACK
+import NIOHTTP2
 
 /// APNs' answer to one request: what the client needs to classify it.
 struct APNsResponse: Sendable {
@@ -36,11 +37,7 @@ final class PendingPush: @unchecked Sendable {
     let body: ByteBuffer?
     let deadline: NIODeadline
     /// The stream carrying the request once one is open, to reset it when the deadline passes.
-    var stream: (any Channel)? {
-        didSet { if stream != nil { hadStream = true } }
-    }
-    /// Whether a stream handler ever took this push on; from then on the handler accounts for its stream slot.
-    private(set) var hadStream = false
+    var stream: (connection: APNsConnection, id: HTTP2StreamID)?
     private var continuation: UnsafeContinuation<Result<APNsResponse, any Error>, Never>?
 
     init(headers: HPACKHeaders, body: ByteBuffer?, deadline: NIODeadline, continuation: UnsafeContinuation<Result<APNsResponse, any Error>, Never>) {

@@ -14,6 +14,8 @@ public enum MockAPNsFault: Sendable, Hashable {
     case serviceUnavailable
     /// Close the whole TCP connection without answering (every stream on it is lost).
     case dropConnection
+    /// Reset the request's stream (RST_STREAM `INTERNAL_ERROR`) without answering; the connection stays open.
+    case resetStream
     /// Answer normally (200, recorded) but only after `MockAPNsConfiguration.slowResponseDelay`.
     case slowResponse
     /// Any other APNs answer, e.g. `.status(400, reason: "DeviceTokenNotForTopic")`.
@@ -28,6 +30,7 @@ public enum MockAPNsFault: Sendable, Hashable {
     /// - `fa170500…` 500 InternalServerError
     /// - `fa170503…` 503 ServiceUnavailable
     /// - `fa17dead…` connection dropped
+    /// - `fa17c105…` stream reset
     /// - `fa17de1a…` slow answer (delayed by `slowResponseDelay`)
     /// - `fa17f<N>…` (N one hex digit, 1–f): the first N attempts for that token get 503, later ones succeed
     public static let prefixConvention: [(prefix: String, fault: MockAPNsFault)] = [
@@ -37,6 +40,7 @@ public enum MockAPNsFault: Sendable, Hashable {
         ("fa170500", .internalServerError),
         ("fa170503", .serviceUnavailable),
         ("fa17dead", .dropConnection),
+        ("fa17c105", .resetStream),
         ("fa17de1a", .slowResponse),
     ]
 

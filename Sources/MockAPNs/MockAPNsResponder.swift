@@ -46,6 +46,10 @@ struct MockAPNsResponder: Sendable {
             var answer = MockAnswer.accepted
             answer.action = .dropConnection
             return answer
+        case .resetStream:
+            var answer = MockAnswer.accepted
+            answer.action = .resetStream
+            return answer
         case .slowResponse:
             var answer = MockAnswer.accepted
             answer.action = .respondAfter(configuration.slowResponseDelay)

@@ -57,6 +57,9 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
         case .dropConnection:
             record(status: 0, reason: "ConnectionDropped", apnsID: apnsID)
             (context.channel.parent ?? context.channel).close(promise: nil)
+        case .resetStream:
+            record(status: 0, reason: "StreamReset", apnsID: apnsID)
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
         }
     }
 

@@ -24,6 +24,7 @@ struct MockAnswer: Sendable {
         case respond
         case respondAfter(Duration)
         case dropConnection
+        case resetStream
     }
     var status: Int
     var reason: String?
