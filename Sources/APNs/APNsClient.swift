@@ -101,39 +101,44 @@ public final class APNsClient: Sendable {
         headers.add(name: "apns-priority", value: String(push.priority))
         let expiration = push.expiration ?? now().addingTimeInterval(configuration.defaultExpiration)
         headers.add(name: "apns-expiration", value: String(max(0, Int(expiration.timeIntervalSince1970))), indexing: .nonIndexable)
-        headers.add(name: "apns-id", value: push.apnsID.uuidString, indexing: .nonIndexable)
+        let apnsID = push.apnsID.apnsIDText
+        headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
         let body = push.payload.isEmpty ? nil : ByteBuffer(string: push.payload)
-        guard let tokens else { return await execute(headers, body: body, push: push) }
+        guard let tokens else { return await execute(headers, body: body, push: push, apnsID: apnsID) }
         do {
             let token = try await tokens.token()
             headers.add(name: "authorization", value: "bearer \(token)")
-            let result = await execute(headers, body: body, push: push)
+            let result = await execute(headers, body: body, push: push, apnsID: apnsID)
             guard result == .configurationError(status: 403, reason: .apns(.expiredProviderToken)) else { return result }
             // APNs calls the shared token stale: replace it once and try this push again.
             await tokens.invalidate(token)
             headers.replaceOrAdd(name: "authorization", value: "bearer \(try await tokens.token())")
-            return await execute(headers, body: body, push: push)
+            return await execute(headers, body: body, push: push, apnsID: apnsID)
         } catch {
             return .configurationError(status: nil, reason: .transport(APNsTransportFailure(.providerTokenUnsigned, detail: "\(error)")))
         }
     }
 
-    private func execute(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush) async -> APNsResult {
+    /// - Parameter apnsID: the `apns-id` header's value, which APNs answers with.
+    private func execute(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush, apnsID: String) async -> APNsResult {
         let deadline = NIODeadline.now() + TimeAmount(configuration.timeout)
-        let result = await attempt(headers, body: body, push: push, deadline: deadline)
+        let result = await attempt(headers, body: body, push: push, apnsID: apnsID, deadline: deadline)
         // A send racing a connection that just died fails before APNs saw it; one more try within the same deadline
         // goes over a new connection. Should APNs have seen it after all, a second background push is harmless.
         if case .retryable(nil, .transport(let failure)) = result, failure.code == .connectionLost, NIODeadline.now() < deadline {
-            return await attempt(headers, body: body, push: push, deadline: deadline)
+            return await attempt(headers, body: body, push: push, apnsID: apnsID, deadline: deadline)
         }
         return result
     }
 
-    private func attempt(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush, deadline: NIODeadline) async -> APNsResult {
+    private func attempt(_ headers: HPACKHeaders, body: ByteBuffer?, push: APNsPush, apnsID sent: String, deadline: NIODeadline) async
+        -> APNsResult
+    {
         switch await connections.execute(headers: headers, body: body, deadline: deadline) {
         case .success(let response):
             let answer = response.status == 200 ? APNsErrorBody() : APNsErrorBody(response.body)
-            let apnsID = response.apnsID.flatMap(UUID.init(uuidString:)) ?? push.apnsID
+            // APNs answers with the apns-id it was sent: parsed only when it is another.
+            let apnsID = response.apnsID == sent ? push.apnsID : response.apnsID.flatMap(UUID.init(uuidString:)) ?? push.apnsID
             return APNsResult.classify(
                 status: response.status, reason: answer.reason, timestamp: answer.timestamp, apnsID: apnsID, receivedAt: now())
         case .failure(let error):

@@ -34,3 +34,29 @@ public struct APNsPush: Sendable, Hashable {
         self.apnsID = apnsID
     }
 }
+
+extension UUID {
+    /// The UUID as `uuidString` writes it (upper-case hex, 8-4-4-4-12), made here: Foundation on Linux formats it with
+    /// `sprintf`, and formatting the `apns-id` and parsing APNs' copy of it back were about 3 % of a fan-out's CPU.
+    public var apnsIDText: String {
+        withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var index = 0
+                for (offset, byte) in bytes.enumerated() {
+                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                        out[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    out[index] = Self.hexDigit(byte >> 4)
+                    out[index + 1] = Self.hexDigit(byte & 0x0F)
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+    }
+}

@@ -108,3 +108,15 @@ extension APNsResult {
         return false
     }
 }
+
+@Suite("The apns-id's text")
+struct APNsIDTextTests {
+    @Test("is what Foundation's uuidString writes, for random and edge UUIDs")
+    func matchesFoundation() {
+        var uuids = (0..<1_000).map { _ in UUID() }
+        uuids.append(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        uuids.append(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        uuids.append(UUID(uuid: (0x0a, 0xb1, 0x2c, 0xd3, 0x4e, 0xf5, 0x60, 0x79, 0x8a, 0x9b, 0xac, 0xbd, 0xce, 0xdf, 0xe0, 0xf1)))
+        for uuid in uuids { #expect(uuid.apnsIDText == uuid.uuidString) }
+    }
+}

@@ -311,7 +311,7 @@ final class PushDispatcher: Service, Sendable {
                     "APNs configuration error: pushes for this order type will fail until it is fixed",
                     metadata: ["type": .string(job.orderTypeIdentifier), "reason": .string(verdict.reason ?? "unknown")])
             }
-            if case .delivered(let id) = result { apnsID = id.uuidString }
+            if case .delivered(let id) = result { apnsID = id.apnsIDText }
         case .failure(let error as OrderTrackError) where error.code == .developmentIdentityNotSent:
             verdict = PushVerdict(resolution: .park, outcome: .parked, status: nil, reason: error.reason)
         case .failure(let error):
