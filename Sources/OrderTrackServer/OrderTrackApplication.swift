@@ -154,7 +154,8 @@ public struct OrderTrackApplication: Sendable {
         }
         router.get("openapi.json") { _, _ in SerializedJSON(bytes: OpenAPIDocument.bytes) }
         router.get("metrics") { _, _ in
-            Response(
+            await dispatcher.refreshQueueDepth()
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
             )
         }

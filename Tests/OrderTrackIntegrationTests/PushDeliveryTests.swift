@@ -71,6 +71,11 @@ import Testing
             let parked = try #require(log.first { $0["tokenSuffix"]?.stringValue == String(Self.wrongTopic.suffix(8)) })
             #expect(parked["reason"] == "DeviceTokenNotForTopic" && parked["apnsStatus"] == 400)
 
+            // /metrics counts the outbox when it is read: nothing pending, the wrong topic's job parked.
+            let depth = try await client.call(.get, "/metrics").text.split(separator: "\n").filter { $0.hasPrefix("ordertrack_push_queue_depth") }
+            #expect(depth.contains { $0.hasPrefix(#"ordertrack_push_queue_depth{state="pending"} 0"#) }, "\(depth)")
+            #expect(depth.contains { $0.hasPrefix(#"ordertrack_push_queue_depth{state="parked"} 1"#) }, "\(depth)")
+
             // Dead tokens lost their registrations; the others remain.
             let notify = try await client.merchant(.post, "/api/v1/orders/\(type)/\(id)/notify")
             #expect(notify.json["registrations"] == 3)
