@@ -136,6 +136,7 @@ public struct OrderTrackApplication: Sendable {
             store: store, orders: orderRecords, packages: packages, credentials: credentials, dispatcher: dispatcher, metrics: cacheMetrics,
             logger: logger)
         let carrierEvents = WakeSignal()
+        let carrierInbox = CarrierInboxMetrics(registry: metrics.registry, store: store, clock: clock)
         let orders = OrderService(
             store: store, records: orderRecords, packages: packages, notifier: OutboxNotifier(store: store, dispatcher: dispatcher),
             webServiceURL: configuration.webServiceURL, validationOptions: validationOptions, cpu: cpu, logger: logger, clock: clock,
@@ -155,6 +156,7 @@ public struct OrderTrackApplication: Sendable {
         router.get("openapi.json") { _, _ in SerializedJSON(bytes: OpenAPIDocument.bytes) }
         router.get("metrics") { _, _ in
             await dispatcher.refreshQueueDepth()
+            await carrierInbox.refresh()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
             )

@@ -191,15 +191,24 @@ enum BenchmarkServer {
         http: HTTPClient, connections: Int, baseline: (url: String, authorization: String?), subject: (url: String, authorization: String?),
         seconds: Double, rounds: Int = 10
     ) async throws -> Comparison {
+        try await compare(seconds: seconds, rounds: rounds) { each in
+            try await load(http: http, connections: connections, url: baseline.url, authorization: baseline.authorization, seconds: each)
+        } subject: { each in
+            try await load(http: http, connections: connections, url: subject.url, authorization: subject.authorization, seconds: each)
+        }
+    }
+
+    /// The same for any two measurements, each given the seconds of one round and answering a rate.
+    static func compare(
+        seconds: Double, rounds: Int = 10, baseline: (Double) async throws -> Double, subject: (Double) async throws -> Double
+    ) async throws -> Comparison {
         let each = seconds / Double(rounds)
         var totals = (baseline: 0.0, subject: 0.0)
         var roundRatios: [Double] = []
         for round in 0..<rounds {
             var rates = (baseline: 0.0, subject: 0.0)
             for measuresSubject in round.isMultiple(of: 2) ? [false, true] : [true, false] {
-                let (url, authorization) = measuresSubject ? subject : baseline
-                let rate = try await load(http: http, connections: connections, url: url, authorization: authorization, seconds: each)
-                if measuresSubject { rates.subject = rate } else { rates.baseline = rate }
+                if measuresSubject { rates.subject = try await subject(each) } else { rates.baseline = try await baseline(each) }
             }
             totals.baseline += rates.baseline
             totals.subject += rates.subject

@@ -157,8 +157,10 @@ import Testing
             var ids: [Int64] = []
             for key in ["e1", "e2", "e3"] { ids.append(try await store.receiveCarrierEvent(Self.event(key)).id) }
 
+            #expect(try await store.pendingCarrierEventCount() == 3)
             let first = try await store.claimCarrierEvents(limit: 2, leaseDuration: 30)
             #expect(first.map(\.id) == Array(ids.prefix(2)) && first.allSatisfy { $0.attempts == 1 && $0.claimedUntil != nil })
+            #expect(try await store.pendingCarrierEventCount() == 3, "claimed events are still to apply")
             #expect(try await store.claimCarrierEvents(limit: 10, leaseDuration: 30).map(\.id) == [ids[2]], "leased events are not handed out")
             #expect(try await store.claimCarrierEvents(limit: 10, leaseDuration: 30).isEmpty)
 
@@ -173,6 +175,7 @@ import Testing
             #expect(try await store.finishCarrierEvent(id: ids[0], attempt: 2, state: .applied, outcome: "onTheWay", match: match) == .applied)
             #expect(try await store.finishCarrierEvent(id: ids[0], attempt: 2, state: .failed, outcome: "again", match: nil) == nil)
             #expect(try await store.finishCarrierEvent(id: ids[1], attempt: 2, state: .ignored, outcome: "older scan", match: match) == .ignored)
+            #expect(try await store.pendingCarrierEventCount() == 1, "finished events leave the backlog")
             await #expect(throws: OrderStoreError.self) {
                 try await store.finishCarrierEvent(id: ids[2], attempt: 2, state: .pending, outcome: "", match: nil)
             }

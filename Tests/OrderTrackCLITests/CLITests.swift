@@ -288,6 +288,7 @@ import Testing
         ])
         #expect(bench.status == 0, "\(bench.errors)")
         #expect(bench.output.contains("ratio events / healthz") && bench.output.contains("worker on"), "\(bench.output)")
+        #expect(bench.output.contains("10 alternating rounds") && bench.output.contains("(rounds "), "\(bench.output)")
         #expect(bench.output.contains("pushed                 10 of 10 events to every device of their order"), "\(bench.output)")
         #expect(try await run(["bench", "carrier", "--devices", "10", "--devices-per-order", "3"]).status == 2)
         #expect(try await run(["bench", "carrier", "--devices", "10", "--rate", "1000", "--scan-seconds", "1"]).status == 2)

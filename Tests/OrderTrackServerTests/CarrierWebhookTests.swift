@@ -426,3 +426,35 @@ struct ShipEngineKeysTests {
         #expect(fetcher.fetches.count == 3, "a URL off the allow-list is never fetched")
     }
 }
+
+/// `ordertrack_carrier_events_pending` is counted when `/metrics` is read, at most once a second.
+struct CarrierInboxMetricsTests {
+    @Test func theBacklogIsCountedWhenReadAtMostOnceASecond() async throws {
+        let clock = TestClock()
+        let store = try await SQLOrderStore.inMemory()
+        let metrics = PushMetrics()
+        let inbox = CarrierInboxMetrics(registry: metrics.registry, store: store, clock: ServerClock(clock, startingAt: Date()))
+        func rendered() -> String? {
+            String(decoding: metrics.render(), as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("ordertrack_carrier_events_pending ") }
+                .map(String.init)
+        }
+        await inbox.refresh()
+        #expect(rendered() == "ordertrack_carrier_events_pending 0.0")
+
+        let merchant = try await store.createMerchant(name: "Carrier Metrics")
+        try await store.addCarrierConnection(
+            CarrierConnectionRecord(id: "conn-m", merchantID: merchant.id, provider: "generic", secret: "s", createdAt: Date()))
+        for key in ["a", "b"] {
+            _ = try await store.receiveCarrierEvent(
+                IncomingCarrierEvent(
+                    connectionID: "conn-m", idempotencyKey: key, trackingNumber: "T1", carrier: nil, orderReference: nil, occurredAt: Date(),
+                    event: Array("{}".utf8)))
+        }
+        await inbox.refresh()
+        #expect(rendered() == "ordertrack_carrier_events_pending 0.0", "counted less than a second ago")
+        clock.advance(by: .seconds(1))
+        await inbox.refresh()
+        #expect(rendered() == "ordertrack_carrier_events_pending 2.0")
+        try await store.shutdown()
+    }
+}

@@ -23,6 +23,8 @@ public protocol CarrierEventInbox: Sendable {
     func finishCarrierEvents(_ finishes: [CarrierEventFinish]) async throws -> [CarrierEventState?]
     /// Frees every claim; only for a process that knows it is the database's sole worker (SQLite), after a restart.
     func releaseCarrierEventLeases() async throws
+    /// How many events wait to be applied (pending, claimed or not): the inbox's backlog.
+    func pendingCarrierEventCount() async throws -> Int
     /// The merchant's unmatched events for a tracking number, oldest first
     /// (``FulfillmentTrackingStore/replaceFulfillmentTracking(order:merchantID:entries:)`` sets them back to pending).
     func unmatchedCarrierEvents(merchantID: String, trackingNumber: String) async throws -> [CarrierEventRecord]

@@ -105,6 +105,14 @@ extension SQLOrderStore {
         }
     }
 
+    /// The inbox's backlog; the partial index of pending events holds exactly these.
+    public func pendingCarrierEventCount() async throws -> Int {
+        try await read("count pending carrier events") { db in
+            try await db.raw("SELECT COUNT(*) AS events FROM carrier_events WHERE state = 'pending'").first(decodingColumn: "events", as: Int.self)
+                ?? 0
+        }
+    }
+
     /// The claim as one statement: pending events not under a live lease, in id order.
     static func carrierClaimQuery(now: Int64, leaseUntil: Int64, limit: Int, skipLocked: String) -> SQLQueryString {
         """
