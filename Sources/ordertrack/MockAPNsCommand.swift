@@ -11,7 +11,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         discussion: """
             Fault tokens (hex prefixes): fa170410 410 Unregistered with timestamp, fa170400 400 BadDeviceToken, \
             fa170429 429 TooManyRequests, fa170500 500 InternalServerError, fa170503 503 ServiceUnavailable, \
-            fa17dead connection dropped, fa17de1a slow answer, fa17f<N> (N = 1-f) 503 for the first N attempts. \
+            fa17dead connection dropped, fa17c105 stream reset, fa17de1a slow answer, fa17f<N> (N = 1-f) 503 for the first N attempts. \
             Runs until SIGINT or SIGTERM.
             """)
 

@@ -47,15 +47,15 @@ struct StreamTests {
     func timeoutsFreeStreamSlots() async throws {
         var mock = mockConfiguration()
         mock.maxConcurrentStreams = 2
-        mock.slowResponseDelay = .seconds(20)
-        try await withStreamClient(mock, timeout: .milliseconds(500)) { server, client in
+        mock.slowResponseDelay = .seconds(60)
+        // Long enough for a loaded machine to deliver the third push, far shorter than the mock's slow answers.
+        try await withStreamClient(mock, timeout: .seconds(3)) { server, client in
             let slow = await send(2, prefix: "fa17de1a", client)
             #expect(slow.allSatisfy { $0.isTimeout }, "got \(slow)")
-            // Both slots were held by unanswered streams; without their resets this push would wait 20 s for them.
-            let started = ContinuousClock.now
+            // Both slots were held by unanswered streams; without their resets this push would wait for them until its
+            // own deadline.
             let result = await client.send(APNsPush(deviceToken: deviceToken(), topic: testTopic))
             #expect(result.isDeliveredForTest, "got \(result)")
-            #expect(ContinuousClock.now - started < .seconds(5))
             #expect(Set(server.requests().map(\.connectionID)) == [1])
         }
     }
