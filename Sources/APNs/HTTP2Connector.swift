@@ -75,8 +75,9 @@ final class HTTP2SetupHandler: ChannelInboundHandler, RemovableChannelHandler {
         do {
             let pipeline = context.pipeline.syncOperations
             // No stream multiplexer: APNsConnection writes and reads the streams' frames itself. APNs never opens
-            // streams towards the provider; the handler refuses any that would.
-            try pipeline.addHandler(NIOHTTP2Handler(mode: .client), position: .last)
+            // streams towards the provider, and the settings refuse server push.
+            let settings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
+            try pipeline.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: settings), position: .last)
             let connection = APNsConnection(channel: context.channel, manager: manager, lastStreamID: lastStreamID)
             try pipeline.addHandler(connection, position: .last)
             pipeline.removeHandler(context: context, promise: nil)
