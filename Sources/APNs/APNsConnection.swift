@@ -100,7 +100,7 @@ final class APNsConnection: ChannelInboundHandler, @unchecked Sendable {
                 manager.maxStreamsChanged(on: self)
             }
         case .goAway:
-            // The streams APNs did not take close with their own event (REFUSED_STREAM); the others are answered.
+            // The streams APNs did not take close with their own event (CANCEL) and are tried again; the others are answered.
             manager.goingAway(self)
         case .headers(let headers):
             guard var stream = streams[frame.streamID] else { return }

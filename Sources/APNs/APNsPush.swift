@@ -1,4 +1,5 @@
 import Foundation
+import WireFormats
 
 /// One push to one device. The defaults are this project's decision for Wallet orders:
 /// background push, priority 5, body `{}`, expiring after the client's default (24 h).
@@ -47,16 +48,12 @@ extension UUID {
                         out[index] = UInt8(ascii: "-")
                         index += 1
                     }
-                    out[index] = Self.hexDigit(byte >> 4)
-                    out[index + 1] = Self.hexDigit(byte & 0x0F)
+                    out[index] = Hex.digit(byte >> 4, upperCase: true)
+                    out[index + 1] = Hex.digit(byte & 0x0F, upperCase: true)
                     index += 2
                 }
                 return index
             }
         }
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

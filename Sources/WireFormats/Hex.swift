@@ -27,7 +27,7 @@ public enum Hex {
     }
 
     /// The hex digit of a value below 16, lower-case unless `upperCase` (percent-encoding writes upper case).
-    static func digit(_ nibble: UInt8, upperCase: Bool = false) -> UInt8 {
+    public static func digit(_ nibble: UInt8, upperCase: Bool = false) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : (upperCase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + nibble - 10
     }
 

@@ -373,7 +373,6 @@ final class PushDispatcher: Service, Sendable {
     func refreshQueueDepth() async {
         if depthRefresh.take(), let depth = try? await store.pushQueueDepth() { metrics.queueDepth(pending: depth.pending, parked: depth.parked) }
     }
-
 }
 
 /// What becomes of a job after one attempt: the outbox's next step and the push log's line.

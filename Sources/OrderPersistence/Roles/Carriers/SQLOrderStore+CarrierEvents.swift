@@ -107,7 +107,7 @@ extension SQLOrderStore {
 
     /// The inbox's backlog; the partial index of pending events holds exactly these.
     public func pendingCarrierEventCount() async throws -> Int {
-        try await read("count pending carrier events") { db in
+        try await read("count pending carrier events", extent: .scan) { db in
             try await db.raw("SELECT COUNT(*) AS events FROM carrier_events WHERE state = 'pending'").first(decodingColumn: "events", as: Int.self)
                 ?? 0
         }
