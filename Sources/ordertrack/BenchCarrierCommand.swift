@@ -98,12 +98,19 @@ struct BenchCarrierCommand: AsyncParsableCommand {
                 try await seed.insert(into: setup.store)
                 print("seeded \(ingestOrders) tracked orders in \(String(format: "%.1f", (ContinuousClock.now - started).inSeconds)) s")
 
-                let warmUp = setup.signedEvents(count: 500, seed: seed, run: "warm-up", status: { _ in "onTheWay" })
+                // Every parcel's first scan, a real change, before the clock starts: the measured scans change nothing
+                // Wallet shows, so no package build or push of theirs runs into a /healthz round.
+                let warmUp = setup.signedEvents(count: ingestOrders, seed: seed, run: "warm-up", status: { _ in "onTheWay" })
                 _ = try await post(warmUp[...], http: http, url: setup.webhookURL, seconds: 60)
+                if worker {
+                    try await Self.waitForEmptyInbox(store)
+                    try await BenchmarkServer.waitForRest()
+                }
                 let health = try await BenchmarkServer.load(
                     http: http, connections: connections, url: base + "/healthz", authorization: nil, seconds: 1)
                 // Signed before the clock starts, more than the webhook can take at /healthz's pace; valid for 5 minutes.
-                let events = setup.signedEvents(count: Int(health * seconds * 1.5) + 1000, seed: seed, run: "ingest", status: { _ in "onTheWay" })
+                let events = setup.signedEvents(
+                    count: Int(health.rate * seconds * 1.5) + 1000, seed: seed, run: "ingest", status: { _ in "onTheWay" })
                 var next = events.startIndex
                 let comparison = try await BenchmarkServer.compare(seconds: seconds) { each in
                     // /healthz on a server at rest, as before the old back-to-back measurement: the worker first applies
@@ -112,9 +119,9 @@ struct BenchCarrierCommand: AsyncParsableCommand {
                     return try await BenchmarkServer.load(
                         http: http, connections: connections, url: base + "/healthz", authorization: nil, seconds: each)
                 } subject: { each in
-                    let (sent, rate) = try await post(events[next...], http: http, url: setup.webhookURL, seconds: each)
+                    let (sent, round) = try await post(events[next...], http: http, url: setup.webhookURL, seconds: each)
                     next += sent
-                    return rate
+                    return round
                 }
                 print(
                     """
@@ -123,6 +130,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
                       GET /healthz                         \(String(format: "%8.0f", comparison.baseline)) req/s
                       POST /carriers/generic/{id} stored   \(String(format: "%8.0f", comparison.subject)) events/s
                       ratio events / healthz               \(String(format: "%8.2f", comparison.ratio)) (rounds \(comparison.roundRange))   (target ≥ 0.50)
+                      CPU per request                      \(comparison.cpuDescription) (this process: server, client\(worker ? ", the worker during the rounds" : ""); not a database server's)
                     """)
                 return Ingest(health: comparison.baseline, events: comparison.subject)
             }
@@ -138,28 +146,31 @@ struct BenchCarrierCommand: AsyncParsableCommand {
         }
     }
 
-    /// Events stored and their rate over at most `seconds`, `connections` senders each waiting for its previous answer;
-    /// stops early when the events run out. The events sent are the first `sent` of `events`.
-    private func post(_ events: ArraySlice<SignedEvent>, http: HTTPClient, url: String, seconds: Double) async throws -> (sent: Int, rate: Double) {
+    /// Events stored over at most `seconds`, `connections` senders each waiting for its previous answer; stops early
+    /// when the events run out. The events sent are the first `sent` of `events`.
+    private func post(_ events: ArraySlice<SignedEvent>, http: HTTPClient, url: String, seconds: Double) async throws -> (
+        sent: Int, round: BenchmarkServer.Round
+    ) {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let cursor = EventCursor(events.startIndex)
-        let start = ContinuousClock.now
-        let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<connections {
-                group.addTask {
-                    var count = 0
-                    while ContinuousClock.now < deadline {
-                        let index = cursor.take()
-                        guard index < events.endIndex else { break }
-                        try await Self.send(events[index], http: http, url: url)
-                        count += 1
+        let round = try await BenchmarkServer.Round.measure {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<connections {
+                    group.addTask {
+                        var count = 0
+                        while ContinuousClock.now < deadline {
+                            let index = cursor.take()
+                            guard index < events.endIndex else { break }
+                            try await Self.send(events[index], http: http, url: url)
+                            count += 1
+                        }
+                        return count
                     }
-                    return count
                 }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
         }
-        return (total, Double(total) / (ContinuousClock.now - start).inSeconds)
+        return (round.requests, round)
     }
 
     /// Hands the senders the next event's index, so the events a round sends are one run from the start.

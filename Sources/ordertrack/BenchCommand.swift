@@ -169,11 +169,50 @@ enum BenchmarkServer {
         }
     }
 
+    /// One measurement: the requests answered, over how long, and the CPU time this process used meanwhile.
+    struct Round {
+        var requests: Int
+        var seconds: Double
+        var cpuSeconds: Double
+
+        var rate: Double { Double(requests) / seconds }
+
+        /// Measures `body`, which answers the number of requests it made.
+        static func measure(_ body: () async throws -> Int) async rethrows -> Round {
+            let (start, cpu) = (ContinuousClock.now, processCPUSeconds())
+            let requests = try await body()
+            return Round(requests: requests, seconds: (ContinuousClock.now - start).inSeconds, cpuSeconds: processCPUSeconds() - cpu)
+        }
+    }
+
+    /// CPU time this process has used, user and system, all its threads. Per request it is steadier than a rate: the
+    /// machine's pace moves by tens of percent within a minute, a request's cost does not.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Waits until this process has used under a twentieth of a core for 200 ms: the background work of what came before
+    /// (package builds, pushes) done, so that what follows is measured on a server at rest.
+    static func waitForRest(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let cpu = processCPUSeconds()
+            try await Task.sleep(for: .milliseconds(200))
+            if processCPUSeconds() - cpu < 0.01 { return }
+        }
+        throw usageError("the benchmark's server did not come to rest within \(timeout)")
+    }
+
     /// A request's rate against its baseline's, the two measured in alternating rounds.
     struct Comparison {
         /// Requests per second over all the rounds of each.
         var baseline: Double
         var subject: Double
+        /// This process's CPU seconds per request over all the rounds of each, client included.
+        var baselineCPU: Double
+        var subjectCPU: Double
         /// Each round's subject rate over the baseline rate measured next to it.
         var roundRatios: [Double]
 
@@ -182,6 +221,10 @@ enum BenchmarkServer {
         var roundRange: String { String(format: "%.2f to %.2f", roundRatios.min() ?? 0, roundRatios.max() ?? 0) }
         /// "0.81 (rounds 0.74 to 0.88)"
         var description: String { String(format: "%.2f (rounds ", ratio) + roundRange + ")" }
+        /// "212 µs against 171 µs: 1.24x"
+        var cpuDescription: String {
+            String(format: "%.0f µs against %.0f µs: %.2fx", subjectCPU * 1e6, baselineCPU * 1e6, subjectCPU / baselineCPU)
+        }
     }
 
     /// `subject` against `baseline`, `seconds` of each, in `rounds` alternating pairs (ABBA, so a drift of the machine's
@@ -198,47 +241,51 @@ enum BenchmarkServer {
         }
     }
 
-    /// The same for any two measurements, each given the seconds of one round and answering a rate.
+    /// The same for any two measurements, each given the seconds of one round.
     static func compare(
-        seconds: Double, rounds: Int = 10, baseline: (Double) async throws -> Double, subject: (Double) async throws -> Double
+        seconds: Double, rounds: Int = 10, baseline: (Double) async throws -> Round, subject: (Double) async throws -> Round
     ) async throws -> Comparison {
         let each = seconds / Double(rounds)
-        var totals = (baseline: 0.0, subject: 0.0)
+        var totals = (baseline: [Round](), subject: [Round]())
         var roundRatios: [Double] = []
         for round in 0..<rounds {
-            var rates = (baseline: 0.0, subject: 0.0)
+            var measured = (baseline: Round(requests: 0, seconds: 1, cpuSeconds: 0), subject: Round(requests: 0, seconds: 1, cpuSeconds: 0))
             for measuresSubject in round.isMultiple(of: 2) ? [false, true] : [true, false] {
-                if measuresSubject { rates.subject = try await subject(each) } else { rates.baseline = try await baseline(each) }
+                if measuresSubject { measured.subject = try await subject(each) } else { measured.baseline = try await baseline(each) }
             }
-            totals.baseline += rates.baseline
-            totals.subject += rates.subject
-            roundRatios.append(rates.subject / rates.baseline)
+            totals.baseline.append(measured.baseline)
+            totals.subject.append(measured.subject)
+            roundRatios.append(measured.subject.rate / measured.baseline.rate)
         }
-        return Comparison(baseline: totals.baseline / Double(rounds), subject: totals.subject / Double(rounds), roundRatios: roundRatios)
+        func rate(_ rounds: [Round]) -> Double { Double(rounds.map(\.requests).reduce(0, +)) / rounds.map(\.seconds).reduce(0, +) }
+        func cpu(_ rounds: [Round]) -> Double { rounds.map(\.cpuSeconds).reduce(0, +) / Double(max(1, rounds.map(\.requests).reduce(0, +))) }
+        return Comparison(
+            baseline: rate(totals.baseline), subject: rate(totals.subject), baselineCPU: cpu(totals.baseline), subjectCPU: cpu(totals.subject),
+            roundRatios: roundRatios)
     }
 
-    /// Requests per second over `seconds` with `connections` workers, each waiting for its previous response.
-    static func load(http: HTTPClient, connections: Int, url: String, authorization: String?, seconds: Double) async throws -> Double {
+    /// Requests answered over `seconds` with `connections` workers, each waiting for its previous response.
+    static func load(http: HTTPClient, connections: Int, url: String, authorization: String?, seconds: Double) async throws -> Round {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        let start = ContinuousClock.now
-        let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<connections {
-                group.addTask {
-                    var count = 0
-                    var request = HTTPClientRequest(url: url)
-                    if let authorization { request.headers.add(name: "Authorization", value: authorization) }
-                    while ContinuousClock.now < deadline {
-                        let response = try await http.execute(request, timeout: .seconds(30))
-                        _ = try await response.body.collect(upTo: 16 << 20)
-                        guard response.status == .ok else { throw usageError("\(url) answered \(response.status)") }
-                        count += 1
+        return try await Round.measure {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<connections {
+                    group.addTask {
+                        var count = 0
+                        var request = HTTPClientRequest(url: url)
+                        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+                        while ContinuousClock.now < deadline {
+                            let response = try await http.execute(request, timeout: .seconds(30))
+                            _ = try await response.body.collect(upTo: 16 << 20)
+                            guard response.status == .ok else { throw usageError("\(url) answered \(response.status)") }
+                            count += 1
+                        }
+                        return count
                     }
-                    return count
                 }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
         }
-        return Double(total) / (ContinuousClock.now - start).inSeconds
     }
 }
 

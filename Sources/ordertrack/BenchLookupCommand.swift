@@ -44,6 +44,7 @@ struct BenchLookupCommand: AsyncParsableCommand {
                       GET /healthz                          \(String(format: "%8.0f", throughput.baseline)) req/s
                       GET /inApps/v1/lookup (5 line items)  \(String(format: "%8.0f", throughput.subject)) req/s
                       ratio lookup / healthz                \(throughput.description)
+                      CPU per request                       \(throughput.cpuDescription) (this process: server and client)
                     """)
             }
         }

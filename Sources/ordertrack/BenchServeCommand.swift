@@ -77,6 +77,10 @@ struct BenchServeCommand: AsyncParsableCommand {
         lines.append(
             row(
                 "  ratio's rounds, lowest to highest", a.roundRange, b.roundRange))
+        lines.append(
+            row(
+                "  CPU per request package / healthz", String(format: "%.2fx", a.subjectCPU / a.baselineCPU),
+                String(format: "%.2fx", b.subjectCPU / b.baselineCPU)))
         for (small, large) in zip(sqlite.registrations, postgres.registrations) {
             lines.append(row("registrations list @\(small.rows) rows p50 ms", small.changed.p50, large.changed.p50))
             lines.append(row("registrations list @\(small.rows) rows p99 ms", small.changed.p99, large.changed.p99))
@@ -117,6 +121,7 @@ struct BenchServeCommand: AsyncParsableCommand {
               GET /healthz               \(String(format: "%8.0f", throughput.baseline)) req/s
               GET cached order package   \(String(format: "%8.0f", throughput.subject)) req/s
               ratio package / healthz    \(throughput.description)
+              CPU per request            \(throughput.cpuDescription) (this process: server and client, not a database server's)
             """)
         return throughput
     }

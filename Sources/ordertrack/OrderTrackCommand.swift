@@ -1,3 +1,11 @@
+// swift-format-ignore-file: OrderedImports
+// The C library is imported before Foundation, which imports it too, so that `@preconcurrency` applies: `stdout`, a C
+// global, is set once in `main` before any task runs.
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    @preconcurrency import Darwin
+#endif
 import ArgumentParser
 import Foundation
 import OrderPersistence
@@ -19,6 +27,9 @@ struct OrderTrackCommand: AsyncParsableCommand {
         ])
 
     static func main() async {
+        // A line at a time into a file or a pipe too, so a long benchmark's progress can be followed as it runs; the
+        // server's log lines are written with write(2) and are not affected.
+        setvbuf(stdout, nil, _IOLBF, 0)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -267,6 +267,7 @@ import Testing
         #expect(bench.output.contains("0.5 s each in 10 alternating rounds, same run"), "\(bench.output)")
         let ratio = try #require(bench.output.split(separator: "\n").first { $0.contains("ratio package / healthz") }, "\(bench.output)")
         #expect(ratio.wholeMatch(of: /\s*ratio package \/ healthz\s+\d+\.\d\d \(rounds \d+\.\d\d to \d+\.\d\d\)/) != nil, "\(ratio)")
+        #expect(bench.output.contains(/CPU per request\s+\d+ µs against \d+ µs: \d+\.\d\dx \(this process/), "\(bench.output)")
         #expect(bench.output.contains("20 orders+registrations: 10 changed p50"), "\(bench.output)")
         #expect(try await run(["bench", "serve", "--small-rows", "20", "--large-rows", "10"]).status == 2)
     }
@@ -280,16 +281,34 @@ import Testing
         #expect(try await run(["bench", "insights", "--orders", "1000"]).status == 2)
     }
 
-    @Test func benchCarrierMeasuresIngestAndScanToAPNs() async throws {
-        // 10 orders × 2 devices; 10 events in a quarter of a second, one per order, each heard by both devices.
-        let bench = try await run([
-            "bench", "carrier", "--connections", "2", "--seconds", "0.5", "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2",
+    @Test func benchCarrierMeasuresIngestAndScanToAPNsAndWritesItsProgressAsItGoes() async throws {
+        // 10 orders × 2 devices; 10 events in a quarter of a second, one per order, each heard by both devices. Standard
+        // output into a file, as one follows a long benchmark: each line is there once printed, not at the exit.
+        let log = directory.appendingPathComponent("bench.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = [
+            "bench", "carrier", "--connections", "2", "--seconds", "3", "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2",
             "--rate", "40", "--scan-seconds", "0.25",
-        ])
-        #expect(bench.status == 0, "\(bench.errors)")
-        #expect(bench.output.contains("ratio events / healthz") && bench.output.contains("worker on"), "\(bench.output)")
-        #expect(bench.output.contains("10 alternating rounds") && bench.output.contains("(rounds "), "\(bench.output)")
-        #expect(bench.output.contains("pushed                 10 of 10 events to every device of their order"), "\(bench.output)")
+        ]
+        process.currentDirectoryURL = directory
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(process)
+        try process.run()
+        let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        // Ten rounds of /healthz and the webhook, 3 s of each, come after this line.
+        #expect(try await Poll.until(timeout: .seconds(120)) { text().contains("seeded 10 tracked orders") }, "\(text())")
+        #expect(process.isRunning, "the line was written before the benchmark ended")
+        #expect(await exit.exit(timeout: .seconds(300)))
+        #expect(process.terminationStatus == 0)
+        let output = text()
+        #expect(output.contains("ratio events / healthz") && output.contains("worker on"), "\(output)")
+        #expect(output.contains("10 alternating rounds") && output.contains("(rounds "), "\(output)")
+        let cpu = try #require(output.split(separator: "\n").first { $0.contains("CPU per request") }, "\(output)")
+        #expect(cpu.contains(/CPU per request\s+\d+ µs against \d+ µs: \d+\.\d\dx \(this process: server, client, the worker/), "\(cpu)")
+        #expect(output.contains("pushed                 10 of 10 events to every device of their order"), "\(output)")
         #expect(try await run(["bench", "carrier", "--devices", "10", "--devices-per-order", "3"]).status == 2)
         #expect(try await run(["bench", "carrier", "--devices", "10", "--rate", "1000", "--scan-seconds", "1"]).status == 2)
     }

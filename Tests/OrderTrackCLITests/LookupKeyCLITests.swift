@@ -28,5 +28,6 @@ extension CLITests {
         // Ten alternating rounds: the overall ratio, then the lowest and highest round's.
         let ratio = try #require(bench.output.split(separator: "\n").first { $0.contains("ratio lookup / healthz") }, "\(bench.output)")
         #expect(ratio.wholeMatch(of: /\s*ratio lookup \/ healthz\s+\d+\.\d\d \(rounds \d+\.\d\d to \d+\.\d\d\)/) != nil, "\(ratio)")
+        #expect(bench.output.contains(/CPU per request\s+\d+ µs against \d+ µs: \d+\.\d\dx \(this process/), "\(bench.output)")
     }
 }
