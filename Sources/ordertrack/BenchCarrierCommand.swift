@@ -236,7 +236,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
         let interval = Duration.seconds(1 / rate)
         var sentAt: [ContinuousClock.Instant] = []
         sentAt.reserveCapacity(count)
-        let start = ContinuousClock.now
+        let (start, cpu) = (ContinuousClock.now, BenchmarkServer.processCPUSeconds())
         try await withThrowingDiscardingTaskGroup { group in
             for (index, event) in events.enumerated() {
                 let due = start + interval * index
@@ -257,6 +257,9 @@ struct BenchCarrierCommand: AsyncParsableCommand {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
+        // From the first event sent to the last push (or a minute past it): at the rate asked, the share of the two
+        // cores the scan needs, without the database server's.
+        let cpuPerEvent = (BenchmarkServer.processCPUSeconds() - cpu) / Double(count)
         // An event's latency is until the last of its order's devices got the push of its round.
         var latencies: [Double] = []
         for (index, sent) in sentAt.enumerated() {
@@ -280,6 +283,7 @@ struct BenchCarrierCommand: AsyncParsableCommand {
               sent                   \(String(format: "%8.0f", sendRate)) events/s (asked \(String(format: "%.0f", rate)))
               pushed                 \(result.delivered) of \(count) events to every device of their order
               webhook to APNs        p50 \(Self.ms(result.p50)) ms, p99 \(Self.ms(result.p99)) ms, max \(Self.ms(result.max)) ms   (target p99 ≤ \(target))
+              CPU per event          \(String(format: "%.0f", cpuPerEvent * 1e6)) µs: \(String(format: "%.2f", cpuPerEvent * rate)) cores at \(String(format: "%.0f", rate)) events/s (this process: sender, server, worker, signatures, pushes, mock APNs; not a database server's)
             """)
         return result
     }

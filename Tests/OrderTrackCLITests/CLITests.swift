@@ -56,7 +56,7 @@ import Testing
     /// on" line; returns what stops it, its port and the log read afresh.
     func startLoggedServe(arguments: [String] = [], startup: Duration) async throws -> (stop: () -> Void, port: Substring, log: () -> String) {
         let log = directory.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let stop = try startServe(output: try FileHandle(forWritingTo: log), arguments: arguments)
         let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         do {
@@ -285,7 +285,7 @@ import Testing
         // 10 orders × 2 devices; 10 events in a quarter of a second, one per order, each heard by both devices. Standard
         // output into a file, as one follows a long benchmark: each line is there once printed, not at the exit.
         let log = directory.appendingPathComponent("bench.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = [
@@ -309,6 +309,7 @@ import Testing
         let cpu = try #require(output.split(separator: "\n").first { $0.contains("CPU per request") }, "\(output)")
         #expect(cpu.contains(/CPU per request\s+\d+ µs against \d+ µs: \d+\.\d\dx \(this process: server, client, the worker/), "\(cpu)")
         #expect(output.contains("pushed                 10 of 10 events to every device of their order"), "\(output)")
+        #expect(output.contains(/CPU per event\s+\d+ µs: \d+\.\d\d cores at 40 events\/s/), "\(output)")
         #expect(try await run(["bench", "carrier", "--devices", "10", "--devices-per-order", "3"]).status == 2)
         #expect(try await run(["bench", "carrier", "--devices", "10", "--rate", "1000", "--scan-seconds", "1"]).status == 2)
     }

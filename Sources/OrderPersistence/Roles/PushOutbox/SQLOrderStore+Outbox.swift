@@ -2,8 +2,8 @@ import Foundation
 import SQLKit
 
 extension SQLOrderStore {
-    static let pushJobColumns =
-        "id, order_type_identifier, push_token, order_identifier, generation, attempts, enqueued_at, lease_owner, available_at"
+    /// What a claim reads back: not `lease_owner`, which the claimer gave.
+    static let pushJobColumns = "id, order_type_identifier, push_token, order_identifier, generation, attempts, enqueued_at, available_at"
 
     /// Queues a push to every token registered for the order, inside the caller's transaction, so an order change
     /// and its pushes commit or fail together. A token with a pending job coalesces into it.
@@ -172,11 +172,12 @@ extension SQLOrderStore {
             leaseOwner: leaseOwner, leaseUntil: until, now: nowMilliseconds, limit: limit, after: position, skipLocked: backend.skipLockedClause)
         return try await writeClaim("claim push jobs") { db in
             try await db.raw(claim).all().map { row in
-                PushJob(
-                    id: try row.int64("id"), orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
+                let id = try row.int64("id")
+                return PushJob(
+                    id: id, orderTypeIdentifier: try row.string("order_type_identifier"), pushToken: try row.string("push_token"),
                     orderIdentifier: try row.string("order_identifier"), generation: try row.int64("generation"), attempts: try row.int("attempts"),
-                    enqueuedAt: try row.date("enqueued_at"), leaseOwner: try row.string("lease_owner"),
-                    position: PushQueuePosition(availableAt: try row.int64("available_at"), id: try row.int64("id")))
+                    enqueuedAt: try row.date("enqueued_at"), leaseOwner: leaseOwner,
+                    position: PushQueuePosition(availableAt: try row.int64("available_at"), id: id))
             }
         }
     }
