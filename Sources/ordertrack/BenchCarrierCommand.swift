@@ -119,8 +119,8 @@ struct BenchCarrierCommand: AsyncParsableCommand {
                     return try await BenchmarkServer.load(
                         http: http, connections: connections, url: base + "/healthz", authorization: nil, seconds: each)
                 } subject: { each in
-                    let (sent, round) = try await post(events[next...], http: http, url: setup.webhookURL, seconds: each)
-                    next += sent
+                    let round = try await post(events[next...], http: http, url: setup.webhookURL, seconds: each)
+                    next += round.requests
                     return round
                 }
                 print(
@@ -147,13 +147,11 @@ struct BenchCarrierCommand: AsyncParsableCommand {
     }
 
     /// Events stored over at most `seconds`, `connections` senders each waiting for its previous answer; stops early
-    /// when the events run out. The events sent are the first `sent` of `events`.
-    private func post(_ events: ArraySlice<SignedEvent>, http: HTTPClient, url: String, seconds: Double) async throws -> (
-        sent: Int, round: BenchmarkServer.Round
-    ) {
+    /// when the events run out. The events sent are the first `requests` of `events`.
+    private func post(_ events: ArraySlice<SignedEvent>, http: HTTPClient, url: String, seconds: Double) async throws -> BenchmarkServer.Round {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let cursor = EventCursor(events.startIndex)
-        let round = try await BenchmarkServer.Round.measure {
+        return try await BenchmarkServer.Round.measure {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<connections {
                     group.addTask {
@@ -170,7 +168,6 @@ struct BenchCarrierCommand: AsyncParsableCommand {
                 return try await group.reduce(0, +)
             }
         }
-        return (round.requests, round)
     }
 
     /// Hands the senders the next event's index, so the events a round sends are one run from the start.

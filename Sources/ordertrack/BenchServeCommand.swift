@@ -79,8 +79,7 @@ struct BenchServeCommand: AsyncParsableCommand {
                 "  ratio's rounds, lowest to highest", a.roundRange, b.roundRange))
         lines.append(
             row(
-                "  CPU per request package / healthz", String(format: "%.2fx", a.subjectCPU / a.baselineCPU),
-                String(format: "%.2fx", b.subjectCPU / b.baselineCPU)))
+                "  CPU per request package / healthz", String(format: "%.2fx", a.cpuRatio), String(format: "%.2fx", b.cpuRatio)))
         for (small, large) in zip(sqlite.registrations, postgres.registrations) {
             lines.append(row("registrations list @\(small.rows) rows p50 ms", small.changed.p50, large.changed.p50))
             lines.append(row("registrations list @\(small.rows) rows p99 ms", small.changed.p99, large.changed.p99))

@@ -35,17 +35,24 @@ import Testing
         return Run(status: outcome.status, output: String(decoding: outcome.stdout, as: UTF8.self), errors: outcome.stderr)
     }
 
-    /// Starts `ordertrack serve` on a free port in the test's directory, its standard output to `output` (a `Pipe` or a
-    /// `FileHandle`), and returns what stops it.
-    func startServe(output: Any, arguments: [String] = []) throws -> () -> Void {
+    /// Starts `ordertrack` with `arguments` in the test's directory, its standard output to `output` (a `Pipe` or a
+    /// `FileHandle`), without waiting for it.
+    func start(_ arguments: [String], output: Any) throws -> (process: Process, exit: ProcessExit) {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", "data"] + arguments
+        process.arguments = arguments
         process.currentDirectoryURL = directory
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let exit = ProcessExit(process)
         try process.run()
+        return (process, exit)
+    }
+
+    /// Starts `ordertrack serve` on a free port in the test's directory, its standard output to `output` (a `Pipe` or a
+    /// `FileHandle`), and returns what stops it.
+    func startServe(output: Any, arguments: [String] = []) throws -> () -> Void {
+        let (process, exit) = try start(["serve", "--port", "0", "--data-dir", "data"] + arguments, output: output)
         return {
             process.terminate()
             exit.wait()
@@ -286,17 +293,11 @@ import Testing
         // output into a file, as one follows a long benchmark: each line is there once printed, not at the exit.
         let log = directory.appendingPathComponent("bench.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = [
-            "bench", "carrier", "--connections", "2", "--seconds", "3", "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2",
-            "--rate", "40", "--scan-seconds", "0.25",
-        ]
-        process.currentDirectoryURL = directory
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = FileHandle.nullDevice
-        let exit = ProcessExit(process)
-        try process.run()
+        let (process, exit) = try start(
+            [
+                "bench", "carrier", "--connections", "2", "--seconds", "3", "--ingest-orders", "10", "--devices", "20", "--devices-per-order", "2",
+                "--rate", "40", "--scan-seconds", "0.25",
+            ], output: try FileHandle(forWritingTo: log))
         let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         // Ten rounds of /healthz and the webhook, 3 s of each, come after this line.
         #expect(try await Poll.until(timeout: .seconds(120)) { text().contains("seeded 10 tracked orders") }, "\(text())")
